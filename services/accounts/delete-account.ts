@@ -1,0 +1,33 @@
+import type { DeleteAccountResponse } from "../../shared/contract/accounts.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { events, queues } from "../../shared/contract/internal.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Deps } from "./deps.ts";
+
+/**
+ * Route 7: the account becomes an unreadable tombstone before the answer, every gateway drops its
+ * cached sessions, and erasing slots, history and sessions is queued.
+ */
+export async function deleteAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.deleteAccount>): Promise<DeleteAccountResponse> {
+  const { repo, bus } = deps;
+  const accountId = msg.session.accountId;
+  const account = await repo.accounts.get(accountId);
+  if (!account || account.envId !== msg.tenant.envId) throw fail.notFound("Account");
+  if (account.status === "deleted") {
+    return { accountId, deletedAt: account.deletedAt!, deletedSlotCount: 0, alreadyDeleted: true, cleanupQueued: Boolean(account.cleanupPending) };
+  }
+
+  const slots = await repo.slots.find({ accountId });
+  const deletedSlotCount = slots.filter((s) => s.status !== "deleted").length;
+  const at = deps.now().toISOString();
+  const tombstone = await repo.accounts.update(
+    { _id: accountId, status: account.status },
+    { status: "deleted", accountData: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
+  );
+  if (!tombstone) return deleteAccount(deps, msg); // status changed concurrently: decide again
+
+  bus.publish(events.sessionsChanged.subject, { accountId });
+  await bus.enqueue(queues.cleanup.name, { kind: "account", id: accountId });
+  return { accountId, deletedAt: at, deletedSlotCount, alreadyDeleted: false, cleanupQueued: true };
+}

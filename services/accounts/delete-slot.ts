@@ -1,0 +1,50 @@
+import type { DeleteSlotResponse } from "../../shared/contract/accounts.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { queues } from "../../shared/contract/internal.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Deps } from "./deps.ts";
+import { loadAccount } from "./load.ts";
+import { type SlotDoc, activeSlotsOf, retiredKeyOf, toAccountResponse } from "./repo.ts";
+
+/**
+ * Route 14: the active slot, else the newest archived one, becomes an unreadable tombstone before the
+ * answer; its history is erased by the cleanup worker.
+ */
+export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRoutes.deleteSlot>): Promise<DeleteSlotResponse> {
+  const { repo } = deps;
+  const { accountId } = msg.session;
+  const { slotId } = msg.params;
+  const account = await loadAccount(deps, msg.tenant.envId, accountId);
+
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const past = await repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+    const target = past.find((s) => s.status === "active") ?? past.find((s) => s.status === "archived");
+    if (!target) {
+      const deleted = past.find((s) => s.status === "deleted");
+      if (!deleted) throw fail.notFound("Slot");
+      return answer(deps, account._id, slotId, deleted, true);
+    }
+    const at = deps.now().toISOString();
+    const tombstone = await repo.slots.update(
+      { _id: target._id, status: target.status },
+      { status: "deleted", activeKey: retiredKeyOf("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
+    );
+    if (!tombstone) continue; // changed under us (archived or deleted concurrently): look again
+    await deps.bus.enqueue(queues.cleanup.name, { kind: "slot", id: target._id });
+    return answer(deps, account._id, slotId, tombstone, false);
+  }
+  throw fail.serviceUnavailable();
+}
+
+async function answer(deps: Deps, accountId: string, slotId: string, slot: SlotDoc, alreadyDeleted: boolean): Promise<DeleteSlotResponse> {
+  const account = await deps.repo.accounts.get(accountId);
+  return {
+    accountId,
+    slotId,
+    deletedAt: slot.deletedAt ?? slot.updatedAt,
+    alreadyDeleted,
+    cleanupQueued: alreadyDeleted ? Boolean(slot.cleanupPending) : true,
+    ...(account ? { account: toAccountResponse(account, await activeSlotsOf(deps.repo, accountId)) } : {}),
+  };
+}

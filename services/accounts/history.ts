@@ -1,0 +1,44 @@
+import type { PlanName } from "../../shared/plans.ts";
+import type { Deps } from "./deps.ts";
+
+/** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
+export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean {
+  const every = deps.plans[plan].snapshot.everySeconds;
+  if (every === 0 || !lastSnapshotAt) return true;
+  return now.getTime() - Date.parse(lastSnapshotAt) >= every * 1000;
+}
+
+/**
+ * Writes snapshot `seq` of an owner and drops the one that falls out of the plan's count. Snapshots
+ * follow the durable write they record: if this fails, the write stands and only history misses it.
+ */
+export async function writeSnapshot(
+  deps: Deps,
+  plan: PlanName,
+  snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date },
+): Promise<boolean> {
+  const { repo, log } = deps;
+  try {
+    await repo.snapshots.insert({
+      _id: `${snap.ownerId}:${snap.seq}`,
+      ownerId: snap.ownerId,
+      accountId: snap.accountId,
+      seq: snap.seq,
+      version: snap.version,
+      payload: JSON.stringify(snap.payload),
+      createdAt: snap.at.toISOString(),
+    });
+  } catch (err) {
+    log.warn("snapshot not written", { ownerId: snap.ownerId, seq: snap.seq, err });
+    return false;
+  }
+  const kept = deps.plans[plan].snapshot.keptPerSlot;
+  if (snap.seq > kept) await repo.snapshots.delete({ _id: `${snap.ownerId}:${snap.seq - kept}` }).catch(() => 0);
+  return true;
+}
+
+/** `sync_interval_below_policy` when this sync came sooner than the policy asks clients to wait. */
+export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeconds: number, now: Date): string[] | undefined {
+  if (!lastSyncAt) return undefined;
+  return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000 ? ["sync_interval_below_policy"] : undefined;
+}

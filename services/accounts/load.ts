@@ -1,0 +1,31 @@
+import { fail } from "../../shared/contract/errors.ts";
+import type { Deps } from "./deps.ts";
+import { type AccountDoc, type Repo, type SlotDoc, activeKeyOf } from "./repo.ts";
+
+/** The caller's account, usable for reads and writes: deleted is 410, suspended 403, foreign 404. */
+export async function loadAccount({ repo }: Deps, envId: string, accountId: string): Promise<AccountDoc> {
+  const account = await repo.accounts.get(accountId);
+  if (!account || account.envId !== envId) throw fail.notFound("Account");
+  return usable(account);
+}
+
+export function usable(account: AccountDoc): AccountDoc {
+  if (account.status === "deleted") throw fail.accountDeleted();
+  if (account.status === "suspended") throw fail.accountSuspended();
+  return account;
+}
+
+/** The active slot with this id, or the error decisions.md gives for a write to a missing one. */
+export async function activeSlotForWrite(repo: Repo, accountId: string, slotId: string): Promise<SlotDoc> {
+  const slot = await repo.slots.findOne({ activeKey: activeKeyOf(accountId, slotId) });
+  if (slot) return slot;
+  throw await whyNoActiveSlot(repo, accountId, slotId);
+}
+
+/** Archived wins over deleted when both exist: the player can still see and restore it. */
+export async function whyNoActiveSlot(repo: Repo, accountId: string, slotId: string) {
+  const past = await repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+  if (past.some((s) => s.status === "archived")) return fail.slotArchived(slotId);
+  if (past.some((s) => s.status === "deleted")) return fail.slotDeleted(slotId);
+  return fail.notFound("Slot");
+}

@@ -1,0 +1,119 @@
+import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
+import type { AccountStatus } from "../../shared/contract/internal.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
+
+/** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
+export type AccountDoc = {
+  _id: string;
+  envId: string;
+  status: AccountStatus;
+  accountData: string;
+  version: number;
+  playerRef?: string;
+  externalProvider?: string;
+  externalSubject?: string;
+  createdAt: string;
+  updatedAt: string;
+  lastSyncAt?: string;
+  lastSnapshotAt?: string;
+  snapshotSeq: number;
+  deletedAt?: string;
+  cleanupPending?: boolean;
+};
+
+export type SlotStatus = "active" | "archived" | "deleted";
+
+/**
+ * One document per slot incarnation. `activeKey` is `<accountId>/<slotId>` while active and unique
+ * per document otherwise: a unique index on it allows one active slot per id without partial indexes
+ * (which FerretDB lacks), and lets an archived id be reused.
+ */
+export type SlotDoc = {
+  _id: string;
+  accountId: string;
+  envId: string;
+  slotId: string;
+  activeKey: string;
+  status: SlotStatus;
+  slotInfo: string;
+  data: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSyncAt?: string;
+  lastSnapshotAt?: string;
+  snapshotSeq: number;
+  deletedAt?: string;
+  cleanupPending?: boolean;
+};
+
+/** Keyed by the SHA-256 of the token; the token itself is never stored. */
+export type SessionDoc = {
+  _id: string;
+  sessionId: string;
+  accountId: string;
+  envId: string;
+  createdAt: string;
+  deviceLabel?: string;
+  revokedAt?: string;
+};
+
+/** A restore point: `<ownerId>:<seq>`, where the owner is an account (accountData) or a slot document. */
+export type SnapshotDoc = {
+  _id: string;
+  ownerId: string;
+  accountId: string;
+  seq: number;
+  version: number;
+  payload: string;
+  createdAt: string;
+};
+
+export interface Repo {
+  accounts: Collection<AccountDoc>;
+  slots: Collection<SlotDoc>;
+  sessions: Collection<SessionDoc>;
+  snapshots: Collection<SnapshotDoc>;
+}
+
+export async function openRepo(store: Store): Promise<Repo> {
+  return {
+    accounts: await store.collection<AccountDoc>("accounts", [{ name: "cleanup", fields: ["cleanupPending"] }]),
+    slots: await store.collection<SlotDoc>("slots", [
+      { name: "active_key", fields: ["activeKey"], unique: true },
+      { name: "account_slot", fields: ["accountId", "slotId"] },
+      { name: "account_status", fields: ["accountId", "status"] },
+    ]),
+    sessions: await store.collection<SessionDoc>("sessions", [
+      { name: "session_id", fields: ["sessionId"], unique: true },
+      { name: "account", fields: ["accountId"] },
+    ]),
+    snapshots: await store.collection<SnapshotDoc>("snapshots", [
+      { name: "owner", fields: ["ownerId"] },
+      { name: "account", fields: ["accountId"] },
+    ]),
+  };
+}
+
+export const activeKeyOf = (accountId: string, slotId: string) => `${accountId}/${slotId}`;
+export const retiredKeyOf = (status: Exclude<SlotStatus, "active">, docId: string) => `${status}:${docId}`;
+
+export const toSlotSummary = (s: SlotDoc): AccountSlotSummary => ({
+  slotId: s.slotId,
+  slotInfo: JSON.parse(s.slotInfo),
+  version: s.version,
+  status: "active",
+  updatedAt: s.updatedAt,
+});
+
+export const toSlotResponse = (s: SlotDoc): SlotResponse => ({ ...toSlotSummary(s), data: JSON.parse(s.data) });
+
+export const toAccountResponse = (a: AccountDoc, activeSlots: SlotDoc[]): AccountResponse => ({
+  accountId: a._id,
+  accountData: JSON.parse(a.accountData),
+  slots: activeSlots.map(toSlotSummary),
+  version: a.version,
+});
+
+export const activeSlotsOf = (repo: Repo, accountId: string) =>
+  repo.slots.find({ accountId, status: "active" }, { sort: { field: "createdAt", direction: 1 } });

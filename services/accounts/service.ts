@@ -1,0 +1,42 @@
+import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { internal, queues } from "../../shared/contract/internal.ts";
+import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
+import { adminGetAccount, adminSetStatus } from "./admin-account.ts";
+import { archiveSlot } from "./archive-slot.ts";
+import { requeuePending, runCleanup } from "./cleanup.ts";
+import { createAccount } from "./create-account.ts";
+import { createSlot } from "./create-slot.ts";
+import { deleteAccount } from "./delete-account.ts";
+import { deleteSlot } from "./delete-slot.ts";
+import type { Deps } from "./deps.ts";
+import { getAccount } from "./get-account.ts";
+import { getSlot } from "./get-slot.ts";
+import { listSlots } from "./list-slots.ts";
+import { resolveSession } from "./resolve-session.ts";
+import { syncAccountData } from "./sync-account-data.ts";
+import { syncSlot } from "./sync-slot.ts";
+
+export const group = "accounts";
+
+/** Accounts, slots, sessions and history: every endpoint on one queue group, plus the cleanup worker. */
+export async function startAccounts(deps: Deps): Promise<void> {
+  const { bus } = deps;
+  serveRoute(bus, group, routes.createAccount, (m) => createAccount(deps, m));
+  serveRoute(bus, group, routes.getAccount, (m) => getAccount(deps, m));
+  serveRoute(bus, group, routes.deleteAccount, (m) => deleteAccount(deps, m));
+  serveRoute(bus, group, routes.syncAccountData, (m) => syncAccountData(deps, m));
+  serveRoute(bus, group, routes.listSlots, (m) => listSlots(deps, m));
+  serveRoute(bus, group, routes.createSlot, (m) => createSlot(deps, m));
+  serveRoute(bus, group, routes.getSlot, (m) => getSlot(deps, m));
+  serveRoute(bus, group, routes.syncSlot, (m) => syncSlot(deps, m));
+  serveRoute(bus, group, routes.archiveSlot, (m) => archiveSlot(deps, m));
+  serveRoute(bus, group, routes.deleteSlot, (m) => deleteSlot(deps, m));
+  serveRoute(bus, group, adminRoutes.getAccount, (m) => adminGetAccount(deps, m.params.accountId));
+  serveRoute(bus, group, adminRoutes.suspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "suspended"));
+  serveRoute(bus, group, adminRoutes.unsuspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "active"));
+  serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));
+
+  bus.work(queues.cleanup.name, (job) => runCleanup(deps, queues.cleanup.schema.parse(job)));
+  const requeued = await requeuePending(deps);
+  if (requeued > 0) deps.log.info("requeued pending cleanup", { jobs: requeued });
+}

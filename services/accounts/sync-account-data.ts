@@ -1,0 +1,76 @@
+import type { AccountConflictResponse, SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
+import { Limits } from "../../shared/contract/common.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import { jsonByteLength } from "../../shared/crypto.ts";
+import type { Deps } from "./deps.ts";
+import { intervalWarnings, snapshotDue, writeSnapshot } from "./history.ts";
+import { loadAccount, usable } from "./load.ts";
+import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
+
+type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
+
+/** Shallow top-level merge; a null value removes the key. */
+export function applyPatch(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const next = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
+
+/** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
+export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcceptedResponse | AccountConflictResponse> {
+  const { repo } = deps;
+  const { tenant, body } = msg;
+  const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
+  if (account.version !== body.baseVersion) return conflict(deps, account, body);
+
+  const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
+  const size = jsonByteLength(next);
+  if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
+
+  const now = deps.now();
+  const at = now.toISOString();
+  const snapshot = snapshotDue(deps, tenant.plan, account.lastSnapshotAt, now);
+  const seq = account.snapshotSeq + (snapshot ? 1 : 0);
+  const updated = await repo.accounts.update(
+    { _id: account._id, version: body.baseVersion, status: "active" },
+    {
+      accountData: JSON.stringify(next),
+      version: body.baseVersion + 1,
+      updatedAt: at,
+      lastSyncAt: at,
+      ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}),
+    },
+  );
+  if (!updated) {
+    // Lost a race after the read: answer with whatever won.
+    const current = await repo.accounts.get(account._id);
+    if (!current) throw fail.notFound("Account");
+    return conflict(deps, usable(current), body);
+  }
+
+  const historyRetained = snapshot
+    ? await writeSnapshot(deps, tenant.plan, { ownerId: account._id, accountId: account._id, seq, version: updated.version, payload: { accountData: next }, at: now })
+    : false;
+  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, now);
+  return { status: "accepted", version: updated.version, updatedAt: at, historyRetained, ...(warnings ? { warnings } : {}) };
+}
+
+async function conflict(deps: Deps, account: AccountDoc, body: Message["body"]): Promise<AccountConflictResponse> {
+  const view = toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));
+  return {
+    status: "conflict",
+    account: view,
+    version: account.version,
+    updatedAt: account.updatedAt,
+    details: {
+      reason: "base_version_mismatch",
+      serverAccountData: view.accountData,
+      ...(body.accountData !== undefined ? { clientAccountData: body.accountData } : { clientAccountDataPatch: body.accountDataPatch }),
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { SlotConflictResponse, SyncAcceptedResponse, SyncAccountSlotRequest } from "../../shared/contract/accounts.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Deps } from "./deps.ts";
+import { intervalWarnings, snapshotDue, writeSnapshot } from "./history.ts";
+import { activeSlotForWrite } from "./load.ts";
+import { type SlotDoc, toSlotResponse } from "./repo.ts";
+
+/**
+ * Route 15. The version check lives in the store's single conditional update, so of N concurrent
+ * syncs from one base version exactly one is accepted.
+ */
+export async function syncSlot(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.syncSlot>,
+): Promise<SyncAcceptedResponse | SlotConflictResponse> {
+  const { repo } = deps;
+  const { tenant, body } = msg;
+  const { accountId } = msg.session;
+  const slot = await activeSlotForWrite(repo, accountId, msg.params.slotId);
+  if (slot.version !== body.baseVersion) return conflict(slot, body);
+
+  const now = deps.now();
+  const at = now.toISOString();
+  const snapshot = snapshotDue(deps, tenant.plan, slot.lastSnapshotAt, now);
+  const seq = slot.snapshotSeq + (snapshot ? 1 : 0);
+  const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
+  const updated = await repo.slots.update(
+    { _id: slot._id, version: body.baseVersion, status: "active" },
+    {
+      slotInfo: JSON.stringify(slotInfo),
+      data: JSON.stringify(body.data),
+      version: body.baseVersion + 1,
+      updatedAt: at,
+      lastSyncAt: at,
+      ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}),
+    },
+  );
+  if (!updated) {
+    // Another write won between the read and the update: answer with the state that won.
+    return conflict(await activeSlotForWrite(repo, accountId, msg.params.slotId), body);
+  }
+
+  const historyRetained = snapshot
+    ? await writeSnapshot(deps, tenant.plan, { ownerId: slot._id, accountId, seq, version: updated.version, payload: { slotInfo, data: body.data }, at: now })
+    : false;
+  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, now);
+  return { status: "accepted", version: updated.version, updatedAt: at, historyRetained, ...(warnings ? { warnings } : {}) };
+}
+
+function conflict(slot: SlotDoc, body: SyncAccountSlotRequest): SlotConflictResponse {
+  const server = toSlotResponse(slot);
+  return {
+    status: "conflict",
+    slot: server,
+    version: slot.version,
+    updatedAt: slot.updatedAt,
+    details: {
+      reason: "base_version_mismatch",
+      serverSlot: { slotInfo: server.slotInfo, data: server.data },
+      clientSlot: { ...(body.slotInfo !== undefined ? { slotInfo: body.slotInfo } : {}), data: body.data },
+    },
+  };
+}

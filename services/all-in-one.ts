@@ -1,0 +1,26 @@
+import type { Env } from "../shared/env.ts";
+import type { Logger } from "../shared/log.ts";
+import { openBus, openStore } from "../shared/open.ts";
+import { loadPlans } from "../shared/plans.ts";
+import { runAccounts } from "./accounts/start.ts";
+import { bootstrapDefaults } from "./config/bootstrap.ts";
+import { runConfig } from "./config/start.ts";
+import { createGateway } from "./gateway/app.ts";
+
+/**
+ * Every service and the gateway in one process, on whichever bus and store `env` names. Returns the
+ * gateway (not yet listening), the first-start credentials if this start created them, and the stops
+ * in start order.
+ */
+export async function startAllInOne(env: Env, log: Logger) {
+  const plans = await loadPlans(env.SAVEPOINT_PLANS);
+  const bus = await openBus(env, "savepoint", log);
+  const configStore = await openStore(env, "config");
+  const accountsStore = await openStore(env, "accounts");
+  const config = await runConfig(bus, configStore, log);
+  await runAccounts(bus, accountsStore, plans, log);
+  const bootstrap = await bootstrapDefaults(config);
+  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN });
+  const stops = [() => configStore.close(), () => accountsStore.close(), () => bus.close()];
+  return { gateway, bus, bootstrap, stops };
+}

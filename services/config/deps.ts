@@ -1,0 +1,10 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Repo } from "./repo.ts";
+
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  log: Logger;
+  now: () => Date;
+}

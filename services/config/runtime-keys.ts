@@ -1,0 +1,55 @@
+import type { Environment } from "../../shared/contract/common.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { events } from "../../shared/contract/internal.ts";
+import { type Tenant, envIdOf } from "../../shared/contract/tenant.ts";
+import { SyncPolicy } from "../../shared/contract/common.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
+import { newId, newRuntimeKey } from "../../shared/ids.ts";
+import type { Deps } from "./deps.ts";
+
+/** A new key for one environment of a project; the caller sees it once, the store only its hash. */
+export async function createRuntimeKey(deps: Deps, projectId: string, environment: Environment, label?: string) {
+  const project = await deps.repo.projects.get(projectId);
+  if (!project) throw fail.notFound("Project");
+  const runtimeKey = newRuntimeKey(environment);
+  const keyId = newId("key");
+  await deps.repo.runtimeKeys.insert({
+    _id: keyId,
+    keyHash: sha256Hex(runtimeKey),
+    workspaceId: project.workspaceId,
+    projectId,
+    environment,
+    label,
+    createdAt: deps.now().toISOString(),
+  });
+  return { keyId, runtimeKey };
+}
+
+/** Revocation is stored, then announced, before the answer: no gateway serves the key after that. */
+export async function revokeRuntimeKey(deps: Deps, keyId: string) {
+  const key = await deps.repo.runtimeKeys.get(keyId);
+  if (!key) throw fail.notFound("Runtime key");
+  const revokedAt = key.revokedAt ?? deps.now().toISOString();
+  if (!key.revokedAt) await deps.repo.runtimeKeys.update({ _id: keyId }, { revokedAt });
+  deps.bus.publish(events.tenantsChanged.subject, { projectId: key.projectId });
+  return { keyId, revokedAt };
+}
+
+/** What the gateway needs to serve a runtime request: the key's tenant, plan and sync policy. */
+export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Tenant> {
+  const key = await deps.repo.runtimeKeys.findOne({ keyHash });
+  if (!key || key.revokedAt) throw fail.unauthorized("A valid runtime key is required.");
+  const project = await deps.repo.projects.get(key.projectId);
+  const workspace = await deps.repo.workspaces.get(key.workspaceId);
+  if (!project || !workspace) throw fail.unauthorized("A valid runtime key is required.");
+  return {
+    workspaceId: workspace._id,
+    projectId: project._id,
+    environment: key.environment,
+    envId: envIdOf(project._id, key.environment),
+    keyId: key._id,
+    plan: workspace.plan,
+    billingStatus: workspace.billingStatus,
+    syncPolicy: SyncPolicy.parse(JSON.parse(project.syncPolicy)),
+  };
+}

@@ -1,0 +1,29 @@
+import { defaultSyncPolicy } from "../../shared/contract/common.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { adminRoutes } from "../../shared/contract/routes.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Deps } from "./deps.ts";
+
+/** Workspaces made through the admin API are `free` unless a plan is given. */
+export async function createWorkspace(deps: Deps, msg: RouteMessage<typeof adminRoutes.createWorkspace>) {
+  const workspace = {
+    _id: newId("wsp"),
+    name: msg.body.name,
+    plan: msg.body.plan ?? "free",
+    billingStatus: "active",
+    createdAt: deps.now().toISOString(),
+  };
+  await deps.repo.workspaces.insert(workspace);
+  return { workspaceId: workspace._id, plan: workspace.plan };
+}
+
+/** A project is one game; it always has the two environments `stage` and `prod`. */
+export async function createProject(deps: Deps, msg: RouteMessage<typeof adminRoutes.createProject>) {
+  const workspace = await deps.repo.workspaces.get(msg.params.workspaceId);
+  if (!workspace) throw fail.notFound("Workspace");
+  const at = deps.now().toISOString();
+  const project = { _id: newId("prj"), workspaceId: workspace._id, name: msg.body.name, syncPolicy: JSON.stringify(defaultSyncPolicy), createdAt: at, updatedAt: at };
+  await deps.repo.projects.insert(project);
+  return { projectId: project._id, environments: ["stage", "prod"] as ("stage" | "prod")[] };
+}

@@ -1,0 +1,98 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { type Bus, requestIdHeader } from "../../shared/bus/port.ts";
+import { AppError, fail } from "../../shared/contract/errors.ts";
+import type { Route } from "../../shared/contract/route.ts";
+import { allRoutes } from "../../shared/contract/routes.ts";
+import type { Logger } from "../../shared/log.ts";
+import { createAuth } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { errorResponse, jsonHeaders } from "./errors.ts";
+import { openApiPaths, securitySchemes } from "./openapi.ts";
+import { requestIdOf } from "./request-id.ts";
+import { validate } from "./validate.ts";
+
+export interface GatewayOptions {
+  bus: Bus;
+  log: Logger;
+  /** Turns the admin API on. */
+  adminToken?: string;
+}
+
+const json = (status: number, body: unknown, requestId: string) =>
+  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId) });
+
+/**
+ * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
+ * the route's zod schemas, send one bus request, map the answer. No business rules live here.
+ */
+export function createGateway({ bus, log, adminToken }: GatewayOptions) {
+  const auth = createAuth(bus, adminToken);
+
+  async function handle(r: Route, request: Request, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
+    if (!r.subject) throw fail.notImplemented();
+    if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
+    const busHeaders = { [requestIdHeader]: requestId };
+
+    const tenant = r.auth === "runtimeKey" || r.auth === "session" ? await auth.tenant(request.headers, busHeaders) : undefined;
+    if (r.auth === "admin") auth.admin(request.headers);
+    const params = validate(r.params, rawParams, "path");
+    const query = validate(r.query, rawQuery, "query");
+    const session = r.auth === "session" ? await auth.session(tenant!, request.headers, (params as { accountId: string }).accountId, busHeaders) : undefined;
+    const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
+
+    const value = await bus.request(r.subject, { tenant, session, params, query, body }, { headers: busHeaders });
+    const conflict = (value as { status?: unknown } | null)?.status === "conflict";
+    return json(conflict ? 409 : r.ok[0], value, requestId);
+  }
+
+  const app = new Elysia()
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/openapi.json",
+        exclude: { paths: [/.*/] },
+        documentation: {
+          info: { title: "Savepoint API", version: "0.4.0", description: "Account-first save sync: accounts, slots, optimistic concurrency." },
+          paths: openApiPaths(allRoutes) as never,
+          components: { securitySchemes } as never,
+        },
+      }),
+    )
+    .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)));
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const r of allRoutes) {
+    methodsByPath.set(r.path, [...(methodsByPath.get(r.path) ?? []), r.method]);
+    if (r.operationId === "health") continue;
+    app.route(
+      r.method,
+      r.path,
+      async ({ request, params, query }) => {
+        const requestId = requestIdOf(request.headers);
+        try {
+          return await handle(r, request, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
+        } catch (err) {
+          return errorResponse(err, requestId, log);
+        }
+      },
+      { parse: "none" },
+    );
+  }
+  // A known path with another method is 405 with Allow, not 404.
+  for (const [path, methods] of methodsByPath) {
+    app.all(path, ({ request }) => {
+      const allow = methods.join(", ");
+      const err = new AppError("method_not_allowed", `Use ${allow} on this path.`, { allow: methods });
+      return errorResponse(err, requestIdOf(request.headers), log, { allow });
+    }, { parse: "none" });
+  }
+
+  return app.onError(({ code, error, request }) => {
+    const requestId = requestIdOf(request.headers);
+    if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
+    if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);
+    return errorResponse(error, requestId, log);
+  });
+}
+export type Gateway = ReturnType<typeof createGateway>;

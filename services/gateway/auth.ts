@@ -1,0 +1,63 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Bus } from "../../shared/bus/port.ts";
+import { callEndpoint } from "../../shared/bus/serve.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
+import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
+import { TtlCache } from "./cache.ts";
+
+export const sessionHeader = "x-service-account-session";
+
+const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
+
+/**
+ * Authenticates once, at the edge: runtime keys and sessions are hashed here and resolved over the
+ * bus, then cached. Revocations and status changes arrive as events and drop the cached entries, so
+ * a revoked key or a suspended account is refused on the next request.
+ */
+export function createAuth(bus: Bus, adminToken: string | undefined) {
+  const tenants = new TtlCache<Tenant>(60_000);
+  const sessions = new TtlCache<ResolvedSession>(30_000);
+  bus.subscribe(events.tenantsChanged.subject, () => tenants.clear());
+  bus.subscribe(events.sessionsChanged.subject, (data) => {
+    const { accountId } = events.sessionsChanged.schema.parse(data);
+    sessions.deleteWhere((s) => s.accountId === accountId);
+  });
+  const adminHash = adminToken ? Buffer.from(sha256Hex(adminToken)) : undefined;
+
+  return {
+    async tenant(headers: Headers, busHeaders: Record<string, string>): Promise<Tenant> {
+      const key = bearer(headers);
+      if (!key?.startsWith("spk_")) throw fail.unauthorized("A valid runtime key is required.");
+      const keyHash = sha256Hex(key);
+      const cached = tenants.get(keyHash);
+      if (cached) return cached;
+      const tenant = await callEndpoint(bus, internal.resolveRuntimeKey, { keyHash }, busHeaders);
+      tenants.set(keyHash, tenant);
+      return tenant;
+    },
+
+    /** decisions.md, Credentials: 401 unknown, 410 deleted, 403 suspended, 403 another account. */
+    async session(tenant: Tenant, headers: Headers, accountId: string, busHeaders: Record<string, string>): Promise<SessionActor> {
+      const token = headers.get(sessionHeader);
+      if (!token) throw fail.unauthorized("The X-Service-Account-Session header is required.");
+      const cacheKey = `${tenant.envId}:${sha256Hex(token)}`;
+      let session = sessions.get(cacheKey);
+      if (!session) {
+        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash: cacheKey.slice(tenant.envId.length + 1) }, busHeaders);
+        sessions.set(cacheKey, session);
+      }
+      if (session.accountStatus === "deleted") throw fail.accountDeleted();
+      if (session.accountId !== accountId) throw fail.forbidden();
+      if (session.accountStatus === "suspended") throw fail.accountSuspended();
+      return { sessionId: session.sessionId, accountId: session.accountId };
+    },
+
+    admin(headers: Headers): void {
+      const token = bearer(headers);
+      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) throw fail.unauthorized("A valid admin token is required.");
+    },
+  };
+}
+export type Auth = ReturnType<typeof createAuth>;

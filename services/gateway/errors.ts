@@ -1,0 +1,58 @@
+import { AppError, type ErrorCode, fail, isAppError } from "../../shared/contract/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+
+/** The one place an error code becomes an HTTP status. */
+export const statusOf: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  transfer_code_invalid: 400,
+  transfer_code_expired: 400,
+  transfer_code_consumed: 400,
+  provider_not_supported: 400,
+  invalid_signature: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  monthly_quota_exceeded: 402,
+  forbidden: 403,
+  account_suspended: 403,
+  auth_bridge_requires_paid_plan: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_reused: 409,
+  slot_already_exists: 409,
+  slot_archived: 409,
+  provider_not_configured: 409,
+  provider_not_enabled: 409,
+  account_auth_conflict: 409,
+  account_deleted: 410,
+  slot_deleted: 410,
+  payload_too_large: 413,
+  rate_limited: 429,
+  transfer_code_rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  service_unavailable: 503,
+  service_timeout: 504,
+};
+
+export const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
+  "content-type": "application/json; charset=utf-8",
+  "x-request-id": requestId,
+  ...extra,
+});
+
+/** Renders any failure in the contract's envelope. Unexpected errors are logged, never sent. */
+export function errorResponse(err: unknown, requestId: string, log: Logger, extraHeaders: Record<string, string> = {}): Response {
+  let error: AppError;
+  if (isAppError(err)) {
+    error = err;
+  } else {
+    log.error("request failed", { requestId, err });
+    error = fail.internal(requestId);
+  }
+  if (error.code === "internal_error") error = fail.internal(requestId);
+  const headers: Record<string, string> = { ...extraHeaders };
+  const retryAfter = error.details?.retryAfter;
+  if (error.code === "service_unavailable" || typeof retryAfter === "number") headers["retry-after"] = String(retryAfter ?? 1);
+  return new Response(JSON.stringify({ error: error.toJSON() }), { status: statusOf[error.code], headers: jsonHeaders(requestId, headers) });
+}

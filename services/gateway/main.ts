@@ -1,0 +1,17 @@
+import { readEnv } from "../../shared/env.ts";
+import { createLogger } from "../../shared/log.ts";
+import { openBus, stopOnSignal } from "../../shared/open.ts";
+import { createGateway } from "./app.ts";
+
+// The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
+const log = createLogger({ service: "gateway" });
+const env = readEnv();
+if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
+const bus = await openBus(env, "gateway", log);
+const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN }).listen({
+  port: env.PORT,
+  hostname: "0.0.0.0",
+  maxRequestBodySize: 2 * 1024 * 1024,
+});
+log.info("gateway listening", { port: server.server?.port });
+stopOnSignal(log, [() => bus.close(), () => server.stop()]);

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { jsonByteLength } from "../crypto.ts";
+
+/** Byte limits from contract section 8. */
+export const Limits = {
+  accountDataBytes: 262_144,
+  slotDataBytes: 262_144,
+  slotInfoBytes: 16_384,
+  requestBodyBytes: 1_048_576,
+  deviceLabelChars: 80,
+} as const;
+
+export const AccountId = z.string().max(128).regex(/^acc_[A-Za-z0-9_.-]+$/, "must match ^acc_[A-Za-z0-9_.-]+$");
+export const SlotId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
+export const Version = z.int().min(1);
+export const Timestamp = z.iso.datetime();
+export const DeviceLabel = z.string().max(Limits.deviceLabelChars);
+
+/** Issue params that turn a validation failure into 413 instead of 400. */
+export interface TooLargeParams {
+  tooLarge: true;
+  limitBytes: number;
+  actualBytes: number;
+}
+
+/**
+ * A free-form JSON object (any keys, stored as serialized JSON). With `maxBytes`, a value whose
+ * `JSON.stringify` is longer in UTF-8 fails with a TooLargeParams issue.
+ */
+export function freeForm(maxBytes?: number) {
+  const base = z.record(z.string(), z.unknown());
+  if (maxBytes === undefined) return base.meta({ description: "Free-form JSON object." });
+  return base
+    .superRefine((value, ctx) => {
+      const actualBytes = jsonByteLength(value);
+      if (actualBytes > maxBytes) {
+        const params: TooLargeParams = { tooLarge: true, limitBytes: maxBytes, actualBytes };
+        ctx.addIssue({ code: "custom", message: `must be at most ${maxBytes} bytes as JSON`, params });
+      }
+    })
+    .meta({ description: `Free-form JSON object, at most ${maxBytes} bytes as JSON.` });
+}
+
+export const SyncPolicy = z
+  .object({
+    minRemoteSyncIntervalSeconds: z.int().min(1),
+    forceSyncCooldownSeconds: z.int().min(1),
+    syncOnAppBackground: z.boolean(),
+    syncOnAppForeground: z.boolean(),
+    syncOnReconnect: z.boolean(),
+    maxQueuedLocalSnapshots: z.int().min(1),
+  })
+  .meta({ id: "SyncPolicy" });
+export type SyncPolicy = z.infer<typeof SyncPolicy>;
+
+export const defaultSyncPolicy: SyncPolicy = {
+  minRemoteSyncIntervalSeconds: 60,
+  forceSyncCooldownSeconds: 10,
+  syncOnAppBackground: true,
+  syncOnAppForeground: true,
+  syncOnReconnect: true,
+  maxQueuedLocalSnapshots: 25,
+};
+
+export const Environment = z.enum(["stage", "prod"]);
+export type Environment = z.infer<typeof Environment>;

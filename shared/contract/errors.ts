@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+/**
+ * The closed set of error codes (contract 7.3 and decisions.md, Errors). HTTP status for each lives
+ * in exactly one table, `services/gateway/errors.ts`.
+ */
+export const ErrorCode = z.enum([
+  "invalid_request",
+  "unauthorized",
+  "payment_required",
+  "monthly_quota_exceeded",
+  "forbidden",
+  "account_suspended",
+  "auth_bridge_requires_paid_plan",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "idempotency_key_reused",
+  "slot_already_exists",
+  "slot_archived",
+  "provider_not_configured",
+  "provider_not_enabled",
+  "account_auth_conflict",
+  "account_deleted",
+  "slot_deleted",
+  "payload_too_large",
+  "rate_limited",
+  "transfer_code_invalid",
+  "transfer_code_expired",
+  "transfer_code_consumed",
+  "transfer_code_rate_limited",
+  "provider_not_supported",
+  "invalid_signature",
+  "internal_error",
+  "not_implemented",
+  "service_unavailable",
+  "service_timeout",
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** The error envelope every failure is answered with. */
+export const ErrorResponse = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: "ErrorResponse" });
+export type ErrorResponse = z.infer<typeof ErrorResponse>;
+
+/** An expected failure: a code from the closed set, a message safe to show, optional details. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  toJSON(): ErrorResponse["error"] {
+    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+}
+
+/** One factory per code the services raise, so messages stay consistent. */
+export const fail = {
+  invalidRequest: (issues: { path: string; message: string }[]) =>
+    new AppError("invalid_request", "The request is invalid.", { issues }),
+  unauthorized: (message = "A valid runtime key and account session are required.") => new AppError("unauthorized", message),
+  forbidden: (message = "This session may not access that account.") => new AppError("forbidden", message),
+  notFound: (what: string) => new AppError("not_found", `${what} was not found.`),
+  accountDeleted: () => new AppError("account_deleted", "The account has been deleted."),
+  accountSuspended: () => new AppError("account_suspended", "The account is suspended."),
+  slotDeleted: (slotId: string) => new AppError("slot_deleted", "The slot has been deleted.", { slotId }),
+  slotArchived: (slotId: string) => new AppError("slot_archived", "The slot is archived and cannot be changed.", { slotId }),
+  slotAlreadyExists: (slotId: string) => new AppError("slot_already_exists", "An active slot with this id already exists.", { slotId }),
+  payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>
+    new AppError("payload_too_large", `${field} is larger than ${limitBytes} bytes.`, { field, limitBytes, actualBytes }),
+  notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),
+  serviceUnavailable: (retryAfter = 1) =>
+    new AppError("service_unavailable", "The service is temporarily unavailable.", { retryAfter }),
+  serviceTimeout: () =>
+    new AppError("service_timeout", "The service did not answer in time; the write may or may not have happened."),
+  internal: (requestId?: string) =>
+    new AppError("internal_error", "An internal error occurred.", requestId ? { requestId } : undefined),
+};
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

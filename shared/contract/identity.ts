@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { AccountId, DeviceLabel, SyncPolicy, Timestamp } from "./common.ts";
+
+/** Contract 2.7 with the wire names of decisions.md. */
+export const AuthProvider = z.enum(["firebase", "supabase", "auth0"]).meta({ id: "AuthProvider" });
+
+export const LinkedAuthProvider = z
+  .object({
+    provider: AuthProvider,
+    display: z.strictObject({ label: z.string(), emailHint: z.string().optional() }),
+    linkedAt: Timestamp,
+    lastUsedAt: Timestamp.optional(),
+  })
+  .meta({ id: "LinkedAuthProvider" });
+
+export const AuthSessionRequest = z
+  .strictObject({ provider: z.string(), token: z.string().min(1), deviceLabel: DeviceLabel.optional() })
+  .meta({ id: "AuthSessionRequest" });
+
+export const AuthSessionResponse = z
+  .object({
+    accountId: AccountId,
+    accountSessionToken: z.string(),
+    isNewAccount: z.boolean(),
+    linkedProvider: AuthProvider,
+    wasProviderNewForAccount: z.boolean(),
+    syncPolicy: SyncPolicy.optional(),
+  })
+  .meta({ id: "AuthSessionResponse" });
+
+/** Contract 2.9 and 4.1. */
+export const CreateTransferCodeRequest = z
+  .strictObject({ deviceLabel: DeviceLabel.optional(), ttlSeconds: z.int().min(60).max(1800).optional() })
+  .meta({ id: "CreateTransferCodeRequest" });
+
+export const CreateTransferCodeResponse = z
+  .object({ transferCode: z.string(), expiresAt: Timestamp, expiresInSeconds: z.int().min(1) })
+  .meta({ id: "CreateTransferCodeResponse" });
+
+export const ConsumeTransferCodeRequest = z
+  .strictObject({ transferCode: z.string().min(1).max(64), deviceLabel: DeviceLabel.optional() })
+  .meta({ id: "ConsumeTransferCodeRequest" });

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { AccountId } from "./common.ts";
+import { Tenant } from "./tenant.ts";
+
+/** A bus endpoint that no HTTP route maps to one-to-one: subject plus request and reply schemas. */
+export interface Endpoint<Req extends z.ZodType, Res extends z.ZodType> {
+  readonly subject: string;
+  readonly request: Req;
+  readonly reply: Res;
+}
+const endpoint = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): Endpoint<Req, Res> => ({
+  subject,
+  request,
+  reply,
+});
+
+export const AccountStatus = z.enum(["active", "suspended", "deleted"]);
+export type AccountStatus = z.infer<typeof AccountStatus>;
+
+export const ResolvedSession = z.object({ sessionId: z.string(), accountId: AccountId, accountStatus: AccountStatus });
+export type ResolvedSession = z.infer<typeof ResolvedSession>;
+
+/** Endpoints the gateway uses to authenticate; it sends hashes, never raw credentials. */
+export const internal = {
+  resolveRuntimeKey: endpoint("config.runtime-key.resolve", z.object({ keyHash: z.string().length(64) }), Tenant),
+  resolveSession: endpoint(
+    "accounts.session.resolve",
+    z.object({ envId: z.string(), tokenHash: z.string().length(64) }),
+    ResolvedSession,
+  ),
+};
+
+/** Fan-out events: every gateway instance receives each one. */
+export const events = {
+  /** A runtime key, project or workspace changed: cached tenants are stale. */
+  tenantsChanged: { subject: "events.config.tenants-changed", schema: z.object({ projectId: z.string().optional() }) },
+  /** An account's sessions were revoked, or its status changed. */
+  sessionsChanged: { subject: "events.accounts.sessions-changed", schema: z.object({ accountId: AccountId }) },
+} as const;
+
+/** Durable work queues. */
+export const queues = {
+  cleanup: {
+    name: "cleanup",
+    schema: z.object({ kind: z.enum(["account", "slot"]), id: z.string() }),
+  },
+} as const;
+export type CleanupJob = z.infer<typeof queues.cleanup.schema>;

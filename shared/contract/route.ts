@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { SessionActor, Tenant } from "./tenant.ts";
+
+/**
+ * How a route authenticates: `runtimeKey` (Authorization bearer), `session` (runtime key plus
+ * X-Service-Account-Session, bound to the path's accountId), `admin` (SAVEPOINT_ADMIN_TOKEN),
+ * `none` (health, signed webhooks).
+ */
+export type Auth = "none" | "runtimeKey" | "session" | "admin";
+
+const empty = z.strictObject({});
+type Empty = typeof empty;
+
+/** A route of the HTTP API: the one description the gateway, the services and OpenAPI all read. */
+export interface Route {
+  /** Route number in the API contract, for contract routes. */
+  readonly number?: number;
+  readonly operationId: string;
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Elysia-style path (`:param`). */
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly auth: Auth;
+  readonly params: z.ZodType;
+  readonly query: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly bodyOptional?: boolean;
+  /** Success status and body; a body with `status: "conflict"` is answered with 409 instead. */
+  readonly ok: readonly [number, z.ZodType];
+  readonly conflict?: z.ZodType;
+  readonly errors: readonly number[];
+  /** Bus subject that serves the route; absent until a later issue implements it (501). */
+  readonly subject?: string;
+}
+
+type Spec = Omit<Route, "params" | "query"> & { params?: z.ZodType; query?: z.ZodType };
+type Filled<S extends Spec> = Omit<S, "params" | "query"> & {
+  params: S["params"] extends z.ZodType ? S["params"] : Empty;
+  query: S["query"] extends z.ZodType ? S["query"] : Empty;
+};
+
+export function route<const S extends Spec>(spec: S): Filled<S> {
+  return { ...spec, params: spec.params ?? empty, query: spec.query ?? empty } as unknown as Filled<S>;
+}
+
+type BodyOf<R extends Route> = R["body"] extends z.ZodType
+  ? R["bodyOptional"] extends true
+    ? z.infer<R["body"]> | undefined
+    : z.infer<R["body"]>
+  : undefined;
+
+/** What a route's bus request carries. */
+export interface RouteMessage<R extends Route> {
+  tenant: R["auth"] extends "runtimeKey" | "session" ? Tenant : undefined;
+  session: R["auth"] extends "session" ? SessionActor : undefined;
+  params: z.infer<R["params"]>;
+  query: z.infer<R["query"]>;
+  body: BodyOf<R>;
+}
+
+/** The zod schema of a route's bus request, built from the same objects the gateway validates with. */
+export function routeMessage<R extends Route>(r: R): z.ZodType<RouteMessage<R>> {
+  const needsTenant = r.auth === "runtimeKey" || r.auth === "session";
+  return z.object({
+    tenant: needsTenant ? Tenant : z.undefined(),
+    session: r.auth === "session" ? SessionActor : z.undefined(),
+    params: r.params,
+    query: r.query,
+    body: r.body ? (r.bodyOptional ? r.body.optional() : r.body) : z.undefined(),
+  }) as unknown as z.ZodType<RouteMessage<R>>;
+}

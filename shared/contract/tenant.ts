@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { AccountId, Environment, SyncPolicy } from "./common.ts";
+import { PlanName } from "../plans.ts";
+
+/**
+ * Who is calling, as the gateway established it from the runtime key. Services trust it and never
+ * see the raw key.
+ */
+export const Tenant = z.object({
+  workspaceId: z.string(),
+  projectId: z.string(),
+  environment: Environment,
+  /** `<projectId>:<environment>`: the scope every runtime record belongs to. */
+  envId: z.string(),
+  keyId: z.string(),
+  plan: PlanName,
+  billingStatus: z.string(),
+  syncPolicy: SyncPolicy,
+});
+export type Tenant = z.infer<typeof Tenant>;
+
+/** The account session the gateway resolved: never the token itself. */
+export const SessionActor = z.object({ sessionId: z.string(), accountId: AccountId });
+export type SessionActor = z.infer<typeof SessionActor>;
+
+export const envIdOf = (projectId: string, environment: Environment) => `${projectId}:${environment}`;

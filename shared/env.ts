@@ -1,0 +1,24 @@
+import { z } from "zod";
+
+const optional = z.string().trim().min(1).optional();
+
+/** decisions.md, Configuration. Read and checked once at start; a bad value names its variable. */
+export const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  SAVEPOINT_DATA_DIR: z.string().default("./data"),
+  NATS_URL: optional,
+  MONGODB_URL: optional,
+  MONGODB_DB: z.string().default("savepoint"),
+  SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SAVEPOINT_PLANS: optional,
+  SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+});
+export type Env = z.infer<typeof Env>;
+
+export function readEnv(source: Record<string, string | undefined> = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ""));
+  const parsed = Env.safeParse(cleaned);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+}

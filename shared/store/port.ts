@@ -1,0 +1,71 @@
+/**
+ * The store port: the few document operations the services need, no more. Documents are flat:
+ * scalar fields only (free-form payloads are stored as serialized JSON strings), so both adapters
+ * store them the same way. Adapters: `sqlite.ts` and `mongo.ts`; both must pass
+ * `tests/contract/store.test.ts`.
+ */
+export type Scalar = string | number | boolean | null;
+export type Doc = { _id: string } & { [field: string]: Scalar | undefined };
+/** Equality on every named field (`null` matches a missing or null field). */
+export type Filter<T extends Doc> = { [K in keyof T]?: T[K] | null };
+
+export interface Index {
+  name: string;
+  fields: string[];
+  unique?: boolean;
+}
+
+export interface FindOptions<T extends Doc> {
+  sort?: { field: keyof T & string; direction: 1 | -1 };
+  /** Listings are bounded; the default and the maximum is 1000. */
+  limit?: number;
+}
+
+export interface Collection<T extends Doc> {
+  get(id: string): Promise<T | null>;
+  findOne(filter: Filter<T>): Promise<T | null>;
+  find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
+  count(filter: Filter<T>): Promise<number>;
+  /** Rejects with DuplicateKeyError when `_id` or a unique index is taken. */
+  insert(doc: T): Promise<void>;
+  /**
+   * Atomically sets `changes` on the one document matching `filter` and returns it as updated, or
+   * null when none matches: a version in the filter makes this a conditional write. Fields left
+   * undefined in `changes` are not touched.
+   */
+  update(filter: Filter<T>, changes: Partial<T>): Promise<T | null>;
+  updateMany(filter: Filter<T>, changes: Partial<T>): Promise<number>;
+  delete(filter: Filter<T>): Promise<number>;
+}
+
+export interface Store {
+  /** Opens a collection, creating it and its indexes when missing. */
+  collection<T extends Doc>(name: string, indexes?: Index[]): Promise<Collection<T>>;
+  /** Throws StoreUnavailableError when the backing database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class DuplicateKeyError extends Error {
+  constructor(readonly index: string) {
+    super(`duplicate key on ${index}`);
+    this.name = "DuplicateKeyError";
+  }
+}
+
+/** The database is down or unreachable; callers answer 503. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super("store unavailable", { cause });
+    this.name = "StoreUnavailableError";
+  }
+}
+
+export const maxListing = 1000;
+const fieldName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Field names come from code, but the SQLite adapter splices them into SQL: refuse anything odd. */
+export function checkField(name: string): string {
+  if (!fieldName.test(name)) throw new Error(`invalid field name: ${name}`);
+  return name;
+}
