@@ -1,7 +1,10 @@
 import { type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
+import { type Lease, withLease } from "./mongo-lease.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, StoreUnavailableError, checkField, maxListing } from "./port.ts";
 
 const duplicateKey = 11000;
+// FerretDB 1.x answers a unique violation inside findAndModify with code 1 and SQLite's message.
+const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || /UNIQUE constraint failed/.test(err.message);
 
 // Server errors (a bad query, a duplicate key) are bugs or typed outcomes; everything else the driver
 // throws (selection timeouts, network errors, a closed pool) means the database is out of reach.
@@ -10,7 +13,7 @@ async function guard<R>(op: () => Promise<R>): Promise<R> {
     return await op();
   } catch (err) {
     if (err instanceof MongoServerError) {
-      if (err.code === duplicateKey) throw new DuplicateKeyError(String(err.message));
+      if (isDuplicate(err)) throw new DuplicateKeyError(String(err.message));
       throw err;
     }
     throw new StoreUnavailableError(err);
@@ -20,7 +23,11 @@ async function guard<R>(op: () => Promise<R>): Promise<R> {
 const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 class MongoDocs<T extends Doc> implements Collection<T> {
-  constructor(private readonly c: MongoCollection<Doc>) {}
+  constructor(
+    private readonly c: MongoCollection<Doc>,
+    /** Set on servers that need a lease to make a conditional update atomic. */
+    private readonly leases?: MongoCollection<Lease>,
+  ) {}
 
   get(id: string) {
     return guard(() => this.c.findOne({ _id: id }) as Promise<T | null>);
@@ -47,7 +54,14 @@ class MongoDocs<T extends Doc> implements Collection<T> {
   }
 
   update(filter: Filter<T>, changes: Partial<T>) {
-    return guard(() => this.c.findOneAndUpdate(clean(filter), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>);
+    const apply = (f: Filter<T>) => this.c.findOneAndUpdate(clean(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
+    const leases = this.leases;
+    if (!leases) return guard(() => apply(filter));
+    return guard(async () => {
+      const id = filter._id ?? (await this.c.findOne(clean(filter)))?._id;
+      if (id === undefined) return null;
+      return withLease(leases, `${this.c.collectionName}:${id}`, () => apply({ ...filter, _id: id }));
+    });
   }
 
   updateMany(filter: Filter<T>, changes: Partial<T>) {
@@ -61,7 +75,8 @@ class MongoDocs<T extends Doc> implements Collection<T> {
 
 /**
  * MongoDB store for the distributed deployment: majority, journaled writes, so an acknowledged write
- * survives the loss of the primary. Works against MongoDB and FerretDB 1.x.
+ * survives the loss of the primary. Works against MongoDB and FerretDB 1.x; on FerretDB, conditional
+ * updates take a per-document lease (see mongo-lease.ts).
  */
 export async function createMongoStore(url: string, dbName: string): Promise<Store> {
   const client = new MongoClient(url, {
@@ -70,6 +85,8 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   });
   await guard(() => client.connect());
   const db = client.db(dbName);
+  const buildInfo = await guard(() => db.admin().command({ buildInfo: 1 }));
+  const leases = "ferretdbVersion" in buildInfo ? db.collection<Lease>("_leases") : undefined;
   return {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const c = db.collection<Doc>(checkField(name));
@@ -77,7 +94,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
         const keys = Object.fromEntries(index.fields.map((f) => [checkField(f), 1 as const]));
         await guard(() => c.createIndex(keys, { name: index.name, unique: index.unique ?? false }));
       }
-      return new MongoDocs<T>(c);
+      return new MongoDocs<T>(c, leases);
     },
     async ping() {
       await guard(() => db.command({ ping: 1 }));

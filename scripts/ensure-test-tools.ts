@@ -1,0 +1,40 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { dockerAnswers, ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
+
+/**
+ * Finds or installs what the integration tests run against: nats-server (Debian's package) and
+ * FerretDB 1.24.2 (built once from the Go module proxy into the tool cache). Where an explicit URL or
+ * a Docker engine provides a component, nothing is installed for it. Throws when something is missing
+ * and cannot be had: the tests would otherwise fail one by one with the same cause.
+ */
+async function run(cmd: string[], cwd?: string, env?: Record<string, string>) {
+  console.log(`$ ${cmd.join(" ")}`);
+  const proc = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdout: "inherit", stderr: "inherit" });
+  if ((await proc.exited) !== 0) throw new Error(`failed: ${cmd.join(" ")}`);
+}
+
+async function ensureNats() {
+  if (process.env.NATS_URL || natsServerBin()) return;
+  if (await dockerAnswers()) return;
+  if (process.getuid?.() === 0 && Bun.which("apt-get")) {
+    await run(["apt-get", "update", "-qq"]);
+    await run(["apt-get", "install", "-y", "-qq", "nats-server"], undefined, { DEBIAN_FRONTEND: "noninteractive" });
+    if (natsServerBin()) return;
+  }
+  throw new Error("nats-server is missing: install it (apt-get install nats-server) or set NATS_URL");
+}
+
+async function ensureFerretdb() {
+  if (process.env.MONGODB_URL || (await Bun.file(ferretdbBin).exists())) return;
+  if (!Bun.which("go")) {
+    if (await dockerAnswers()) return;
+    throw new Error("FerretDB is not built and Go is missing: install Go, set MONGODB_URL, or run a Docker engine");
+  }
+  mkdirSync(dirname(ferretdbBin), { recursive: true });
+  console.log("Building FerretDB 1.24.2 once (a few minutes on a new machine)...");
+  await run(["go", "build", "-o", ferretdbBin, "."], join(import.meta.dir, "..", "infra", "ferretdb"), { GOFLAGS: "-mod=mod" });
+}
+
+await ensureNats();
+await ensureFerretdb();

@@ -1,0 +1,34 @@
+import type { Collection as MongoCollection } from "mongodb";
+import { randomBase62 } from "../ids.ts";
+
+export type Lease = { _id: string; owner: string; expiresAt: number };
+
+const leaseMs = 10_000;
+
+/**
+ * Per-document mutual exclusion through a unique `_id` insert, for servers whose findAndModify is not
+ * atomic across connections (FerretDB 1.x reads, then writes by `_id`: two writers can both match the
+ * same version). Insert uniqueness is enforced by the server, so one holder at a time; a holder that
+ * died leaves a lease that expires after `leaseMs`.
+ */
+export async function withLease<R>(leases: MongoCollection<Lease>, key: string, work: () => Promise<R>): Promise<R> {
+  const owner = randomBase62(12);
+  const deadline = Date.now() + 2 * leaseMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await leases.insertOne({ _id: key, owner, expiresAt: Date.now() + leaseMs });
+      break;
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+      const held = await leases.findOne({ _id: key });
+      if (held && held.expiresAt < Date.now()) await leases.deleteOne({ _id: key, owner: held.owner });
+      if (Date.now() > deadline) throw new Error(`lease on ${key} not acquired`);
+      await Bun.sleep(Math.min(1 + attempt, 20) * Math.random());
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await leases.deleteOne({ _id: key, owner });
+  }
+}

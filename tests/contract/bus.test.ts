@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLocalBus } from "../../shared/bus/local.ts";
+import { createNatsBus } from "../../shared/bus/nats.ts";
+import type { Bus } from "../../shared/bus/port.ts";
+import { AppError } from "../../shared/contract/errors.ts";
+import { createLogger } from "../../shared/log.ts";
+import { nats, startNats } from "../helpers/infra.ts";
+
+const log = createLogger({ test: "bus" });
+const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as AppError);
+
+const adapters: [string, () => Promise<Bus>, boolean][] = [
+  ["local", async () => createLocalBus(log), false],
+  ["nats", async () => createNatsBus({ url: (await nats()).url, name: "test", log }), true],
+];
+
+for (const [name, open, durable] of adapters) {
+  describe(`bus contract: ${name}`, () => {
+    let bus: Bus;
+    const subject = (s: string) => `t.${s}.${crypto.randomUUID().slice(0, 8)}`;
+    beforeAll(async () => {
+      bus = await open();
+    });
+    afterAll(() => bus.close());
+
+    test("request reaches the handler with headers and resolves with its value", async () => {
+      const s = subject("echo");
+      bus.serve("g", s, async (data, meta) => ({ got: data, requestId: meta.requestId }));
+      await Bun.sleep(20);
+      expect(await bus.request(s, { a: [1, { b: "é" }] }, { headers: { "x-request-id": "req_1" } })).toEqual({
+        got: { a: [1, { b: "é" }] },
+        requestId: "req_1",
+      });
+    });
+
+    test("an AppError crosses with its code and details", async () => {
+      const s = subject("fail");
+      bus.serve("g", s, async () => {
+        throw new AppError("slot_archived", "archived", { slotId: "x" });
+      });
+      await Bun.sleep(20);
+      const err = await caught(bus.request(s, {}));
+      expect(err).toBeInstanceOf(AppError);
+      expect([err!.code, err!.details]).toEqual(["slot_archived", { slotId: "x" }]);
+    });
+
+    test("an unexpected throw becomes internal_error without its message or stack", async () => {
+      const s = subject("boom");
+      bus.serve("g", s, async () => {
+        throw new Error("secret database detail");
+      });
+      await Bun.sleep(20);
+      const err = await caught(bus.request(s, {}, { headers: { "x-request-id": "req_2" } }));
+      expect(err!.code).toBe("internal_error");
+      expect(JSON.stringify(err!.toJSON())).not.toContain("secret database detail");
+      expect(err!.details).toEqual({ requestId: "req_2" });
+    });
+
+    test("no responders is service_unavailable; a slow handler is service_timeout", async () => {
+      expect((await caught(bus.request(subject("nobody"), {})))!.code).toBe("service_unavailable");
+      const s = subject("slow");
+      bus.serve("g", s, () => Bun.sleep(500).then(() => "late"));
+      await Bun.sleep(20);
+      expect((await caught(bus.request(s, {}, { timeoutMs: 100 })))!.code).toBe("service_timeout");
+    });
+
+    test("instances in one group share requests; each request is answered once", async () => {
+      const s = subject("group");
+      const seen = [0, 0];
+      bus.serve("workers", s, async () => ++seen[0]!);
+      bus.serve("workers", s, async () => ++seen[1]!);
+      await Bun.sleep(20);
+      await Promise.all(Array.from({ length: 40 }, () => bus.request(s, {})));
+      expect(seen[0]! + seen[1]!).toBe(40);
+      expect(seen[0]).toBeGreaterThan(0);
+      expect(seen[1]).toBeGreaterThan(0);
+    });
+
+    test("publish reaches every subscriber", async () => {
+      const s = subject("event");
+      const got: unknown[] = [];
+      bus.subscribe(s, (d) => got.push(["a", d]));
+      bus.subscribe(s, (d) => got.push(["b", d]));
+      await Bun.sleep(20);
+      bus.publish(s, { n: 1 });
+      for (let i = 0; i < 50 && got.length < 2; i++) await Bun.sleep(10);
+      expect(got).toContainEqual(["a", { n: 1 }]);
+      expect(got).toContainEqual(["b", { n: 1 }]);
+    });
+
+    test("a job whose handler fails is delivered again", async () => {
+      const queue = `q${crypto.randomUUID().slice(0, 8)}`;
+      const attempts: unknown[] = [];
+      bus.work(queue, async (job) => {
+        attempts.push(job);
+        if (attempts.length === 1) throw new Error("transient");
+      });
+      await bus.enqueue(queue, { id: 7 });
+      for (let i = 0; i < 300 && attempts.length < 2; i++) await Bun.sleep(10);
+      expect(attempts).toEqual([{ id: 7 }, { id: 7 }]);
+    });
+
+    if (durable) {
+      test("a queued job outlives the connection that queued it", async () => {
+        const queue = `q${crypto.randomUUID().slice(0, 8)}`;
+        const producer = await open();
+        await producer.enqueue(queue, { id: "durable" });
+        await producer.close();
+        const consumer = await open();
+        const got: unknown[] = [];
+        consumer.work(queue, async (job) => void got.push(job));
+        for (let i = 0; i < 300 && got.length < 1; i++) await Bun.sleep(10);
+        await consumer.close();
+        expect(got).toEqual([{ id: "durable" }]);
+      });
+    }
+  });
+}
+
+test("the NATS adapter refuses a server whose max_payload cannot carry a 1 MiB body", async () => {
+  const small = await startNats({ maxPayload: 65536 });
+  try {
+    expect(createNatsBus({ url: small.url, name: "test", log })).rejects.toThrow(/max_payload/);
+  } finally {
+    small.stop();
+  }
+});

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import { type Collection, DuplicateKeyError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { freePort } from "../helpers/ports.ts";
+
+type Item = { _id: string; owner: string; key: string; version: number; payload: string; flag?: boolean; note?: string };
+
+const adapters: [string, () => Promise<Store>][] = [
+  ["sqlite", async () => createSqliteStore(join(tempDir("store"), "test.sqlite"))],
+  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("store"))],
+];
+
+for (const [name, open] of adapters) {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let items: Collection<Item>;
+    let n = 0;
+    const id = () => `it_${++n}_${crypto.randomUUID().slice(0, 6)}`;
+    const item = (over: Partial<Item> = {}): Item => ({ _id: id(), owner: "o1", key: crypto.randomUUID(), version: 1, payload: "{}", ...over });
+
+    beforeAll(async () => {
+      store = await open();
+      items = await store.collection<Item>("items", [
+        { name: "key", fields: ["key"], unique: true },
+        { name: "owner", fields: ["owner", "version"] },
+      ]);
+    });
+    afterAll(() => store.close());
+
+    test("insert then get returns the same document; a missing id is null", async () => {
+      const doc = item({ payload: JSON.stringify({ "a.b": [[1]], $x: "é" }), flag: true });
+      await items.insert(doc);
+      expect(await items.get(doc._id)).toEqual(doc);
+      expect(await items.get("nope")).toBeNull();
+    });
+
+    test("a taken _id or unique field is a DuplicateKeyError and writes nothing", async () => {
+      const doc = item();
+      await items.insert(doc);
+      expect(items.insert({ ...doc, key: "other" })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(items.insert(item({ key: doc.key, payload: "second" }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await items.count({ key: doc.key })).toBe(1);
+      expect(await items.count({ key: "other" })).toBe(0);
+    });
+
+    test("find filters by equality, sorts, limits; null matches a missing field", async () => {
+      const owner = `owner_${id()}`;
+      for (const v of [3, 1, 2]) await items.insert(item({ owner, version: v, ...(v === 2 ? { note: "x" } : {}) }));
+      expect((await items.find({ owner }, { sort: { field: "version", direction: 1 } })).map((d) => d.version)).toEqual([1, 2, 3]);
+      expect((await items.find({ owner }, { sort: { field: "version", direction: -1 }, limit: 2 })).map((d) => d.version)).toEqual([3, 2]);
+      expect((await items.find({ owner, note: null })).map((d) => d.version).sort()).toEqual([1, 3]);
+      expect((await items.findOne({ owner, version: 2 }))?.note).toBe("x");
+      expect(await items.count({ owner })).toBe(3);
+    });
+
+    test("update applies only when the filter matches, and returns the new document", async () => {
+      const doc = item();
+      await items.insert(doc);
+      const updated = await items.update({ _id: doc._id, version: 1 }, { version: 2, payload: "new" });
+      expect(updated).toEqual({ ...doc, version: 2, payload: "new" });
+      expect(await items.update({ _id: doc._id, version: 1 }, { version: 3, payload: "stale" })).toBeNull();
+      expect(await items.get(doc._id)).toEqual({ ...doc, version: 2, payload: "new" });
+    });
+
+    test("an update that takes a unique value in use is a DuplicateKeyError and changes nothing", async () => {
+      const a = item();
+      const b = item();
+      await items.insert(a);
+      await items.insert(b);
+      expect(items.update({ _id: b._id }, { key: a.key })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect((await items.get(b._id))?.key).toBe(b.key);
+      // Freeing a unique value lets another document take it.
+      await items.update({ _id: a._id }, { key: `retired:${a._id}` });
+      expect(await items.update({ _id: b._id }, { key: a.key })).not.toBeNull();
+    });
+
+    test("of 50 concurrent conditional updates from one version, exactly one wins (5 rounds)", async () => {
+      for (let round = 0; round < 5; round++) {
+        const doc = item();
+        await items.insert(doc);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => items.update({ _id: doc._id, version: 1 }, { version: 2, payload: `writer-${i}` })),
+        );
+        const winners = results.filter((r) => r !== null);
+        expect(winners).toHaveLength(1);
+        expect(await items.get(doc._id)).toEqual(winners[0]!);
+      }
+    });
+
+    test("updateMany and delete report how many documents they touched", async () => {
+      const owner = `owner_${id()}`;
+      for (let i = 0; i < 3; i++) await items.insert(item({ owner }));
+      expect(await items.updateMany({ owner }, { flag: false })).toBe(3);
+      expect((await items.find({ owner, flag: false })).length).toBe(3);
+      expect(await items.delete({ owner })).toBe(3);
+      expect(await items.count({ owner })).toBe(0);
+    });
+  });
+}
+
+test("a MongoDB store whose server is unreachable reports StoreUnavailableError", async () => {
+  const error = await createMongoStore(`mongodb://127.0.0.1:${freePort()}/?serverSelectionTimeoutMS=300`, "x").catch((e) => e);
+  expect(error).toBeInstanceOf(StoreUnavailableError);
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, waitForPort } from "./ports.ts";
+import { dockerAnswers, ferretdbBin, natsServerBin } from "./tools.ts";
+
+/**
+ * Real backing services for integration tests, started once per test run on free loopback ports and
+ * stopped when the run exits. Order of preference: an explicit URL (NATS_URL, MONGODB_URL), a local
+ * binary (nats-server, FerretDB 1.24.2 built by `npm test`), then testcontainers where a Docker engine
+ * answers. A missing component fails the test that needs it: it is never skipped.
+ */
+const children: { kill(): void }[] = [];
+const dirs: string[] = [];
+process.on("exit", () => {
+  for (const c of children) c.kill();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+export const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `savepoint-${prefix}-`));
+  dirs.push(dir);
+  return dir;
+};
+
+async function spawnServer(cmd: string[], port: number, what: string) {
+  const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe" });
+  children.push(proc);
+  try {
+    await waitForPort(port, 30_000, what);
+  } catch (err) {
+    proc.kill();
+    const stderr = await new Response(proc.stderr).text();
+    throw new Error(`${(err as Error).message}\n${stderr.slice(-2000)}`);
+  }
+  return proc;
+}
+
+/** Starts a nats-server with JetStream; `maxPayload` lets a test shrink it. */
+export async function startNats(options: { maxPayload?: number } = {}): Promise<{ url: string; stop(): void }> {
+  const bin = natsServerBin();
+  if (bin) {
+    const port = freePort();
+    const args = [bin, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", tempDir("nats")];
+    if (options.maxPayload) {
+      const conf = join(tempDir("nats-conf"), "nats.conf");
+      await Bun.write(conf, `max_payload: ${options.maxPayload}\n`);
+      args.push("-c", conf);
+    }
+    const proc = await spawnServer(args, port, "nats-server");
+    return { url: `nats://127.0.0.1:${port}`, stop: () => proc.kill() };
+  }
+  if (await dockerAnswers()) {
+    const { GenericContainer } = await import("testcontainers");
+    const c = await new GenericContainer("nats:2.10").withCommand(["-js"]).withExposedPorts(4222).start();
+    return { url: `nats://${c.getHost()}:${c.getMappedPort(4222)}`, stop: () => void c.stop() };
+  }
+  throw new Error("No NATS available: install nats-server (apt-get install nats-server), set NATS_URL, or run a Docker engine.");
+}
+
+let sharedNats: Promise<{ url: string }> | undefined;
+/** The run's shared NATS server (or NATS_URL). */
+export function nats(): Promise<{ url: string }> {
+  if (process.env.NATS_URL) return Promise.resolve({ url: process.env.NATS_URL });
+  return (sharedNats ??= startNats());
+}
+
+let sharedMongo: Promise<{ url: string; kind: string }> | undefined;
+/** The run's MongoDB-wire server: MONGODB_URL, MongoDB in Docker, or FerretDB on SQLite. */
+export function mongo(): Promise<{ url: string; kind: string }> {
+  if (process.env.MONGODB_URL) return Promise.resolve({ url: process.env.MONGODB_URL, kind: "external" });
+  return (sharedMongo ??= (async () => {
+    if (await Bun.file(ferretdbBin).exists()) {
+      const port = freePort();
+      await spawnServer([ferretdbBin, "--listen-addr", `127.0.0.1:${port}`, "--handler", "sqlite", "--sqlite-url", `file:${tempDir("ferretdb")}/`], port, "FerretDB");
+      return { url: `mongodb://127.0.0.1:${port}/`, kind: "ferretdb" };
+    }
+    if (await dockerAnswers()) {
+      const { GenericContainer } = await import("testcontainers");
+      const c = await new GenericContainer("mongo:7").withExposedPorts(27017).start();
+      return { url: `mongodb://${c.getHost()}:${c.getMappedPort(27017)}/?directConnection=true`, kind: "mongodb" };
+    }
+    throw new Error(`No MongoDB-wire server: FerretDB not built at ${ferretdbBin} (npm test builds it), no MONGODB_URL, no Docker engine.`);
+  })());
+}
+
+/** A database name no other test uses. */
+export const uniqueDb = (label: string) => `t_${label}_${crypto.randomUUID().slice(0, 8)}`;

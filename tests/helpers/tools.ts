@@ -1,0 +1,27 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Where the test command keeps what it builds once per machine (FerretDB). */
+export const toolCache = process.env.SAVEPOINT_TOOL_CACHE ?? join(homedir(), ".cache", "savepoint");
+export const ferretdbBin = process.env.FERRETDB_BIN ?? join(toolCache, "bin", "ferretdb-1.24.2");
+
+/** nats-server from PATH or Debian's location. */
+export function natsServerBin(): string | undefined {
+  if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
+  const onPath = Bun.which("nats-server");
+  if (onPath) return onPath;
+  return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined;
+}
+
+/** True when a Docker engine answers on its socket (the client alone is not enough). */
+export async function dockerAnswers(): Promise<boolean> {
+  const socket = process.env.DOCKER_HOST?.replace(/^unix:\/\//, "") ?? "/var/run/docker.sock";
+  if (!existsSync(socket)) return false;
+  try {
+    const res = await fetch("http://localhost/_ping", { unix: socket, signal: AbortSignal.timeout(2_000) } as RequestInit);
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * `npm test`: installs or finds the test tools, runs the whole suite with `bun test`, and ends with
+ * `N passed, N failed` counted from bun's own summary. Exits non-zero on any failure, and when the
+ * summary cannot be read (so a crash never passes for success).
+ */
+const root = `${import.meta.dir}/..`;
+
+const tools = Bun.spawn(["bun", "scripts/ensure-test-tools.ts"], { cwd: root, stdout: "inherit", stderr: "inherit" });
+if ((await tools.exited) !== 0) {
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+
+const proc = Bun.spawn(["bun", "test", ...process.argv.slice(2)], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+let output = "";
+async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    output += text;
+    sink.write(text);
+  }
+}
+await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+const code = await proc.exited;
+
+const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? NaN);
+const passed = count("pass");
+const failed = count("fail");
+const skipped = count("skip");
+if (Number.isNaN(passed) || Number.isNaN(failed)) {
+  console.log(`0 passed, 1 failed`);
+  console.error(`bun test exited ${code} without a readable summary`);
+  process.exit(1);
+}
+console.log(`${passed} passed, ${failed} failed${Number.isNaN(skipped) ? "" : `, ${skipped} skipped`}`);
+process.exit(failed > 0 || code !== 0 ? 1 : 0);
