@@ -17,6 +17,9 @@ process.on("exit", () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Kills `child` when the test run exits, however it exits. */
+export const trackChild = (child: { kill(): void }) => void children.push(child);
+
 export const tempDir = (prefix: string) => {
   const dir = mkdtempSync(join(tmpdir(), `savepoint-${prefix}-`));
   dirs.push(dir);
