@@ -20,7 +20,7 @@ export async function startAllInOne(env: Env, log: Logger) {
   const config = await runConfig(bus, configStore, log);
   await runAccounts(bus, accountsStore, plans, log);
   const bootstrap = await bootstrapDefaults(config);
-  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN });
+  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS });
   const stops = [() => configStore.close(), () => accountsStore.close(), () => bus.close()];
   return { gateway, bus, bootstrap, stops };
 }

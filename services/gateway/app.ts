@@ -17,6 +17,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Turns the admin API on. */
   adminToken?: string;
+  /** How long a bus request may take before the answer is 504. */
+  timeoutMs?: number;
 }
 
 const json = (status: number, body: unknown, requestId: string) =>
@@ -26,8 +28,8 @@ const json = (status: number, body: unknown, requestId: string) =>
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken }: GatewayOptions) {
-  const auth = createAuth(bus, adminToken);
+export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOptions) {
+  const auth = createAuth(bus, adminToken, timeoutMs);
 
   async function handle(r: Route, request: Request, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();
@@ -41,7 +43,7 @@ export function createGateway({ bus, log, adminToken }: GatewayOptions) {
     const session = r.auth === "session" ? await auth.session(tenant!, request.headers, (params as { accountId: string }).accountId, busHeaders) : undefined;
     const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
 
-    const value = await bus.request(r.subject, { tenant, session, params, query, body }, { headers: busHeaders });
+    const value = await bus.request(r.subject, { tenant, session, params, query, body }, { headers: busHeaders, timeoutMs });
     const conflict = (value as { status?: unknown } | null)?.status === "conflict";
     return json(conflict ? 409 : r.ok[0], value, requestId);
   }

@@ -16,7 +16,7 @@ const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("autho
  * bus, then cached. Revocations and status changes arrive as events and drop the cached entries, so
  * a revoked key or a suspended account is refused on the next request.
  */
-export function createAuth(bus: Bus, adminToken: string | undefined) {
+export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?: number) {
   const tenants = new TtlCache<Tenant>(60_000);
   const sessions = new TtlCache<ResolvedSession>(30_000);
   bus.subscribe(events.tenantsChanged.subject, () => tenants.clear());
@@ -33,7 +33,7 @@ export function createAuth(bus: Bus, adminToken: string | undefined) {
       const keyHash = sha256Hex(key);
       const cached = tenants.get(keyHash);
       if (cached) return cached;
-      const tenant = await callEndpoint(bus, internal.resolveRuntimeKey, { keyHash }, busHeaders);
+      const tenant = await callEndpoint(bus, internal.resolveRuntimeKey, { keyHash }, { headers: busHeaders, timeoutMs });
       tenants.set(keyHash, tenant);
       return tenant;
     },
@@ -45,7 +45,7 @@ export function createAuth(bus: Bus, adminToken: string | undefined) {
       const cacheKey = `${tenant.envId}:${sha256Hex(token)}`;
       let session = sessions.get(cacheKey);
       if (!session) {
-        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash: cacheKey.slice(tenant.envId.length + 1) }, busHeaders);
+        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash: cacheKey.slice(tenant.envId.length + 1) }, { headers: busHeaders, timeoutMs });
         sessions.set(cacheKey, session);
       }
       if (session.accountStatus === "deleted") throw fail.accountDeleted();

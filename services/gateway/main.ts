@@ -8,7 +8,7 @@ const log = createLogger({ service: "gateway" });
 const env = readEnv();
 if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
 const bus = await openBus(env, "gateway", log);
-const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN }).listen({
+const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS }).listen({
   port: env.PORT,
   hostname: "0.0.0.0",
   maxRequestBodySize: 2 * 1024 * 1024,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fail } from "../contract/errors.ts";
 import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import type { Bus, RequestMeta } from "./port.ts";
+import type { Bus, RequestMeta, RequestOptions } from "./port.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
   const result = schema.safeParse(data);
@@ -39,7 +39,7 @@ export async function callEndpoint<Req extends z.ZodType, Res extends z.ZodType>
   bus: Bus,
   e: Endpoint<Req, Res>,
   input: z.infer<Req>,
-  headers?: Record<string, string>,
+  options?: RequestOptions,
 ): Promise<z.infer<Res>> {
-  return e.reply.parse(await bus.request(e.subject, input, { headers }));
+  return e.reply.parse(await bus.request(e.subject, input, options));
 }

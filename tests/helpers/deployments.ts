@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
-import { mongo, nats, tempDir, trackChild, uniqueDb } from "./infra.ts";
+import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
 
 export const adminToken = "test-admin-token-0123456789";
@@ -32,15 +32,16 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}): Prom
 export type ServiceName = "gateway" | "accounts" | "config";
 
 /**
- * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over the
- * run's NATS and MongoDB-wire server, with its own database. `copies` runs several accounts services
- * on one queue group.
+ * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
+ * own NATS server (queue groups of two deployments must not mix) and the run's MongoDB-wire server
+ * with its own database. `accountsCopies` runs several accounts services on one queue group.
  */
 export async function startDistributed(options: { services?: ServiceName[]; accountsCopies?: number; env?: Record<string, string> } = {}) {
   const port = freePort();
+  const natsServer = await startNats();
   const env = {
     ...process.env,
-    NATS_URL: (await nats()).url,
+    NATS_URL: natsServer.url,
     MONGODB_URL: (await mongo()).url,
     MONGODB_DB: uniqueDb("dist"),
     SAVEPOINT_ADMIN_TOKEN: adminToken,
@@ -70,6 +71,7 @@ export async function startDistributed(options: { services?: ServiceName[]; acco
     stop: async () => {
       for (const p of procs) p.kill();
       await Promise.all(procs.map((p) => p.exited));
+      natsServer.stop();
     },
   };
   // Services subscribe a moment after their process starts: wait until each answers over the bus.

@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { call, newTenant } from "../helpers/api.ts";
+import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
+
+const notYet: [string, string][] = [
+  ["GET", "/api/v1/runtime-config"],
+  ["POST", "/api/v1/accounts/auth/session"],
+  ["GET", "/api/v1/accounts/auth/providers"],
+  ["POST", "/api/v1/accounts/acc_x/transfer-codes"],
+  ["POST", "/api/v1/account-transfer-codes/consume"],
+  ["POST", "/webhooks/stripe"],
+  ["POST", "/api/v1/saves/save-1/sync"],
+];
+
+for (const name of deploymentNames) {
+  describe(`gateway (${name})`, () => {
+    let d: Deployment;
+    let key: string;
+    beforeAll(async () => {
+      d = await deployment(name);
+      ({ key } = await newTenant(d));
+    });
+
+    test("GET /healthz needs no credentials", async () => {
+      const health = await call(d, "GET", "/healthz");
+      expect([health.status, health.body]).toEqual([200, { ok: true }]);
+    });
+
+    test("an unknown route is 404 and a known path with another method is 405, both in the envelope", async () => {
+      const missing = await call(d, "GET", "/api/v1/nothing-here", { key });
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe("not_found");
+      const wrong = await call(d, "PUT", "/api/v1/accounts", { key });
+      expect(wrong.status).toBe(405);
+      expect(wrong.body.error.code).toBe("method_not_allowed");
+      expect(wrong.headers.get("allow")).toBe("POST");
+    });
+
+    test("contract routes of later issues answer 501 not_implemented", async () => {
+      for (const [method, path] of notYet) {
+        const a = await call(d, method, path, { key, body: method === "GET" ? undefined : {} });
+        expect([path, a.status, a.body.error?.code]).toEqual([path, 501, "not_implemented"]);
+      }
+    });
+
+    test("X-Request-Id is echoed when sane and generated otherwise", async () => {
+      expect((await call(d, "GET", "/healthz", { headers: { "x-request-id": "client-123" } })).headers.get("x-request-id")).toBe("client-123");
+      const generated = (await call(d, "GET", "/healthz", { headers: { "x-request-id": "bad id with spaces" } })).headers.get("x-request-id");
+      expect(generated).toMatch(/^req_[A-Za-z0-9]{16}$/);
+      const err = await call(d, "GET", "/api/v1/nothing", { headers: { "x-request-id": "trace-9" } });
+      expect(err.headers.get("x-request-id")).toBe("trace-9");
+    });
+
+    test("/openapi.json lists all 18 contract routes with their schemas, and /docs renders", async () => {
+      const doc = await call(d, "GET", "/openapi.json");
+      expect(doc.status).toBe(200);
+      const operations = Object.entries(doc.body.paths as Record<string, Record<string, { summary: string }>>).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => ({ path, method, summary: op.summary })),
+      );
+      const numbered = operations.filter((o) => /^\d+\. /.test(o.summary)).map((o) => Number(o.summary.split(".")[0]));
+      expect(numbered.sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+      const sync = doc.body.paths["/api/v1/accounts/{accountId}/slots/{slotId}/sync"].post;
+      expect(sync.requestBody.content["application/json"].schema.required).toEqual(["baseVersion", "data"]);
+      expect(Object.keys(sync.responses)).toContain("409");
+      const docs = await d.request("/docs");
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain("openapi.json");
+    });
+  });
+}
