@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import { intervalWarnings, snapshotDue } from "../../services/accounts/history.ts";
+import { applyPatch } from "../../services/accounts/sync-account-data.ts";
+import { TtlCache } from "../../services/gateway/cache.ts";
+import { validate } from "../../services/gateway/validate.ts";
+import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
+import { AppError } from "../../shared/contract/errors.ts";
+import { readEnv } from "../../shared/env.ts";
+import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/ids.ts";
+import { redact } from "../../shared/log.ts";
+import { defaultPlans } from "../../shared/plans.ts";
+
+const thrown = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    return e as AppError;
+  }
+  throw new Error("did not throw");
+};
+
+describe("account data patch", () => {
+  test("merges top-level keys, replaces nested values whole, and removes null keys", () => {
+    expect(applyPatch({ a: 1, b: { x: 1 }, c: 3 }, { b: { y: 2 }, c: null, d: [1] })).toEqual({ a: 1, b: { y: 2 }, d: [1] });
+  });
+  test("leaves the current object untouched", () => {
+    const current = { a: 1 };
+    applyPatch(current, { a: null });
+    expect(current).toEqual({ a: 1 });
+  });
+});
+
+describe("request validation", () => {
+  test("a field over its byte limit alone is 413 with its path and sizes", () => {
+    const err = thrown(() => validate(CreateAccountRequest, { slot: { slotId: "s", data: { s: "x".repeat(262_137) } } }));
+    expect([err.code, err.details]).toEqual(["payload_too_large", { field: "slot.data", limitBytes: 262144, actualBytes: 262145 }]);
+  });
+  test("a shape problem next to an oversized field is 400 listing every issue", () => {
+    const err = thrown(() => validate(CreateAccountRequest, { playerRef: 5, accountData: { s: "x".repeat(262_137) } }));
+    expect(err.code).toBe("invalid_request");
+    expect((err.details!.issues as { path: string }[]).map((i) => i.path).sort()).toEqual(["accountData", "playerRef"]);
+  });
+  test("arrays and null are not free-form objects", () => {
+    expect(thrown(() => validate(CreateAccountRequest, { accountData: [] })).code).toBe("invalid_request");
+    expect(thrown(() => validate(CreateAccountRequest, { accountData: null })).code).toBe("invalid_request");
+  });
+});
+
+describe("credentials", () => {
+  test("session tokens carry 256 bits and more; runtime keys name their environment", () => {
+    expect(newSessionToken()).toMatch(/^sps_[0-9A-Za-z]{43}$/);
+    expect(newRuntimeKey("prod")).toMatch(/^spk_prod_[0-9A-Za-z]{32}$/);
+    expect(new Set(Array.from({ length: 1000 }, () => randomBase62(22))).size).toBe(1000);
+  });
+  test("the log redacts keys, tokens, bearer values and transfer codes", () => {
+    const key = newRuntimeKey("stage");
+    const token = newSessionToken();
+    const line = redact(`key=${key} session=${token} Authorization: Bearer abc.def code ABCDE-FGH12`);
+    for (const secret of [key, token, "abc.def", "ABCDE-FGH12"]) expect(line).not.toContain(secret);
+  });
+});
+
+describe("history policy", () => {
+  const deps = { plans: defaultPlans } as Parameters<typeof snapshotDue>[0];
+  const now = new Date("2026-01-01T01:00:00Z");
+  test("self_hosted keeps every sync; free keeps one per 30 minutes", () => {
+    expect(snapshotDue(deps, "self_hosted", "2026-01-01T00:59:59Z", now)).toBe(true);
+    expect(snapshotDue(deps, "free", "2026-01-01T00:40:00Z", now)).toBe(false);
+    expect(snapshotDue(deps, "free", "2026-01-01T00:30:00Z", now)).toBe(true);
+  });
+  test("a sync sooner than the policy interval carries a warning", () => {
+    expect(intervalWarnings("2026-01-01T00:59:30Z", 60, now)).toEqual(["sync_interval_below_policy"]);
+    expect(intervalWarnings("2026-01-01T00:59:00Z", 60, now)).toBeUndefined();
+    expect(intervalWarnings(undefined, 60, now)).toBeUndefined();
+  });
+});
+
+describe("configuration", () => {
+  test("a bad value stops start-up naming the variable", () => {
+    expect(() => readEnv({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => readEnv({ SAVEPOINT_ADMIN_TOKEN: "short" })).toThrow(/SAVEPOINT_ADMIN_TOKEN/);
+    expect(readEnv({}).PORT).toBe(8080);
+  });
+});
+
+test("the TTL cache forgets expired entries and drops matching ones on demand", async () => {
+  const cache = new TtlCache<{ account: string }>(30, 2);
+  cache.set("a", { account: "x" });
+  cache.set("b", { account: "y" });
+  cache.set("c", { account: "y" });
+  expect(cache.get("a")).toBeUndefined(); // evicted: the bound is 2
+  cache.deleteWhere((v) => v.account === "y");
+  expect(cache.get("b")).toBeUndefined();
+  cache.set("d", { account: "z" });
+  await Bun.sleep(40);
+  expect(cache.get("d")).toBeUndefined();
+});
