@@ -11,7 +11,8 @@ if ((await tools.exited) !== 0) {
   process.exit(1);
 }
 
-const proc = Bun.spawn(["bun", "test", ...process.argv.slice(2)], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+// Integration suites start real NATS, FerretDB and service processes: allow a minute per test.
+const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...process.argv.slice(2)], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
 let output = "";
 async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
   const decoder = new TextDecoder();

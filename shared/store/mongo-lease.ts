@@ -9,9 +9,15 @@ const leaseMs = 10_000;
  * Per-document mutual exclusion through a unique `_id` insert, for servers whose findAndModify is not
  * atomic across connections (FerretDB 1.x reads, then writes by `_id`: two writers can both match the
  * same version). Insert uniqueness is enforced by the server, so one holder at a time; a holder that
- * died leaves a lease that expires after `leaseMs`.
+ * died leaves a lease that expires after `leaseMs`. While it waits, a writer whose update can no longer
+ * apply (`stillWanted` false: the version moved on) gives up with null instead of queueing.
  */
-export async function withLease<R>(leases: MongoCollection<Lease>, key: string, work: () => Promise<R>): Promise<R> {
+export async function withLease<R>(
+  leases: MongoCollection<Lease>,
+  key: string,
+  work: () => Promise<R>,
+  stillWanted: () => Promise<boolean>,
+): Promise<R | null> {
   const owner = randomBase62(12);
   const deadline = Date.now() + 2 * leaseMs;
   for (let attempt = 0; ; attempt++) {
@@ -22,6 +28,7 @@ export async function withLease<R>(leases: MongoCollection<Lease>, key: string, 
       if ((err as { code?: number }).code !== 11000) throw err;
       const held = await leases.findOne({ _id: key });
       if (held && held.expiresAt < Date.now()) await leases.deleteOne({ _id: key, owner: held.owner });
+      if (!(await stillWanted())) return null;
       if (Date.now() > deadline) throw new Error(`lease on ${key} not acquired`);
       await Bun.sleep(Math.min(1 + attempt, 20) * Math.random());
     }

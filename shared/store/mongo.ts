@@ -58,9 +58,11 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     const leases = this.leases;
     if (!leases) return guard(() => apply(filter));
     return guard(async () => {
-      const id = filter._id ?? (await this.c.findOne(clean(filter)))?._id;
-      if (id === undefined) return null;
-      return withLease(leases, `${this.c.collectionName}:${id}`, () => apply({ ...filter, _id: id }));
+      const current = await this.c.findOne(clean(filter));
+      if (!current) return null;
+      const target = { ...filter, _id: current._id };
+      const matches = async () => (await this.c.findOne(clean(target))) !== null;
+      return withLease(leases, `${this.c.collectionName}:${current._id}`, () => apply(target), matches);
     });
   }
 

@@ -63,8 +63,9 @@ export async function startDistributed(options: { services?: ServiceName[]; acco
   }
   await waitForPort(port, 30_000, "gateway");
   const base = `http://127.0.0.1:${port}`;
-  const deployment: Deployment & { procs: Bun.Subprocess[]; spawn: typeof spawn } = {
+  const deployment: Deployment & { base: string; procs: Bun.Subprocess[]; spawn: typeof spawn } = {
     name: "distributed",
+    base,
     procs,
     spawn,
     request: (path, init) => fetch(`${base}${path}`, init),
