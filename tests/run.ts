@@ -22,8 +22,10 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream
     sink.write(text);
   }
 }
-await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+const pumps = Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
 const code = await proc.exited;
+// A stray grandchild may still hold the pipes open: the summary is written by now, so stop waiting.
+await Promise.race([pumps, Bun.sleep(2_000)]);
 
 const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? NaN);
 const passed = count("pass");

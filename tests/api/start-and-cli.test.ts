@@ -11,7 +11,7 @@ async function start(dataDir: string, port: number) {
   const proc = Bun.spawn([process.execPath, join(root, "services", "main.ts")], {
     env: { ...process.env, SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", NATS_URL: "", MONGODB_URL: "" },
     stdout: "pipe",
-    stderr: "inherit",
+    stderr: "ignore",
   });
   trackChild(proc);
   await waitForPort(port, 20_000, "savepoint");
@@ -32,7 +32,7 @@ async function cli(port: number, ...args: string[]) {
 describe("embedded start and the operator CLI", () => {
   const dataDir = tempDir("start");
   const port = freePort();
-  let proc: Bun.Subprocess<"ignore", "pipe", "inherit">;
+  let proc: Bun.Subprocess<"ignore", "pipe", "ignore">;
   let firstOutput = "";
   beforeAll(async () => {
     proc = await start(dataDir, port);

@@ -51,8 +51,11 @@ export async function startDistributed(options: { services?: ServiceName[]; acco
   };
   const services = options.services ?? ["config", "accounts", "gateway"];
   const procs: Bun.Subprocess[] = [];
+  const logs = tempDir("logs");
   const spawn = (name: ServiceName) => {
-    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env, stdout: "inherit", stderr: "inherit" });
+    // Logs go to files: a child holding the test runner's pipes would keep it waiting after the run.
+    const log = Bun.file(join(logs, `${name}-${procs.length}.log`));
+    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env, stdout: log, stderr: log });
     procs.push(proc);
     trackChild(proc);
     return proc;

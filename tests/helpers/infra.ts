@@ -12,10 +12,19 @@ import { dockerAnswers, ferretdbBin, natsServerBin } from "./tools.ts";
  */
 const children: { kill(): void }[] = [];
 const dirs: string[] = [];
-process.on("exit", () => {
-  for (const c of children) c.kill();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+
+/** Kills every process the run started and removes its temporary directories. */
+export function stopChildren(): void {
+  for (const c of children.splice(0)) c.kill();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+process.on("exit", stopChildren);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopChildren();
+    process.exit(130);
+  });
+}
 
 /** Kills `child` when the test run exits, however it exits. */
 export const trackChild = (child: { kill(): void }) => void children.push(child);
