@@ -5,14 +5,16 @@ import { sha256Hex } from "../../shared/crypto.ts";
 import { newId, newSessionToken } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
 import { writeSnapshot } from "./history.ts";
-import { type AccountDoc, type SlotDoc, activeKeyOf, toAccountResponse, toSlotResponse } from "./repo.ts";
+import { insertSlot } from "./create-slot.ts";
+import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
   const { tenant } = msg;
   const body = msg.body ?? {};
-  const at = deps.now().toISOString();
+  const now = deps.now();
+  const at = now.toISOString();
   const accountId = newId("acc");
 
   const account: AccountDoc = {
@@ -30,42 +32,11 @@ export async function createAccount(deps: Deps, msg: RouteMessage<typeof contrac
     snapshotSeq: 1,
   };
   await repo.accounts.insert(account);
-
-  let slot: SlotDoc | undefined;
-  if (body.slot) {
-    slot = {
-      _id: newId("slt"),
-      accountId,
-      envId: tenant.envId,
-      slotId: body.slot.slotId,
-      activeKey: activeKeyOf(accountId, body.slot.slotId),
-      status: "active",
-      slotInfo: JSON.stringify(body.slot.slotInfo ?? {}),
-      data: JSON.stringify(body.slot.data),
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      lastSnapshotAt: at,
-      snapshotSeq: 1,
-    };
-    await repo.slots.insert(slot);
-  }
+  await writeSnapshot(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: { accountData: body.accountData ?? {} }, at: now });
+  const slot = body.slot ? await insertSlot(deps, tenant.plan, account, body.slot, now) : undefined;
 
   const token = newSessionToken();
   await repo.sessions.insert({ _id: sha256Hex(token), sessionId: newId("ses"), accountId, envId: tenant.envId, createdAt: at });
-
-  const now = new Date(at);
-  await writeSnapshot(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: { accountData: body.accountData ?? {} }, at: now });
-  if (slot) {
-    await writeSnapshot(deps, tenant.plan, {
-      ownerId: slot._id,
-      accountId,
-      seq: 1,
-      version: 1,
-      payload: { slotInfo: body.slot!.slotInfo ?? {}, data: body.slot!.data },
-      at: now,
-    });
-  }
 
   return {
     accountId,

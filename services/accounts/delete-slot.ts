@@ -4,7 +4,7 @@ import { queues } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
-import { loadAccount } from "./load.ts";
+import { generationsOf, loadAccount } from "./load.ts";
 import { type SlotDoc, activeSlotsOf, retiredKeyOf, toAccountResponse } from "./repo.ts";
 
 /**
@@ -18,7 +18,7 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   const account = await loadAccount(deps, msg.tenant.envId, accountId);
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const past = await repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+    const past = await generationsOf(repo, accountId, slotId);
     const target = past.find((s) => s.status === "active") ?? past.find((s) => s.status === "archived");
     if (!target) {
       const deleted = past.find((s) => s.status === "deleted");

@@ -1,5 +1,10 @@
+import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
+import type { Tenant } from "../../shared/contract/tenant.ts";
 import type { PlanName } from "../../shared/plans.ts";
 import type { Deps } from "./deps.ts";
+
+/** Where an account's data or a slot stands in its sync history. */
+type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number };
 
 /** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
 export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean {
@@ -41,4 +46,30 @@ export async function writeSnapshot(
 export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeconds: number, now: Date): string[] | undefined {
   if (!lastSyncAt) return undefined;
   return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000 ? ["sync_interval_below_policy"] : undefined;
+}
+
+/**
+ * What an accepted sync stamps on the document, decided before the conditional update so the
+ * snapshot sequence moves in the same atomic write as the data.
+ */
+export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked) {
+  const now = deps.now();
+  const at = now.toISOString();
+  const snapshot = snapshotDue(deps, plan, doc.lastSnapshotAt, now);
+  const seq = doc.snapshotSeq + (snapshot ? 1 : 0);
+  const changes = { updatedAt: at, lastSyncAt: at, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}) };
+  return { now, at, snapshot, seq, changes };
+}
+
+/** The answer to a sync that was written: records the snapshot when due, warns when it came too soon. */
+export async function acceptedSync(
+  deps: Deps,
+  tenant: Tenant,
+  before: Tracked,
+  stamp: ReturnType<typeof syncStamp>,
+  snap: { ownerId: string; accountId: string; version: number; payload: unknown },
+): Promise<SyncAcceptedResponse> {
+  const historyRetained = stamp.snapshot ? await writeSnapshot(deps, tenant.plan, { ...snap, seq: stamp.seq, at: stamp.now }) : false;
+  const warnings = intervalWarnings(before.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
+  return { status: "accepted", version: snap.version, updatedAt: stamp.at, historyRetained, ...(warnings ? { warnings } : {}) };
 }

@@ -22,9 +22,13 @@ export async function activeSlotForWrite(repo: Repo, accountId: string, slotId: 
   throw await whyNoActiveSlot(repo, accountId, slotId);
 }
 
+/** Every generation of a slot id (active, archived, deleted), newest first. */
+export const generationsOf = (repo: Repo, accountId: string, slotId: string) =>
+  repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+
 /** Archived wins over deleted when both exist: the player can still see and restore it. */
 export async function whyNoActiveSlot(repo: Repo, accountId: string, slotId: string) {
-  const past = await repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+  const past = await generationsOf(repo, accountId, slotId);
   if (past.some((s) => s.status === "archived")) return fail.slotArchived(slotId);
   if (past.some((s) => s.status === "deleted")) return fail.slotDeleted(slotId);
   return fail.notFound("Slot");

@@ -5,7 +5,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../shared/crypto.ts";
 import type { Deps } from "./deps.ts";
-import { intervalWarnings, snapshotDue, writeSnapshot } from "./history.ts";
+import { acceptedSync, syncStamp } from "./history.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
 
@@ -32,18 +32,13 @@ export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcc
   const size = jsonByteLength(next);
   if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
 
-  const now = deps.now();
-  const at = now.toISOString();
-  const snapshot = snapshotDue(deps, tenant.plan, account.lastSnapshotAt, now);
-  const seq = account.snapshotSeq + (snapshot ? 1 : 0);
+  const stamp = syncStamp(deps, tenant.plan, account);
   const updated = await repo.accounts.update(
     { _id: account._id, version: body.baseVersion, status: "active" },
     {
       accountData: JSON.stringify(next),
       version: body.baseVersion + 1,
-      updatedAt: at,
-      lastSyncAt: at,
-      ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}),
+      ...stamp.changes,
     },
   );
   if (!updated) {
@@ -53,11 +48,7 @@ export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcc
     return conflict(deps, usable(current), body);
   }
 
-  const historyRetained = snapshot
-    ? await writeSnapshot(deps, tenant.plan, { ownerId: account._id, accountId: account._id, seq, version: updated.version, payload: { accountData: next }, at: now })
-    : false;
-  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, now);
-  return { status: "accepted", version: updated.version, updatedAt: at, historyRetained, ...(warnings ? { warnings } : {}) };
+  return acceptedSync(deps, tenant, account, stamp, { ownerId: account._id, accountId: account._id, version: updated.version, payload: { accountData: next } });
 }
 
 async function conflict(deps: Deps, account: AccountDoc, body: Message["body"]): Promise<AccountConflictResponse> {

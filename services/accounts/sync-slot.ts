@@ -2,7 +2,7 @@ import type { SlotConflictResponse, SyncAcceptedResponse, SyncAccountSlotRequest
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
-import { intervalWarnings, snapshotDue, writeSnapshot } from "./history.ts";
+import { acceptedSync, syncStamp } from "./history.ts";
 import { activeSlotForWrite } from "./load.ts";
 import { type SlotDoc, toSlotResponse } from "./repo.ts";
 
@@ -20,10 +20,7 @@ export async function syncSlot(
   const slot = await activeSlotForWrite(repo, accountId, msg.params.slotId);
   if (slot.version !== body.baseVersion) return conflict(slot, body);
 
-  const now = deps.now();
-  const at = now.toISOString();
-  const snapshot = snapshotDue(deps, tenant.plan, slot.lastSnapshotAt, now);
-  const seq = slot.snapshotSeq + (snapshot ? 1 : 0);
+  const stamp = syncStamp(deps, tenant.plan, slot);
   const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
   const updated = await repo.slots.update(
     { _id: slot._id, version: body.baseVersion, status: "active" },
@@ -31,9 +28,7 @@ export async function syncSlot(
       slotInfo: JSON.stringify(slotInfo),
       data: JSON.stringify(body.data),
       version: body.baseVersion + 1,
-      updatedAt: at,
-      lastSyncAt: at,
-      ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}),
+      ...stamp.changes,
     },
   );
   if (!updated) {
@@ -41,11 +36,7 @@ export async function syncSlot(
     return conflict(await activeSlotForWrite(repo, accountId, msg.params.slotId), body);
   }
 
-  const historyRetained = snapshot
-    ? await writeSnapshot(deps, tenant.plan, { ownerId: slot._id, accountId, seq, version: updated.version, payload: { slotInfo, data: body.data }, at: now })
-    : false;
-  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, now);
-  return { status: "accepted", version: updated.version, updatedAt: at, historyRetained, ...(warnings ? { warnings } : {}) };
+  return acceptedSync(deps, tenant, slot, stamp, { ownerId: slot._id, accountId, version: updated.version, payload: { slotInfo, data: body.data } });
 }
 
 function conflict(slot: SlotDoc, body: SyncAccountSlotRequest): SlotConflictResponse {

@@ -42,10 +42,11 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
     async session(tenant: Tenant, headers: Headers, accountId: string, busHeaders: Record<string, string>): Promise<SessionActor> {
       const token = headers.get(sessionHeader);
       if (!token) throw fail.unauthorized("The X-Service-Account-Session header is required.");
-      const cacheKey = `${tenant.envId}:${sha256Hex(token)}`;
+      const tokenHash = sha256Hex(token);
+      const cacheKey = `${tenant.envId}:${tokenHash}`;
       let session = sessions.get(cacheKey);
       if (!session) {
-        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash: cacheKey.slice(tenant.envId.length + 1) }, { headers: busHeaders, timeoutMs });
+        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash }, { headers: busHeaders, timeoutMs });
         sessions.set(cacheKey, session);
       }
       if (session.accountStatus === "deleted") throw fail.accountDeleted();
