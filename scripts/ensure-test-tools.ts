@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { dockerAnswers, ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
+import { chromiumBin, dockerAnswers, ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
 
 /**
- * Finds or installs what the integration tests run against: nats-server (Debian's package) and
- * FerretDB 1.24.2 (built once from the Go module proxy into the tool cache). Where an explicit URL or
- * a Docker engine provides a component, nothing is installed for it. Throws when something is missing
- * and cannot be had: the tests would otherwise fail one by one with the same cause.
+ * Finds or installs what the integration tests run against: nats-server and Chromium (Debian's
+ * packages) and FerretDB 1.24.2 (built once from the Go module proxy into the tool cache). Where an
+ * explicit URL or a Docker engine provides a component, nothing is installed for it. Throws when
+ * something is missing and cannot be had: the tests would otherwise fail one by one with the same cause.
  */
 async function run(cmd: string[], cwd?: string, env?: Record<string, string>) {
   console.log(`$ ${cmd.join(" ")}`);
@@ -14,15 +14,28 @@ async function run(cmd: string[], cwd?: string, env?: Record<string, string>) {
   if ((await proc.exited) !== 0) throw new Error(`failed: ${cmd.join(" ")}`);
 }
 
+let aptUpdated = false;
+/** Installs a Debian package when we may (root with apt-get); false when we may not. */
+async function aptInstall(pkg: string): Promise<boolean> {
+  if (process.getuid?.() !== 0 || !Bun.which("apt-get")) return false;
+  if (!aptUpdated) await run(["apt-get", "update", "-qq"]);
+  aptUpdated = true;
+  await run(["apt-get", "install", "-y", "-qq", pkg], undefined, { DEBIAN_FRONTEND: "noninteractive" });
+  return true;
+}
+
 async function ensureNats() {
   if (process.env.NATS_URL || natsServerBin()) return;
   if (await dockerAnswers()) return;
-  if (process.getuid?.() === 0 && Bun.which("apt-get")) {
-    await run(["apt-get", "update", "-qq"]);
-    await run(["apt-get", "install", "-y", "-qq", "nats-server"], undefined, { DEBIAN_FRONTEND: "noninteractive" });
-    if (natsServerBin()) return;
-  }
+  if ((await aptInstall("nats-server")) && natsServerBin()) return;
   throw new Error("nats-server is missing: install it (apt-get install nats-server) or set NATS_URL");
+}
+
+// The API reference test renders /docs in a real browser; playwright-core brings no browser of its own.
+async function ensureChromium() {
+  if (chromiumBin()) return;
+  if ((await aptInstall("chromium")) && chromiumBin()) return;
+  throw new Error("Chromium is missing: install it (apt-get install chromium) or set CHROMIUM_BIN to its executable");
 }
 
 async function ensureFerretdb() {
@@ -37,4 +50,5 @@ async function ensureFerretdb() {
 }
 
 await ensureNats();
+await ensureChromium();
 await ensureFerretdb();

@@ -2,8 +2,3 @@
 export function sha256Hex(value: string): string {
   return new Bun.CryptoHasher("sha256").update(value).digest("hex");
 }
-
-/** UTF-8 byte length of a field as the contract measures it: `JSON.stringify(field)`. */
-export function jsonByteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
-}

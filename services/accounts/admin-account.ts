@@ -8,13 +8,14 @@ const envOf = (envId: string) => {
   return { projectId: envId.slice(0, i), environment: envId.slice(i + 1) as "stage" | "prod" };
 };
 
-/** Operator view: the account in any environment, archived and deleted slots, sessions without tokens. */
-export async function adminGetAccount(deps: Deps, accountId: string): Promise<AdminAccountResponse> {
+/** Operator view: the account in any environment, a page of its slots (every status) and sessions. */
+export async function adminGetAccount(deps: Deps, accountId: string, page: { offset: number; limit: number }): Promise<AdminAccountResponse> {
   const { repo } = deps;
   const a = await repo.accounts.get(accountId);
   if (!a) throw fail.notFound("Account");
-  const slots = await repo.slots.find({ accountId }, { sort: { field: "createdAt", direction: 1 } });
-  const sessions = await repo.sessions.find({ accountId }, { sort: { field: "createdAt", direction: 1 } });
+  const oldestFirst = { sort: { field: "createdAt", direction: 1 }, skip: page.offset, limit: page.limit } as const;
+  const slots = await repo.slots.find({ accountId }, oldestFirst);
+  const sessions = await repo.sessions.find({ accountId }, oldestFirst);
   return {
     account: {
       accountId: a._id,
@@ -27,13 +28,14 @@ export async function adminGetAccount(deps: Deps, accountId: string): Promise<Ad
       createdAt: a.createdAt,
       updatedAt: a.updatedAt,
     },
-    slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, slotInfo: JSON.parse(s.slotInfo), createdAt: s.createdAt, updatedAt: s.updatedAt })),
+    slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })),
     sessions: sessions.map((s) => ({
       sessionId: s.sessionId,
       createdAt: s.createdAt,
       ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
       ...(s.deviceLabel ? { deviceLabel: s.deviceLabel } : {}),
     })),
+    page: { ...page, slotCount: await repo.slots.count({ accountId }), sessionCount: await repo.sessions.count({ accountId }) },
   };
 }
 

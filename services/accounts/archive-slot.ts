@@ -3,7 +3,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import { activeSlotForWrite, loadAccount, whyNoActiveSlot } from "./load.ts";
-import { activeSlotsOf, retiredKeyOf, toAccountResponse } from "./repo.ts";
+import { activeSlotsOf, retire, toAccountResponse } from "./repo.ts";
 
 /** Route 16: retire the active slot, freeing its id; answers the account view without it. */
 export async function archiveSlot(deps: Deps, msg: RouteMessage<typeof contractRoutes.archiveSlot>): Promise<AccountResponse> {
@@ -14,7 +14,7 @@ export async function archiveSlot(deps: Deps, msg: RouteMessage<typeof contractR
   const slot = await activeSlotForWrite(repo, accountId, slotId);
   const archived = await repo.slots.update(
     { _id: slot._id, status: "active" },
-    { status: "archived", activeKey: retiredKeyOf("archived", slot._id), updatedAt: deps.now().toISOString() },
+    { ...retire("archived", slot._id), updatedAt: deps.now().toISOString() },
   );
   if (!archived) throw await whyNoActiveSlot(repo, accountId, slotId);
   return toAccountResponse(account, await activeSlotsOf(repo, accountId));

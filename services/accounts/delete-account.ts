@@ -18,8 +18,7 @@ export async function deleteAccount(deps: Deps, msg: RouteMessage<typeof contrac
     return { accountId, deletedAt: account.deletedAt!, deletedSlotCount: 0, alreadyDeleted: true, cleanupQueued: Boolean(account.cleanupPending) };
   }
 
-  const slots = await repo.slots.find({ accountId });
-  const deletedSlotCount = slots.filter((s) => s.status !== "deleted").length;
+  const deletedSlotCount = (await repo.slots.count({ accountId, status: "active" })) + (await repo.slots.count({ accountId, status: "archived" }));
   const at = deps.now().toISOString();
   const tombstone = await repo.accounts.update(
     { _id: accountId, status: account.status },

@@ -4,8 +4,8 @@ import { queues } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
-import { generationsOf, loadAccount } from "./load.ts";
-import { type SlotDoc, activeSlotsOf, retiredKeyOf, toAccountResponse } from "./repo.ts";
+import { loadAccount, newestWithStatus } from "./load.ts";
+import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "./repo.ts";
 
 /**
  * Route 14: the active slot, else the newest archived one, becomes an unreadable tombstone before the
@@ -18,17 +18,16 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   const account = await loadAccount(deps, msg.tenant.envId, accountId);
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const past = await generationsOf(repo, accountId, slotId);
-    const target = past.find((s) => s.status === "active") ?? past.find((s) => s.status === "archived");
+    const target = (await newestWithStatus(repo, accountId, slotId, "active")) ?? (await newestWithStatus(repo, accountId, slotId, "archived"));
     if (!target) {
-      const deleted = past.find((s) => s.status === "deleted");
+      const deleted = await newestWithStatus(repo, accountId, slotId, "deleted");
       if (!deleted) throw fail.notFound("Slot");
       return answer(deps, account._id, slotId, deleted, true);
     }
     const at = deps.now().toISOString();
     const tombstone = await repo.slots.update(
       { _id: target._id, status: target.status },
-      { status: "deleted", activeKey: retiredKeyOf("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
+      { ...retire("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
     );
     if (!tombstone) continue; // changed under us (archived or deleted concurrently): look again
     await deps.bus.enqueue(queues.cleanup.name, { kind: "slot", id: target._id });

@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { Deps } from "./deps.ts";
-import { type AccountDoc, type Repo, type SlotDoc, activeKeyOf } from "./repo.ts";
+import { type AccountDoc, type Repo, type SlotDoc, type SlotStatus, activeKeyOf } from "./repo.ts";
 
 /** The caller's account, usable for reads and writes: deleted is 410, suspended 403, foreign 404. */
 export async function loadAccount({ repo }: Deps, envId: string, accountId: string): Promise<AccountDoc> {
@@ -22,14 +22,13 @@ export async function activeSlotForWrite(repo: Repo, accountId: string, slotId: 
   throw await whyNoActiveSlot(repo, accountId, slotId);
 }
 
-/** Every generation of a slot id (active, archived, deleted), newest first. */
-export const generationsOf = (repo: Repo, accountId: string, slotId: string) =>
-  repo.slots.find({ accountId, slotId }, { sort: { field: "createdAt", direction: -1 }, limit: 50 });
+/** The newest generation of a slot id in one status, however many generations the id has had. */
+export const newestWithStatus = (repo: Repo, accountId: string, slotId: string, status: SlotStatus) =>
+  repo.slots.findOne({ accountId, slotId, status }, { field: "createdAt", direction: -1 });
 
 /** Archived wins over deleted when both exist: the player can still see and restore it. */
 export async function whyNoActiveSlot(repo: Repo, accountId: string, slotId: string) {
-  const past = await generationsOf(repo, accountId, slotId);
-  if (past.some((s) => s.status === "archived")) return fail.slotArchived(slotId);
-  if (past.some((s) => s.status === "deleted")) return fail.slotDeleted(slotId);
+  if (await newestWithStatus(repo, accountId, slotId, "archived")) return fail.slotArchived(slotId);
+  if (await newestWithStatus(repo, accountId, slotId, "deleted")) return fail.slotDeleted(slotId);
   return fail.notFound("Slot");
 }

@@ -26,7 +26,9 @@ export type SlotStatus = "active" | "archived" | "deleted";
 /**
  * One document per slot incarnation. `activeKey` is `<accountId>/<slotId>` while active and unique
  * per document otherwise: a unique index on it allows one active slot per id without partial indexes
- * (which FerretDB lacks), and lets an archived id be reused.
+ * (which FerretDB lacks), and lets an archived id be reused. `seatKey` works the same way for the
+ * plan's active-slot cap: an active slot holds one of the account's numbered seats
+ * (`<accountId>#<n>`, n below the cap), so two concurrent creates can never take the last one both.
  */
 export type SlotDoc = {
   _id: string;
@@ -34,6 +36,7 @@ export type SlotDoc = {
   envId: string;
   slotId: string;
   activeKey: string;
+  seatKey: string;
   status: SlotStatus;
   slotInfo: string;
   data: string;
@@ -81,6 +84,7 @@ export async function openRepo(store: Store): Promise<Repo> {
     accounts: await store.collection<AccountDoc>("accounts", [{ name: "cleanup", fields: ["cleanupPending"] }]),
     slots: await store.collection<SlotDoc>("slots", [
       { name: "active_key", fields: ["activeKey"], unique: true },
+      { name: "seat_key", fields: ["seatKey"], unique: true },
       { name: "account_slot", fields: ["accountId", "slotId"] },
       { name: "account_status", fields: ["accountId", "status"] },
     ]),
@@ -96,7 +100,9 @@ export async function openRepo(store: Store): Promise<Repo> {
 }
 
 export const activeKeyOf = (accountId: string, slotId: string) => `${accountId}/${slotId}`;
-export const retiredKeyOf = (status: Exclude<SlotStatus, "active">, docId: string) => `${status}:${docId}`;
+export const seatKeyOf = (accountId: string, seat: number) => `${accountId}#${seat}`;
+/** A slot leaving `active`: its keys become unique to the document, freeing the id and the seat. */
+export const retire = (status: Exclude<SlotStatus, "active">, docId: string) => ({ status, activeKey: `${status}:${docId}`, seatKey: `${status}:${docId}` });
 
 export const toSlotSummary = (s: SlotDoc): AccountSlotSummary => ({
   slotId: s.slotId,

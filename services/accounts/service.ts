@@ -31,7 +31,7 @@ export async function startAccounts(deps: Deps): Promise<void> {
   serveRoute(bus, group, routes.syncSlot, (m) => syncSlot(deps, m));
   serveRoute(bus, group, routes.archiveSlot, (m) => archiveSlot(deps, m));
   serveRoute(bus, group, routes.deleteSlot, (m) => deleteSlot(deps, m));
-  serveRoute(bus, group, adminRoutes.getAccount, (m) => adminGetAccount(deps, m.params.accountId));
+  serveRoute(bus, group, adminRoutes.getAccount, (m) => adminGetAccount(deps, m.params.accountId, m.query));
   serveRoute(bus, group, adminRoutes.suspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "suspended"));
   serveRoute(bus, group, adminRoutes.unsuspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "active"));
   serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));

@@ -1,9 +1,9 @@
-import type { AccountConflictResponse, SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
+import type { AccountConflictWire, SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
 import { Limits } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import { jsonByteLength } from "../../shared/crypto.ts";
+import { jsonByteLength } from "../../shared/json.ts";
 import type { Deps } from "./deps.ts";
 import { acceptedSync, syncStamp } from "./history.ts";
 import { loadAccount, usable } from "./load.ts";
@@ -11,22 +11,25 @@ import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
 
-/** Shallow top-level merge; a null value removes the key. */
+/**
+ * Shallow top-level merge; a null value removes the key. Keys are defined, not assigned: assigning
+ * `__proto__` would set the prototype instead of storing the key.
+ */
 export function applyPatch(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const next = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete next[key];
-    else next[key] = value;
+    else Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return next;
 }
 
 /** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
-export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcceptedResponse | AccountConflictResponse> {
+export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcceptedResponse | AccountConflictWire> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
-  if (account.version !== body.baseVersion) return conflict(deps, account, body);
+  if (account.version !== body.baseVersion) return conflict(deps, account);
 
   const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
   const size = jsonByteLength(next);
@@ -45,23 +48,13 @@ export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcc
     // Lost a race after the read: answer with whatever won.
     const current = await repo.accounts.get(account._id);
     if (!current) throw fail.notFound("Account");
-    return conflict(deps, usable(current), body);
+    return conflict(deps, usable(current));
   }
 
   return acceptedSync(deps, tenant, account, stamp, { ownerId: account._id, accountId: account._id, version: updated.version, payload: { accountData: next } });
 }
 
-async function conflict(deps: Deps, account: AccountDoc, body: Message["body"]): Promise<AccountConflictResponse> {
+async function conflict(deps: Deps, account: AccountDoc): Promise<AccountConflictWire> {
   const view = toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));
-  return {
-    status: "conflict",
-    account: view,
-    version: account.version,
-    updatedAt: account.updatedAt,
-    details: {
-      reason: "base_version_mismatch",
-      serverAccountData: view.accountData,
-      ...(body.accountData !== undefined ? { clientAccountData: body.accountData } : { clientAccountDataPatch: body.accountDataPatch }),
-    },
-  };
+  return { status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details: { reason: "base_version_mismatch" } };
 }

@@ -1,4 +1,4 @@
-import type { SlotConflictResponse, SyncAcceptedResponse, SyncAccountSlotRequest } from "../../shared/contract/accounts.ts";
+import type { SlotConflictWire, SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
@@ -13,12 +13,12 @@ import { type SlotDoc, toSlotResponse } from "./repo.ts";
 export async function syncSlot(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.syncSlot>,
-): Promise<SyncAcceptedResponse | SlotConflictResponse> {
+): Promise<SyncAcceptedResponse | SlotConflictWire> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const { accountId } = msg.session;
   const slot = await activeSlotForWrite(repo, accountId, msg.params.slotId);
-  if (slot.version !== body.baseVersion) return conflict(slot, body);
+  if (slot.version !== body.baseVersion) return conflict(slot);
 
   const stamp = syncStamp(deps, tenant.plan, slot);
   const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
@@ -33,23 +33,12 @@ export async function syncSlot(
   );
   if (!updated) {
     // Another write won between the read and the update: answer with the state that won.
-    return conflict(await activeSlotForWrite(repo, accountId, msg.params.slotId), body);
+    return conflict(await activeSlotForWrite(repo, accountId, msg.params.slotId));
   }
 
   return acceptedSync(deps, tenant, slot, stamp, { ownerId: slot._id, accountId, version: updated.version, payload: { slotInfo, data: body.data } });
 }
 
-function conflict(slot: SlotDoc, body: SyncAccountSlotRequest): SlotConflictResponse {
-  const server = toSlotResponse(slot);
-  return {
-    status: "conflict",
-    slot: server,
-    version: slot.version,
-    updatedAt: slot.updatedAt,
-    details: {
-      reason: "base_version_mismatch",
-      serverSlot: { slotInfo: server.slotInfo, data: server.data },
-      clientSlot: { ...(body.slotInfo !== undefined ? { slotInfo: body.slotInfo } : {}), data: body.data },
-    },
-  };
+function conflict(slot: SlotDoc): SlotConflictWire {
+  return { status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details: { reason: "base_version_mismatch" } };
 }

@@ -1,14 +1,14 @@
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { type Bus, requestIdHeader } from "../../shared/bus/port.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
 import type { Route } from "../../shared/contract/route.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import type { Logger } from "../../shared/log.ts";
+import { checkAccountHeaders } from "./account-headers.ts";
 import { createAuth } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
+import { docsRoutes } from "./docs.ts";
 import { errorResponse, jsonHeaders } from "./errors.ts";
-import { openApiPaths, securitySchemes } from "./openapi.ts";
 import { requestIdOf } from "./request-id.ts";
 import { validate } from "./validate.ts";
 
@@ -34,6 +34,7 @@ export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOption
   async function handle(r: Route, request: Request, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();
     if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
+    checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
 
     const tenant = r.auth === "runtimeKey" || r.auth === "session" ? await auth.tenant(request.headers, busHeaders) : undefined;
@@ -44,23 +45,12 @@ export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOption
     const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
 
     const value = await bus.request(r.subject, { tenant, session, params, query, body }, { headers: busHeaders, timeoutMs });
-    const conflict = (value as { status?: unknown } | null)?.status === "conflict";
-    return json(conflict ? 409 : r.ok[0], value, requestId);
+    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId);
+    return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId);
   }
 
   const app = new Elysia()
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        exclude: { paths: [/.*/] },
-        documentation: {
-          info: { title: "Savepoint API", version: "0.4.0", description: "Account-first save sync: accounts, slots, optimistic concurrency." },
-          paths: openApiPaths(allRoutes) as never,
-          components: { securitySchemes } as never,
-        },
-      }),
-    )
+    .use(docsRoutes(allRoutes))
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)));
 
   const methodsByPath = new Map<string, string[]>();
@@ -75,6 +65,11 @@ export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOption
         try {
           return await handle(r, request, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
         } catch (err) {
+          // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
+          if (request.signal.aborted) {
+            log.debug("client disconnected", { requestId, route: r.operationId });
+            return errorResponse(fail.invalidRequest([{ path: "body", message: "The client closed the request." }]), requestId, log);
+          }
           return errorResponse(err, requestId, log);
         }
       },

@@ -5,9 +5,8 @@ import { fail } from "../../shared/contract/errors.ts";
 import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
+import { accountHeader } from "./account-headers.ts";
 import { TtlCache } from "./cache.ts";
-
-export const sessionHeader = "x-service-account-session";
 
 const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
 
@@ -40,7 +39,7 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
 
     /** decisions.md, Credentials: 401 unknown, 410 deleted, 403 suspended, 403 another account. */
     async session(tenant: Tenant, headers: Headers, accountId: string, busHeaders: Record<string, string>): Promise<SessionActor> {
-      const token = headers.get(sessionHeader);
+      const token = accountHeader(headers, "session");
       if (!token) throw fail.unauthorized("The X-Service-Account-Session header is required.");
       const tokenHash = sha256Hex(token);
       const cacheKey = `${tenant.envId}:${tokenHash}`;

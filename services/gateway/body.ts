@@ -1,5 +1,6 @@
 import { Limits } from "../../shared/contract/common.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
+import { maxJsonDepth, textDepth } from "../../shared/json.ts";
 
 const tooLarge = (actualBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Limits.requestBodyBytes} bytes.`, {
@@ -7,6 +8,11 @@ const tooLarge = (actualBytes: number) =>
     limitBytes: Limits.requestBodyBytes,
     actualBytes,
   });
+
+// fatal: bytes that are not UTF-8 are refused, never turned into U+FFFD.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Levels of a request body around its deepest free-form field: body -> slot -> data. */
+const requestShapeDepth = 2;
 
 const malformed = (message: string) => fail.invalidRequest([{ path: "body", message }]);
 
@@ -30,8 +36,16 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
+  let text: string;
   try {
-    return JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+    text = utf8.decode(Buffer.concat(chunks, size));
+  } catch {
+    throw malformed("The body is not valid UTF-8");
+  }
+  // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
+  if (textDepth(text) > maxJsonDepth + requestShapeDepth) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
+  try {
+    return JSON.parse(text);
   } catch {
     throw malformed("Malformed JSON");
   }

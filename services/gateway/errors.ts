@@ -20,6 +20,7 @@ export const statusOf: Record<ErrorCode, number> = {
   conflict: 409,
   idempotency_key_reused: 409,
   slot_already_exists: 409,
+  slot_limit_reached: 409,
   slot_archived: 409,
   provider_not_configured: 409,
   provider_not_enabled: 409,

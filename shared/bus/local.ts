@@ -49,6 +49,8 @@ export function createLocalBus(log: Logger): Bus {
   }
 
   return {
+    maxPayload: Number.POSITIVE_INFINITY,
+
     async request(subject: string, data: unknown, options: RequestOptions = {}) {
       const entry = servers.get(subject);
       if (closed || !entry || entry.handlers.length === 0) throw fail.serviceUnavailable();

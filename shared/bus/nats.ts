@@ -77,6 +77,8 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
   };
 
   return {
+    maxPayload: nc.info?.max_payload ?? Limits.requestBodyBytes,
+
     async request(subject: string, data: unknown, options: RequestOptions = {}) {
       try {
         const msg = await nc.request(subject, encode(data), {

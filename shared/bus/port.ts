@@ -18,6 +18,8 @@ export interface RequestOptions {
 }
 
 export interface Bus {
+  /** The largest message, in bytes, a request or reply may be (Infinity in process). */
+  readonly maxPayload: number;
   /**
    * Sends a request to one instance of the service serving `subject`. Resolves with the handler's
    * value; rejects with the handler's AppError, `service_unavailable` when nothing serves the

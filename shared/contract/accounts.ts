@@ -128,6 +128,34 @@ export const SlotConflictResponse = z
   .meta({ id: "SlotConflictResponse" });
 export type SlotConflictResponse = z.infer<typeof SlotConflictResponse>;
 
+/**
+ * A 409 as the accounts service sends it over the bus: without `details`' copies of the server's and
+ * the client's data. The gateway already holds both (the server's is in `account` or `slot`, the
+ * client's is the request it validated) and adds them back, so the largest conflict still fits one
+ * bus message.
+ */
+type Wire<T extends { details: object }> = Omit<T, "details"> & { details: { reason: "base_version_mismatch" } };
+export type AccountConflictWire = Wire<AccountConflictResponse>;
+export type SlotConflictWire = Wire<SlotConflictResponse>;
+
+export const completeAccountConflict = (wire: AccountConflictWire, body: SyncAccountDataRequest): AccountConflictResponse => ({
+  ...wire,
+  details: {
+    ...wire.details,
+    serverAccountData: wire.account.accountData,
+    ...(body.accountData !== undefined ? { clientAccountData: body.accountData } : { clientAccountDataPatch: body.accountDataPatch }),
+  },
+});
+
+export const completeSlotConflict = (wire: SlotConflictWire, body: SyncAccountSlotRequest): SlotConflictResponse => ({
+  ...wire,
+  details: {
+    ...wire.details,
+    serverSlot: { slotInfo: wire.slot.slotInfo, data: wire.slot.data },
+    clientSlot: { ...(body.slotInfo !== undefined ? { slotInfo: body.slotInfo } : {}), data: body.data },
+  },
+});
+
 export const SlotListResponse = z
   .object({ accountId: AccountId, slots: z.array(AccountSlotSummary) })
   .meta({ id: "SlotListResponse" });

@@ -26,7 +26,20 @@ export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPol
 export const AdminAccountPath = z.strictObject({ accountId: AccountId });
 export const AdminSlotPath = AdminAccountPath.extend({ slotId: SlotId });
 
-/** Operator view of one account: archived slots and sessions too, never a token or hash. */
+/**
+ * Which page of the account's slots (every generation) and sessions the operator view lists; the
+ * view always says how many there are in all.
+ */
+export const AdminAccountQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+});
+
+/**
+ * Operator view of one account: archived and deleted slots and sessions too, a page at a time, never
+ * a token or hash. Slots are listed without their `slotInfo`, so a page stays small however many
+ * generations an account has had.
+ */
 export const AdminAccountResponse = z
   .object({
     account: z.object({
@@ -46,7 +59,6 @@ export const AdminAccountResponse = z
         slotId: z.string(),
         status: z.enum(["active", "archived", "deleted"]),
         version: z.int(),
-        slotInfo: freeForm(),
         createdAt: Timestamp,
         updatedAt: Timestamp,
       }),
@@ -54,6 +66,7 @@ export const AdminAccountResponse = z
     sessions: z.array(
       z.object({ sessionId: z.string(), createdAt: Timestamp, revokedAt: Timestamp.optional(), deviceLabel: z.string().optional() }),
     ),
+    page: z.object({ offset: z.int(), limit: z.int(), slotCount: z.int(), sessionCount: z.int() }),
   })
   .meta({ id: "AdminAccountResponse" });
 export type AdminAccountResponse = z.infer<typeof AdminAccountResponse>;

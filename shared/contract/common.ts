@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jsonByteLength } from "../crypto.ts";
+import { isJsonObject, jsonByteLength, unfaithfulJson } from "../json.ts";
 
 /** Byte limits from contract section 8. */
 export const Limits = {
@@ -24,21 +24,27 @@ export interface TooLargeParams {
 }
 
 /**
- * A free-form JSON object (any keys, stored as serialized JSON). With `maxBytes`, a value whose
- * `JSON.stringify` is longer in UTF-8 fails with a TooLargeParams issue.
+ * A free-form JSON object, stored as serialized JSON and returned exactly as sent: any keys
+ * (`__proto__` and `constructor` included, in the order sent), nothing JSON cannot carry faithfully.
+ * The value passes through as parsed, never copied key by key: a copy would turn a `__proto__` key
+ * into a prototype. With `maxBytes`, a value whose `JSON.stringify` is longer in UTF-8 fails with a
+ * TooLargeParams issue.
  */
 export function freeForm(maxBytes?: number) {
-  const base = z.record(z.string(), z.unknown());
-  if (maxBytes === undefined) return base.meta({ description: "Free-form JSON object." });
-  return base
+  const description = maxBytes === undefined ? "Free-form JSON object." : `Free-form JSON object, at most ${maxBytes} bytes as JSON.`;
+  return z
+    .custom<Record<string, unknown>>(isJsonObject, "must be a JSON object")
     .superRefine((value, ctx) => {
+      const problem = unfaithfulJson(value);
+      if (problem) return ctx.addIssue({ code: "custom", message: problem });
+      if (maxBytes === undefined) return;
       const actualBytes = jsonByteLength(value);
       if (actualBytes > maxBytes) {
         const params: TooLargeParams = { tooLarge: true, limitBytes: maxBytes, actualBytes };
         ctx.addIssue({ code: "custom", message: `must be at most ${maxBytes} bytes as JSON`, params });
       }
     })
-    .meta({ description: `Free-form JSON object, at most ${maxBytes} bytes as JSON.` });
+    .meta({ type: "object", additionalProperties: true, description } as Record<string, unknown>);
 }
 
 export const SyncPolicy = z

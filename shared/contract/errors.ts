@@ -17,6 +17,7 @@ export const ErrorCode = z.enum([
   "conflict",
   "idempotency_key_reused",
   "slot_already_exists",
+  "slot_limit_reached",
   "slot_archived",
   "provider_not_configured",
   "provider_not_enabled",
@@ -78,6 +79,8 @@ export const fail = {
   slotDeleted: (slotId: string) => new AppError("slot_deleted", "The slot has been deleted.", { slotId }),
   slotArchived: (slotId: string) => new AppError("slot_archived", "The slot is archived and cannot be changed.", { slotId }),
   slotAlreadyExists: (slotId: string) => new AppError("slot_already_exists", "An active slot with this id already exists.", { slotId }),
+  slotLimitReached: (limit: number) =>
+    new AppError("slot_limit_reached", `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`, { limit }),
   payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>
     new AppError("payload_too_large", `${field} is larger than ${limitBytes} bytes.`, { field, limitBytes, actualBytes }),
   notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),

@@ -8,8 +8,9 @@ import { SessionActor, Tenant } from "./tenant.ts";
  */
 export type Auth = "none" | "runtimeKey" | "session" | "admin";
 
-const empty = z.strictObject({});
-type Empty = typeof empty;
+const noParams = z.strictObject({});
+// Unknown query keys are dropped, not refused: cache-busters such as `?_=123` are common.
+const noQuery = z.object({});
 
 /** A route of the HTTP API: the one description the gateway, the services and OpenAPI all read. */
 export interface Route {
@@ -29,6 +30,9 @@ export interface Route {
   /** Success status and body; a body with `status: "conflict"` is answered with 409 instead. */
   readonly ok: readonly [number, z.ZodType];
   readonly conflict?: z.ZodType;
+  /** Turns the service's conflict reply into `conflict`'s shape, given the request body (see accounts.ts). */
+  // `any`: each route pairs its own wire and body types; the gateway only passes them through.
+  readonly completeConflict?: (wire: any, body: any) => unknown;
   readonly errors: readonly number[];
   /** Bus subject that serves the route; absent until a later issue implements it (501). */
   readonly subject?: string;
@@ -36,12 +40,12 @@ export interface Route {
 
 type Spec = Omit<Route, "params" | "query"> & { params?: z.ZodType; query?: z.ZodType };
 type Filled<S extends Spec> = Omit<S, "params" | "query"> & {
-  params: S["params"] extends z.ZodType ? S["params"] : Empty;
-  query: S["query"] extends z.ZodType ? S["query"] : Empty;
+  params: S["params"] extends z.ZodType ? S["params"] : typeof noParams;
+  query: S["query"] extends z.ZodType ? S["query"] : typeof noQuery;
 };
 
 export function route<const S extends Spec>(spec: S): Filled<S> {
-  return { ...spec, params: spec.params ?? empty, query: spec.query ?? empty } as unknown as Filled<S>;
+  return { ...spec, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
 }
 
 type BodyOf<R extends Route> = R["body"] extends z.ZodType

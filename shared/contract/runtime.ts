@@ -14,7 +14,7 @@ export const GameConfig = z
   })
   .meta({ id: "GameConfig" });
 
-export const RuntimeConfigQuery = z.strictObject({ gameConfigVersion: z.coerce.number().int().min(1).optional() });
+export const RuntimeConfigQuery = z.object({ gameConfigVersion: z.coerce.number().int().min(1).optional() });
 
 export const RuntimeConfigResponse = z
   .object({ syncPolicy: SyncPolicy, gameConfig: GameConfig.optional() })

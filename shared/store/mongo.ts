@@ -1,6 +1,6 @@
 import { type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
 import { type Lease, withLease } from "./mongo-lease.ts";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, StoreUnavailableError, checkField, maxListing } from "./port.ts";
+import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, StoreUnavailableError, checkField } from "./port.ts";
 
 const duplicateKey = 11000;
 // FerretDB 1.x answers a unique violation inside findAndModify with code 1 and SQLite's message.
@@ -33,15 +33,18 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return guard(() => this.c.findOne({ _id: id }) as Promise<T | null>);
   }
 
-  findOne(filter: Filter<T>) {
-    return guard(() => this.c.findOne(clean(filter)) as Promise<T | null>);
+  async findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null> {
+    return (await this.find(filter, { sort, limit: 1 }))[0] ?? null;
   }
 
-  find(filter: Filter<T>, options: FindOptions<T> = {}) {
+  find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
     return guard(() => {
       let cursor = this.c.find(clean(filter));
-      if (options.sort) cursor = cursor.sort({ [checkField(options.sort.field)]: options.sort.direction });
-      return cursor.limit(Math.min(options.limit ?? maxListing, maxListing)).toArray() as Promise<T[]>;
+      // _id breaks ties, so pages of one listing never overlap or skip a row.
+      if (options.sort) cursor = cursor.sort({ [checkField(options.sort.field)]: options.sort.direction, _id: options.sort.direction });
+      if (options.skip) cursor = cursor.skip(options.skip);
+      if (options.limit !== undefined) cursor = cursor.limit(options.limit);
+      return cursor.toArray() as Promise<T[]>;
     });
   }
 

@@ -17,13 +17,16 @@ export interface Index {
 
 export interface FindOptions<T extends Doc> {
   sort?: { field: keyof T & string; direction: 1 | -1 };
-  /** Listings are bounded; the default and the maximum is 1000. */
+  /** Without a limit a listing is complete: list only what an API rule bounds, or page. */
   limit?: number;
+  skip?: number;
 }
 
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | null>;
-  findOne(filter: Filter<T>): Promise<T | null>;
+  /** The first match in `sort` order (any match without one). */
+  findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null>;
+  /** Every match, in `sort` order; `limit` and `skip` page through them. Never cut off silently. */
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
   count(filter: Filter<T>): Promise<number>;
   /** Rejects with DuplicateKeyError when `_id` or a unique index is taken. */
@@ -34,6 +37,7 @@ export interface Collection<T extends Doc> {
    * undefined in `changes` are not touched.
    */
   update(filter: Filter<T>, changes: Partial<T>): Promise<T | null>;
+  /** Sets `changes` on every match; returns how many matched. */
   updateMany(filter: Filter<T>, changes: Partial<T>): Promise<number>;
   delete(filter: Filter<T>): Promise<number>;
 }
@@ -61,7 +65,6 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-export const maxListing = 1000;
 const fieldName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Field names come from code, but the SQLite adapter splices them into SQL: refuse anything odd. */

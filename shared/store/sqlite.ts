@@ -1,7 +1,7 @@
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, checkField, maxListing } from "./port.ts";
+import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, checkField } from "./port.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
 const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
@@ -23,6 +23,12 @@ function where(filter: Filter<Doc>): { sql: string; args: SQLQueryBindings[] } {
   }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
+
+/** Paging numbers are spliced into SQL: only whole numbers get there. */
+const int = (n: number) => {
+  if (!Number.isInteger(n)) throw new Error(`not an integer: ${n}`);
+  return n;
+};
 
 const withoutUndefined = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -50,15 +56,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.rows(`SELECT doc FROM "${this.table}" WHERE _id = ?`, [id])[0] ?? null;
   }
 
-  async findOne(filter: Filter<T>) {
-    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  async findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null> {
+    return (await this.find(filter, { sort, limit: 1 }))[0] ?? null;
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}) {
     const w = where(filter as Filter<Doc>);
-    const order = options.sort ? `ORDER BY ${path(options.sort.field)} ${options.sort.direction === 1 ? "ASC" : "DESC"}` : "";
-    const limit = Math.min(options.limit ?? maxListing, maxListing);
-    return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} LIMIT ${limit}`, w.args);
+    const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
+    // _id breaks ties, so pages of one listing never overlap or skip a row.
+    const order = options.sort ? `ORDER BY ${path(options.sort.field)} ${direction}, _id ${direction}` : "";
+    // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
+    const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
+    return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
   async count(filter: Filter<T>) {
@@ -77,19 +86,19 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async update(filter: Filter<T>, changes: Partial<T>) {
-    return this.updateWhere(filter, changes, 1)[0] ?? null;
+    return this.updateWhere(filter, changes, "LIMIT 1")[0] ?? null;
   }
 
   async updateMany(filter: Filter<T>, changes: Partial<T>) {
-    return this.updateWhere(filter, changes, maxListing).length;
+    return this.updateWhere(filter, changes, "").length;
   }
 
   // Read and write inside one IMMEDIATE transaction: it takes the write lock first, so no other
   // writer (thread or process) can slip between the filter match and the write.
-  private updateWhere(filter: Filter<T>, changes: Partial<T>, limit: number): T[] {
+  private updateWhere(filter: Filter<T>, changes: Partial<T>, limit: "LIMIT 1" | ""): T[] {
     const w = where(filter as Filter<Doc>);
     const tx = this.db.transaction(() => {
-      const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} LIMIT ${limit}`, w.args);
+      const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${limit}`, w.args);
       const write = this.db.query(`UPDATE "${this.table}" SET doc = ? WHERE _id = ?`);
       return matched.map((doc) => {
         const next = { ...doc, ...withoutUndefined(changes) } as T;

@@ -69,6 +69,21 @@ for (const name of deploymentNames) {
       expect((await admin(d, "POST", "/admin/v1/accounts/acc_missing/suspend")).status).toBe(404);
     });
 
+    test("the operator view pages through every slot generation and says how many there are", async () => {
+      const t = await newTenant(d);
+      const acc = await newAccount(d, t.key);
+      for (let i = 0; i < 5; i++) {
+        expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "g", data: { i } } })).status).toBe(201);
+        expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/g/archive")).status).toBe(200);
+      }
+      const pages = [];
+      for (const offset of [0, 2, 4]) pages.push(await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}?offset=${offset}&limit=2`));
+      expect(pages.map((p) => p.body.slots.length)).toEqual([2, 2, 1]);
+      expect(pages.every((p) => p.body.page.slotCount === 5)).toBe(true);
+      expect(new Set(pages.flatMap((p) => p.body.slots.map((s: { createdAt: string; updatedAt: string }) => s.updatedAt + s.createdAt))).size).toBe(5);
+      expect((await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}?limit=500`)).status).toBe(400);
+    });
+
     test("the operator view shows archived slots and sessions, never a token or payload", async () => {
       const t = await newTenant(d);
       const acc = await newAccount(d, t.key, { playerRef: "p9", slot: { slotId: "a", slotInfo: { lvl: 2 }, data: { secret: "slot data" } } });
@@ -76,8 +91,9 @@ for (const name of deploymentNames) {
       const view = await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`);
       expect(view.status).toBe(200);
       expect(view.body.account).toMatchObject({ accountId: acc.accountId, projectId: t.projectId, environment: "stage", status: "active", playerRef: "p9" });
-      expect(view.body.slots).toEqual([expect.objectContaining({ slotId: "a", status: "archived", slotInfo: { lvl: 2 } })]);
+      expect(view.body.slots).toEqual([{ slotId: "a", status: "archived", version: 1, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
       expect(view.body.sessions).toEqual([{ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String) }]);
+      expect(view.body.page).toEqual({ offset: 0, limit: 100, slotCount: 1, sessionCount: 1 });
       const text = JSON.stringify(view.body);
       expect(text).not.toContain(acc.session);
       expect(text).not.toContain("slot data");

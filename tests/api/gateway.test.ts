@@ -59,12 +59,19 @@ for (const name of deploymentNames) {
       );
       const numbered = operations.filter((o) => /^\d+\. /.test(o.summary)).map((o) => Number(o.summary.split(".")[0]));
       expect(numbered.sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+      expect(doc.body.openapi).toBe("3.1.0");
       const sync = doc.body.paths["/api/v1/accounts/{accountId}/slots/{slotId}/sync"].post;
-      expect(sync.requestBody.content["application/json"].schema.required).toEqual(["baseVersion", "data"]);
+      // Named schemas are components: the body is a $ref to one.
+      const body = sync.requestBody.content["application/json"].schema;
+      expect(body).toEqual({ $ref: "#/components/schemas/SyncAccountSlotRequest" });
+      expect(doc.body.components.schemas.SyncAccountSlotRequest.required).toEqual(["baseVersion", "data"]);
       expect(Object.keys(sync.responses)).toContain("409");
       const docs = await d.request("/docs");
       expect(docs.status).toBe(200);
-      expect(await docs.text()).toContain("openapi.json");
+      expect(docs.headers.get("x-request-id")).toMatch(/^req_/);
+      const html = await docs.text();
+      expect(html).toContain("/openapi.json");
+      expect(html).toContain("/docs/assets/standalone.js");
     });
   });
 }

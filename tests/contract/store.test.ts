@@ -56,6 +56,21 @@ for (const [name, open] of adapters) {
       expect(await items.count({ owner })).toBe(3);
     });
 
+    test("listings are complete past 1,000 rows, page without overlap, and updateMany reaches every match", async () => {
+      const owner = `many_${id()}`;
+      const total = 1_010;
+      for (let v = 0; v < total; v += 50) await Promise.all(Array.from({ length: Math.min(50, total - v) }, (_, i) => items.insert(item({ owner, version: (v + i) % 7 }))));
+      expect((await items.find({ owner })).length).toBe(total);
+      expect(await items.count({ owner })).toBe(total);
+      const sort = { field: "version", direction: 1 } as const;
+      const seen = new Set<string>();
+      for (let skip = 0; skip < total; skip += 400) for (const d of await items.find({ owner }, { sort, skip, limit: 400 })) seen.add(d._id);
+      expect(seen.size).toBe(total);
+      expect((await items.findOne({ owner }, { field: "version", direction: -1 }))?.version).toBe(6);
+      expect(await items.updateMany({ owner }, { note: "all" })).toBe(total);
+      expect(await items.count({ owner, note: "all" })).toBe(total);
+    });
+
     test("update applies only when the filter matches, and returns the new document", async () => {
       const doc = item();
       await items.insert(doc);

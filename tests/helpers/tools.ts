@@ -14,6 +14,13 @@ export function natsServerBin(): string | undefined {
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined;
 }
 
+/** Chromium for the browser test: CHROMIUM_BIN, Debian's /usr/bin/chromium, or one on PATH. */
+export function chromiumBin(): string | undefined {
+  if (process.env.CHROMIUM_BIN) return process.env.CHROMIUM_BIN;
+  if (existsSync("/usr/bin/chromium")) return "/usr/bin/chromium";
+  return Bun.which("chromium") ?? undefined;
+}
+
 /** True when a Docker engine answers on its socket (the client alone is not enough). */
 export async function dockerAnswers(): Promise<boolean> {
   const socket = process.env.DOCKER_HOST?.replace(/^unix:\/\//, "") ?? "/var/run/docker.sock";

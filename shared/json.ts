@@ -1,0 +1,53 @@
+/**
+ * Rules for JSON that must round-trip exactly (decisions.md, Sizes and limits). Everything here is
+ * iterative: a hostile body nested 40,000 levels deep must not overflow the stack.
+ */
+
+/** Deepest nesting a free-form value may have; the value itself is level 1. */
+export const maxJsonDepth = 256;
+
+/** UTF-8 byte length of a field as the contract measures it: `JSON.stringify(field)`. */
+export function jsonByteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+}
+
+/** A JSON object: not null, not an array. Its own keys may be anything, `__proto__` included. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Why `value` cannot be stored faithfully, or undefined when it can: nesting deeper than
+ * `maxJsonDepth`, or a number that overflowed to infinity (`1e309` parses to Infinity and would be
+ * written back as `null`).
+ */
+export function unfaithfulJson(value: unknown): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v === "number" && !Number.isFinite(v)) return "must not contain numbers outside the range of a double (such as 1e309)";
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > maxJsonDepth) return `must not nest deeper than ${maxJsonDepth} levels`;
+    for (const child of Object.values(v)) if (typeof child === "object" || typeof child === "number") stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/**
+ * Nesting depth of JSON text, counted without parsing. A cheap guard run before `JSON.parse`, so
+ * that neither the parser nor anything after it walks a hostile depth.
+ */
+export function textDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) max = Math.max(max, ++depth);
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return max;
+}

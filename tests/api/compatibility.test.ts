@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { startAllInOne } from "../../services/all-in-one.ts";
+import { readEnv } from "../../shared/env.ts";
+import type { Logger } from "../../shared/log.ts";
+import { call, newAccount, newTenant } from "../helpers/api.ts";
+import { adminToken, type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
+import { tempDir } from "../helpers/infra.ts";
+
+for (const name of deploymentNames) {
+  describe(`compatibility and lenient reading (${name})`, () => {
+    let d: Deployment;
+    let key: string;
+    beforeAll(async () => {
+      d = await deployment(name);
+      ({ key } = await newTenant(d));
+    });
+
+    test("X-Persistly-Account-Session works as the session header", async () => {
+      const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
+      const read = await call(d, "GET", `/api/v1/accounts/${acc.accountId}/slots/s`, { key, headers: { "x-persistly-account-session": acc.session } });
+      expect([read.status, read.body.data]).toEqual([200, { v: 1 }]);
+      const synced = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/s/sync`, { key, headers: { "X-Persistly-Account-Session": acc.session }, body: { baseVersion: 1, data: { v: 2 } } });
+      expect(synced.status).toBe(200);
+      const wrong = await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key, headers: { "x-persistly-account-session": "sps_wrong" } });
+      expect(wrong.status).toBe(401);
+    });
+
+    test("contract and alias headers that differ are 400 naming the contract's header; equal ones are fine", async () => {
+      const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
+      const other = await newAccount(d, key);
+      const path = `/api/v1/accounts/${acc.accountId}/slots/s/sync`;
+      const both = await call(d, "POST", path, { key, session: acc.session, headers: { "x-persistly-account-session": other.session }, body: { baseVersion: 1, data: { v: 9 } } });
+      expect(both.status).toBe(400);
+      expect(both.body.error).toMatchObject({ code: "invalid_request", details: { issues: [{ path: "header.X-Service-Account-Session" }] } });
+      const ids = await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key, session: acc.session, headers: { "x-service-account-id": acc.accountId, "x-persistly-account-id": other.accountId } });
+      expect(ids.status).toBe(400);
+      expect(ids.body.error.details.issues[0].path).toBe("header.X-Service-Account-ID");
+      const same = await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key, session: acc.session, headers: { "x-persistly-account-session": acc.session, "x-persistly-sdk": "unity", "x-persistly-sdk-version": "2.1.0" } });
+      expect(same.status).toBe(200);
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body.version).toBe(1);
+    });
+
+    test("unknown query keys such as a cache-buster are ignored", async () => {
+      const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}?_=123")).status).toBe(200);
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s?_=1&nocache=true")).body.data).toEqual({ v: 1 });
+      expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync?_=9", { body: { baseVersion: 1, data: { v: 2 } } })).status).toBe(200);
+    });
+  });
+}
+
+test("a client that hangs up mid-body is logged at debug, not error", async () => {
+  const lines: { level: string; msg: string }[] = [];
+  const capture = (level: string) => (msg: string) => void lines.push({ level, msg });
+  const log: Logger = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error"), child: () => log };
+  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("hangup"), SAVEPOINT_ADMIN_TOKEN: adminToken });
+  const { gateway, bootstrap, stops } = await startAllInOne(env, log);
+  try {
+    const hangUp = new AbortController();
+    // The body stream fails the way a closed socket does, after the client aborted.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('{"accountData":'));
+        hangUp.abort();
+        controller.error(new Error("socket closed"));
+      },
+    });
+    const request = new Request("http://savepoint.test/api/v1/accounts", {
+      method: "POST",
+      headers: { authorization: `Bearer ${bootstrap!.runtimeKey}`, "content-type": "application/json" },
+      body,
+      signal: hangUp.signal,
+      duplex: "half",
+    } as RequestInit);
+    const answer = await gateway.handle(request);
+    expect(answer.status).toBeLessThan(500);
+    expect(lines.filter((l) => l.level === "error")).toEqual([]);
+    expect(lines).toContainEqual({ level: "debug", msg: "client disconnected" });
+  } finally {
+    for (const stop of [...stops].reverse()) await stop();
+  }
+});
