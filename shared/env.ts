@@ -2,9 +2,14 @@ import { z } from "zod";
 
 const optional = z.string().trim().min(1).optional();
 
-/** decisions.md, Configuration. Read and checked once at start; a bad value names its variable. */
+/**
+ * The environment variables listed in README.md, Configuration. Read and checked once at start; a bad
+ * value names its variable.
+ */
 export const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  // Every interface by default: in a container, loopback alone is unreachable from outside.
+  HOST: z.string().trim().regex(/^[^\s/]+$/, "must be a hostname or IP address, such as 0.0.0.0 or 127.0.0.1").default("0.0.0.0"),
   SAVEPOINT_DATA_DIR: z.string().default("./data"),
   NATS_URL: optional,
   MONGODB_URL: optional,

@@ -2,16 +2,13 @@ import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { openBus, stopOnSignal } from "../../shared/open.ts";
 import { createGateway } from "./app.ts";
+import { adminApi, addresses, listenOptions } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
 const log = createLogger({ service: "gateway" });
 const env = readEnv();
 if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
 const bus = await openBus(env, "gateway", log);
-const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS }).listen({
-  port: env.PORT,
-  hostname: "0.0.0.0",
-  maxRequestBodySize: 2 * 1024 * 1024,
-});
-log.info("gateway listening", { port: server.server?.port });
+const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS }).listen(listenOptions(env));
+log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
 stopOnSignal(log, [() => bus.close(), () => server.stop()]);

@@ -1,94 +1,273 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { join } from "node:path";
-import { tempDir, trackChild } from "../helpers/infra.ts";
-import { freePort, waitForPort } from "../helpers/ports.ts";
+import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
+import { freePort } from "../helpers/ports.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const adminToken = "cli-admin-token-0123456789";
 
-/** `npm start`'s entry point as a real process on a fresh data directory. */
-async function start(dataDir: string, port: number) {
-  const proc = Bun.spawn([process.execPath, join(root, "services", "main.ts")], {
-    env: { ...process.env, SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", NATS_URL: "", MONGODB_URL: "" },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  trackChild(proc);
-  await waitForPort(port, 20_000, "savepoint");
-  return proc;
-}
-
-async function cli(port: number, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, join(root, "services", "cli", "main.ts"), ...args], {
-    env: { ...process.env, SAVEPOINT_URL: `http://127.0.0.1:${port}`, SAVEPOINT_ADMIN_TOKEN: adminToken },
+/** A server process whose stdout and stderr are collected as they come. */
+function spawn(entry: string, env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, join(root, ...entry.split("/"))], {
+    env: { ...process.env, LOG_LEVEL: "warn", NATS_URL: "", MONGODB_URL: "", HOST: "", SAVEPOINT_ADMIN_TOKEN: "", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const code = await proc.exited;
-  const out = await new Response(proc.stdout).text();
-  return { code, json: out ? JSON.parse(out) : undefined, stderr: await new Response(proc.stderr).text() };
+  trackChild(proc);
+  const out = { stdout: "", stderr: "" };
+  const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof out) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) out[key] += decoder.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([pump(proc.stdout, "stdout"), pump(proc.stderr, "stderr")]);
+  return {
+    proc,
+    out,
+    /** Waits until stdout or stderr matches; fails with what the process printed. */
+    async waitFor(pattern: RegExp, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(out.stdout + out.stderr)) {
+        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${entry} never printed ${pattern}:\n${out.stdout}\n${out.stderr}`);
+        await Bun.sleep(20);
+      }
+    },
+    async stop() {
+      proc.kill();
+      await proc.exited;
+      await Promise.race([drained, Bun.sleep(1_000)]);
+    },
+  };
+}
+
+/** `npm start`'s entry point as a real process. */
+async function start(env: Record<string, string>) {
+  const server = spawn("services/main.ts", env);
+  await server.waitFor(/listening/);
+  return server;
+}
+
+async function run(cmd: string[], env: Record<string, string>) {
+  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+const cliAt = (url: string, ...args: string[]) =>
+  run([process.execPath, join(root, "services", "cli", "main.ts"), ...args], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
+
+/** One HTTP/1.1 request written byte for byte, as a client that lies about Content-Length would. */
+function rawRequest(port: number, head: string, body: string, host = "127.0.0.1") {
+  return new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+    let text = "";
+    const socket = connect({ port, host }, () => socket.write(head + body));
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const [headText = "", ...rest] = text.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = headText.split("\r\n");
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n") });
+    };
+    // Done once the whole answer is in: the server keeps the connection open for the body it was promised.
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const end = text.indexOf("\r\n\r\n");
+      const length = Number(/content-length: *(\d+)/i.exec(text.slice(0, end))?.[1] ?? NaN);
+      if (end >= 0 && Buffer.byteLength(text.slice(end + 4)) >= length) finish();
+    });
+    socket.on("close", finish);
+    socket.on("error", reject);
+    const timer = setTimeout(finish, 5_000);
+  });
 }
 
 describe("embedded start and the operator CLI", () => {
   const dataDir = tempDir("start");
   const port = freePort();
-  let proc: Bun.Subprocess<"ignore", "pipe", "ignore">;
+  const url = `http://127.0.0.1:${port}`;
+  const cli = (...args: string[]) => cliAt(url, ...args);
+  let server: Awaited<ReturnType<typeof start>>;
   let firstOutput = "";
   beforeAll(async () => {
-    proc = await start(dataDir, port);
-    const reader = proc.stdout.getReader();
-    while (!firstOutput.includes("Stage runtime key")) firstOutput += new TextDecoder().decode((await reader.read()).value);
-    reader.releaseLock();
+    server = await start({ SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken });
+    await server.waitFor(/Stage runtime key/);
+    firstOutput = server.out.stdout;
   });
-  afterAll(() => proc.kill());
+  afterAll(() => server.stop());
 
   test("the first start prints a working stage key once", async () => {
     const key = /spk_stage_[A-Za-z0-9]+/.exec(firstOutput)?.[0];
     expect(key).toBeDefined();
     expect(firstOutput).toContain("plan self_hosted");
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(201);
   });
 
-  test("the CLI creates a workspace, project and key, sets the policy, and revokes the key", async () => {
-    const ws = await cli(port, "workspace", "create", "--name", "Studio", "--plan", "starter");
-    expect(ws.code).toBe(0);
-    expect(ws.json.plan).toBe("starter");
-    const project = await cli(port, "project", "create", "--workspace", ws.json.workspaceId, "--name", "Game");
-    const key = await cli(port, "key", "create", "--project", project.json.projectId, "--env", "prod", "--label", "ci");
-    expect(key.json.runtimeKey).toMatch(/^spk_prod_/);
-    const policy = await cli(port, "sync-policy", "set", "--project", project.json.projectId, "--minRemoteSyncIntervalSeconds", "120", "--syncOnReconnect", "false");
-    expect(policy.json).toMatchObject({ minRemoteSyncIntervalSeconds: 120, syncOnReconnect: false });
+  test("start-up prints the address it binds (every interface by default), a local URL, and that the admin API is on", () => {
+    expect(firstOutput).toContain(`http://0.0.0.0:${port}`);
+    expect(firstOutput).toContain(`http://localhost:${port}`);
+    expect(firstOutput).toMatch(/admin API on/i);
+  });
 
-    const created = (await (await fetch(`http://127.0.0.1:${port}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.json.runtimeKey}` } })).json()) as { accountId: string; syncPolicy: { minRemoteSyncIntervalSeconds: number } };
+  test("a declared 3 MB body is refused by the app's 1 MiB rule: 413 in the error envelope, with X-Request-Id", async () => {
+    // Only a few bytes follow the header: the answer must come from Content-Length alone.
+    const head = `POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${adminToken}\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n`;
+    const declared = await rawRequest(port, head, '{"name":');
+    expect(declared.status).toBe(413);
+    expect(declared.headers["x-request-id"]).toMatch(/^req_/);
+    expect(JSON.parse(declared.body).error).toMatchObject({ code: "payload_too_large", details: { limitBytes: 1048576, actualBytes: 3000000 } });
+
+    const sent = await fetch(`${url}/admin/v1/workspaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json", "x-request-id": "big-body-1" },
+      body: JSON.stringify({ name: "x".repeat(3_000_000) }),
+    });
+    expect(sent.status).toBe(413);
+    expect(sent.headers.get("x-request-id")).toBe("big-body-1");
+    expect(((await sent.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+  });
+
+  test("the CLI creates a workspace, project and key, sets the policy, and revokes the key (--json)", async () => {
+    const json = async (...args: string[]) => {
+      const r = await cli(...args, "--json");
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const ws = await json("workspace", "create", "--name", "Studio", "--plan", "starter");
+    expect(ws.plan).toBe("starter");
+    const project = await json("project", "create", "--workspace", ws.workspaceId, "--name", "Game");
+    const key = await json("key", "create", "--project", project.projectId, "--env", "prod", "--label", "ci");
+    expect(key.runtimeKey).toMatch(/^spk_prod_/);
+    const policy = await json("sync-policy", "set", "--project", project.projectId, "--minRemoteSyncIntervalSeconds", "120", "--syncOnReconnect", "false");
+    expect(policy).toMatchObject({ minRemoteSyncIntervalSeconds: 120, syncOnReconnect: false });
+
+    const created = (await (await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } })).json()) as { accountId: string; syncPolicy: { minRemoteSyncIntervalSeconds: number } };
     expect(created.syncPolicy.minRemoteSyncIntervalSeconds).toBe(120);
-    const suspended = await cli(port, "account", "suspend", "--account", created.accountId);
-    expect(suspended.json.status).toBe("suspended");
-    expect((await cli(port, "account", "get", "--account", created.accountId)).json.account.status).toBe("suspended");
-    expect((await cli(port, "account", "unsuspend", "--account", created.accountId)).json.status).toBe("active");
+    expect((await json("account", "suspend", "--account", created.accountId)).status).toBe("suspended");
+    expect((await json("account", "get", "--account", created.accountId)).account.status).toBe("suspended");
+    expect((await json("account", "unsuspend", "--account", created.accountId)).status).toBe("active");
 
-    expect((await cli(port, "key", "revoke", "--key", key.json.keyId)).code).toBe(0);
-    const refused = await fetch(`http://127.0.0.1:${port}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.json.runtimeKey}` } });
+    await json("key", "revoke", "--key", key.keyId);
+    const refused = await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } });
     expect(refused.status).toBe(401);
   });
 
-  test("a CLI error answer exits non-zero; an unknown command prints usage", async () => {
-    const missing = await cli(port, "account", "get", "--account", "acc_nope");
+  test("the CLI prints people-readable output by default: account get shows the account, then its slots and sessions as tables", async () => {
+    const key = /spk_stage_[A-Za-z0-9]+/.exec(firstOutput)![0];
+    const res = await fetch(`${url}/api/v1/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ accountData: { coins: 10 }, slot: { slotId: "main", slotInfo: { level: 1 }, data: {} } }),
+    });
+    const { accountId } = (await res.json()) as { accountId: string };
+    const shown = await cli("account", "get", "--account", accountId);
+    expect(shown.code).toBe(0);
+    expect(() => JSON.parse(shown.stdout)).toThrow();
+    expect(shown.stdout).toMatch(new RegExp(`^\\s*accountId: +${accountId}$`, "m"));
+    expect(shown.stdout).toMatch(/^\s*status: +active$/m);
+    const lines = shown.stdout.split("\n");
+    const slotHeader = lines.findIndex((l) => /^\s*slotId +status +version\b/.test(l));
+    expect(slotHeader).toBeGreaterThan(-1);
+    expect(lines[slotHeader + 1]).toMatch(/^\s*main +active +1\b/);
+    const sessionHeader = lines.findIndex((l) => /^\s*sessionId +createdAt\b/.test(l));
+    expect(sessionHeader).toBeGreaterThan(slotHeader);
+    expect(lines[sessionHeader + 1]).toMatch(/^\s*ses_[A-Za-z0-9]+ +\d{4}-/);
+  });
+
+  test("an error answer exits 1 with its code and message on one stderr line; --json still prints the answer alone", async () => {
+    const missing = await cli("account", "get", "--account", "acc_nope");
     expect(missing.code).toBe(1);
-    expect(missing.json.error.code).toBe("not_found");
-    const unknown = await cli(port, "nothing", "here");
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("workspace create");
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(missing.stderr).toContain("not_found: Account was not found.");
+    const scripted = await cli("account", "get", "--account", "acc_nope", "--json");
+    expect(scripted.code).toBe(1);
+    expect(JSON.parse(scripted.stdout).error.code).toBe("not_found");
+  });
+
+  test("a bad number is one line naming the flag, not a stack", async () => {
+    const bad = await cli("sync-policy", "set", "--project", "prj_x", "--minRemoteSyncIntervalSeconds", "abc");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('--minRemoteSyncIntervalSeconds: expected a whole number, got "abc"');
+    const flag = await cli("sync-policy", "set", "--project", "prj_x", "--syncOnReconnect", "yes");
+    expect(flag.stderr.trim()).toBe('--syncOnReconnect: expected true or false, got "yes"');
+  });
+
+  test("a server that is down is one line saying so", async () => {
+    const down = `http://127.0.0.1:${freePort()}`;
+    const r = await cliAt(down, "account", "get", "--account", "acc_x");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`cannot reach ${down}: is the server running? set SAVEPOINT_URL`);
+  });
+
+  test("--help and help print the commands and exit 0; no arguments or an unknown command print usage and exit 2", async () => {
+    for (const args of [["--help"], ["help"], ["-h"]]) {
+      const help = await cli(...args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("workspace create");
+      expect(help.stdout).toContain("--minRemoteSyncIntervalSeconds");
+    }
+    const commandHelp = await cli("account", "get", "--help");
+    expect(commandHelp.code).toBe(0);
+    expect(commandHelp.stdout).toContain("--account acc_...");
+    for (const args of [[], ["nothing", "here"]]) {
+      const usage = await cli(...args);
+      expect(usage.code).toBe(2);
+      expect(usage.stdout).toBe("");
+      expect(usage.stderr).toContain("workspace create");
+    }
+  });
+
+  test("the README's `npx savepoint ... --json` runs the CLI with only the JSON answer on stdout", async () => {
+    const r = await run(["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ plan: "free" });
   });
 
   test("a restart on the same data does not create or print another key", async () => {
-    proc.kill();
-    await proc.exited;
-    proc = await start(dataDir, port);
+    await server.stop();
+    server = await start({ SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken });
     await Bun.sleep(200);
-    proc.kill();
-    const output = await new Response(proc.stdout).text();
-    expect(output).toContain("Savepoint listening");
-    expect(output).not.toContain("spk_");
+    expect(server.out.stdout).toContain("Savepoint listening");
+    expect(server.out.stdout).not.toContain("spk_");
+  });
+});
+
+describe("HOST", () => {
+  test("npm start binds HOST only and prints that address; without a token it says the admin API is off", async () => {
+    // 127.0.0.2 is loopback too on Linux, so a bind there proves 127.0.0.1 is not listened on.
+    const port = freePort();
+    const server = await start({ SAVEPOINT_DATA_DIR: tempDir("host"), PORT: String(port), HOST: "127.0.0.2" });
+    try {
+      await server.waitFor(/admin API/i);
+      expect(server.out.stdout).toContain(`http://127.0.0.2:${port}`);
+      expect(server.out.stdout).not.toContain("localhost");
+      expect(server.out.stdout).toMatch(/admin API off/i);
+      expect((await fetch(`http://127.0.0.2:${port}/healthz`)).status).toBe(200);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("the gateway alone binds HOST, logs its address and admin state, and answers a 3 MB Content-Length itself", async () => {
+    const nats = await startNats();
+    const port = freePort();
+    const gateway = spawn("services/gateway/main.ts", { NATS_URL: nats.url, PORT: String(port), HOST: "127.0.0.2", LOG_LEVEL: "info", SAVEPOINT_ADMIN_TOKEN: adminToken });
+    try {
+      await gateway.waitFor(/gateway listening/);
+      const line = JSON.parse(gateway.out.stderr.split("\n").find((l) => l.includes("gateway listening"))!);
+      expect(line).toMatchObject({ url: `http://127.0.0.2:${port}`, adminApi: "on" });
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      const head = `POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${adminToken}\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n`;
+      const answer = await rawRequest(port, head, "{", "127.0.0.2");
+      expect(answer.status).toBe(413);
+      expect(answer.headers["x-request-id"]).toMatch(/^req_/);
+      expect(JSON.parse(answer.body).error.code).toBe("payload_too_large");
+    } finally {
+      await gateway.stop();
+      nats.stop();
+    }
   });
 });

@@ -1,0 +1,78 @@
+import { type Command, type Flag, commandNamed } from "./commands.ts";
+
+/** A mistake on the command line: one line for the user, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** Print the command list after the message. */
+    readonly showUsage = false,
+  ) {
+    super(message);
+  }
+}
+
+export type Invocation =
+  | { help: true; command?: Command }
+  | { help: false; command: Command; path: string; body?: Record<string, unknown>; json: boolean };
+
+const helpWords = new Set(["help", "--help", "-h"]);
+
+function convert(flag: Flag, raw: string): unknown {
+  if (flag.choices && !flag.choices.includes(raw)) throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(", ")}, got ${JSON.stringify(raw)}`);
+  if (flag.kind === "integer") {
+    if (!/^-?\d+$/.test(raw)) throw new UsageError(`--${flag.name}: expected a whole number, got ${JSON.stringify(raw)}`);
+    return Number(raw);
+  }
+  if (flag.kind === "number") {
+    if (raw.trim() === "" || !Number.isFinite(Number(raw))) throw new UsageError(`--${flag.name}: expected a number, got ${JSON.stringify(raw)}`);
+    return Number(raw);
+  }
+  if (flag.kind === "boolean") {
+    if (raw !== "true" && raw !== "false") throw new UsageError(`--${flag.name}: expected true or false, got ${JSON.stringify(raw)}`);
+    return raw === "true";
+  }
+  return raw;
+}
+
+/** `<noun> <verb> [--flag value | --flag=value ...] [--json]` into the request to send. */
+export function parseCommandLine(argv: string[]): Invocation {
+  if (argv.length === 0) throw new UsageError("no command given", true);
+  if (helpWords.has(argv[0]!)) return { help: true };
+  const name = argv.slice(0, 2).join(" ");
+  const command = commandNamed(name);
+  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`, true);
+
+  const values = new Map<Flag, unknown>();
+  let json = false;
+  const rest = argv.slice(2);
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === "--help" || arg === "-h") return { help: true, command };
+    if (arg === "--json") {
+      json = true;
+      continue;
+    }
+    const match = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!match) throw new UsageError(`unexpected argument ${JSON.stringify(arg)} (flags are --name value)`);
+    const flag = command.flags.find((f) => f.name === match[1]);
+    if (!flag) throw new UsageError(`${command.name}: unknown flag --${match[1]} (see --help)`);
+    // `--label=--x` passes a value that starts with dashes; `--label --x` is a forgotten value.
+    const raw = match[2] ?? (rest[i + 1]?.startsWith("--") ? undefined : rest[++i]);
+    if (raw === undefined) throw new UsageError(`--${flag.name}: missing value (${flag.hint})`);
+    values.set(flag, convert(flag, raw));
+  }
+
+  for (const flag of command.flags) {
+    if (flag.required && !values.has(flag)) throw new UsageError(`${command.name}: missing --${flag.name} ${flag.hint}`);
+  }
+  let path = command.route.path;
+  const query = new URLSearchParams();
+  const body: Record<string, unknown> = {};
+  for (const [flag, value] of values) {
+    if (flag.in === "path") path = path.replace(`:${flag.field}`, encodeURIComponent(String(value)));
+    else if (flag.in === "query") query.set(flag.field, String(value));
+    else body[flag.field] = value;
+  }
+  if (query.size > 0) path += `?${query}`;
+  return { help: false, command, path, body: command.route.body ? body : undefined, json };
+}

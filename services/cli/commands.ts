@@ -1,0 +1,80 @@
+import { z } from "zod";
+import type { Route } from "../../shared/contract/route.ts";
+import { adminRoutes } from "../../shared/contract/routes.ts";
+
+/**
+ * The CLI's commands: a name for each admin route. Flags, their types and which are required are read
+ * from the route's own params, query and body schemas, so a field added to the contract is a flag at
+ * once.
+ */
+export interface Flag {
+  /** As typed after `--`: a path parameter loses its `Id` suffix (`--account`, not `--accountId`). */
+  name: string;
+  /** The schema's field name. */
+  field: string;
+  in: "path" | "query" | "body";
+  kind: "string" | "integer" | "number" | "boolean";
+  required: boolean;
+  choices?: string[];
+  /** What to type, for the help text: `prj_...`, `N`, `true|false`. */
+  hint: string;
+}
+
+export interface Command {
+  name: string;
+  route: Route;
+  flags: Flag[];
+  /** Printed after a successful human-readable answer. */
+  note?: string;
+}
+
+const table: Record<string, { route: Route; note?: string }> = {
+  "workspace create": { route: adminRoutes.createWorkspace },
+  "project create": { route: adminRoutes.createProject },
+  "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
+  "key revoke": { route: adminRoutes.revokeRuntimeKey },
+  "sync-policy set": { route: adminRoutes.setSyncPolicy },
+  "account get": { route: adminRoutes.getAccount },
+  "account suspend": { route: adminRoutes.suspendAccount },
+  "account unsuspend": { route: adminRoutes.unsuspendAccount },
+};
+
+interface Property {
+  type?: string;
+  enum?: string[];
+  pattern?: string;
+}
+
+function hintOf(p: Property, kind: Flag["kind"]): string {
+  if (p.enum) return p.enum.join("|");
+  if (kind === "integer" || kind === "number") return "N";
+  if (kind === "boolean") return "true|false";
+  const prefix = /^\^([a-z]+_)/.exec(p.pattern ?? "")?.[1];
+  return prefix ? `${prefix}...` : "TEXT";
+}
+
+function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
+  if (!schema) return [];
+  const json = z.toJSONSchema(schema, { io: "input" }) as { properties?: Record<string, Property>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([field, p]) => {
+    const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
+    return {
+      name: where === "path" ? field.replace(/Id$/, "") : field,
+      field,
+      in: where,
+      kind,
+      required: json.required?.includes(field) ?? false,
+      choices: p.enum,
+      hint: hintOf(p, kind),
+    };
+  });
+}
+
+export const commands: Command[] = Object.entries(table).map(([name, { route, note }]) => ({
+  name,
+  route,
+  note,
+  flags: [...flagsOf(route.params, "path"), ...flagsOf(route.query, "query"), ...flagsOf(route.body, "body")],
+}));
+
+export const commandNamed = (name: string) => commands.find((c) => c.name === name);

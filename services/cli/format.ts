@@ -1,0 +1,69 @@
+import type { Answer } from "./http.ts";
+
+/**
+ * People-readable answers: scalars as aligned `key: value` lines, a nested record as an indented
+ * section, a list of records as a table. Long values are clipped; `--json` always has everything.
+ */
+type Row = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Row => typeof v === "object" && v !== null && !Array.isArray(v);
+const isTable = (v: unknown): v is Row[] => Array.isArray(v) && v.every(isRecord);
+
+function clip(value: unknown, max: number): string {
+  if (value === undefined || value === null) return "-";
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function keyValues(record: Row, indent: string): string[] {
+  const width = Math.max(...Object.keys(record).map((k) => k.length)) + 1;
+  return Object.entries(record).map(([k, v]) => `${indent}${`${k}:`.padEnd(width)} ${clip(v, 100)}`);
+}
+
+function table(rows: Row[], indent: string): string[] {
+  if (rows.length === 0) return [`${indent}none`];
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cells = rows.map((r) => columns.map((c) => clip(r[c], 40)));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const line = (values: string[]) => indent + values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(columns), ...cells.map(line)];
+}
+
+export function render(value: unknown): string {
+  if (!isRecord(value)) return clip(value, Number.POSITIVE_INFINITY);
+  const out: string[] = [];
+  let scalars: Row = {};
+  const flush = () => {
+    if (Object.keys(scalars).length > 0) out.push(...keyValues(scalars, ""));
+    scalars = {};
+  };
+  for (const [key, v] of Object.entries(value)) {
+    if (!isRecord(v) && !isTable(v)) {
+      scalars[key] = v;
+      continue;
+    }
+    flush();
+    if (out.length > 0) out.push("");
+    if (isRecord(v)) out.push(key, ...(Object.keys(v).length > 0 ? keyValues(v, "  ") : ["  none"]));
+    else out.push(`${key} (${v.length})`, ...table(v, "  "));
+  }
+  flush();
+  return out.join("\n");
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; details?: { issues?: { path?: string; message?: string }[] } & Row };
+}
+
+/** An error answer on one line: `code: message`, then what went wrong where. */
+export function errorLine(answer: Answer): string {
+  const error = (answer.body as ErrorBody | undefined)?.error;
+  if (!error?.code) return `HTTP ${answer.status}: ${clip(answer.text.replace(/\s+/g, " ").trim() || "(empty answer)", 200)}`;
+  let line = `${error.code}: ${error.message ?? ""}`;
+  const { issues, ...rest } = error.details ?? {};
+  if (Array.isArray(issues)) line += ` ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
+  if (Object.keys(rest).length > 0) line += ` ${JSON.stringify(rest)}`;
+  // Every command's route exists when the admin API is on, so this answer means it is off.
+  if (answer.status === 404 && error.message === "Route was not found.") line += " (is SAVEPOINT_ADMIN_TOKEN set on the server?)";
+  return line;
+}
