@@ -6,21 +6,24 @@ import { runAccounts } from "./accounts/start.ts";
 import { bootstrapDefaults } from "./config/bootstrap.ts";
 import { runConfig } from "./config/start.ts";
 import { createGateway } from "./gateway/app.ts";
+import { runTransfer } from "./transfer/start.ts";
 
 /**
  * Every service and the gateway in one process, on whichever bus and store `env` names. Returns the
  * gateway (not yet listening), the first-start credentials if this start created them, and the stops
- * in start order.
+ * in start order. `now` is the services' clock (tests move it).
  */
-export async function startAllInOne(env: Env, log: Logger) {
+export async function startAllInOne(env: Env, log: Logger, now: () => Date = () => new Date()) {
   const plans = await loadPlans(env.SAVEPOINT_PLANS);
   const bus = await openBus(env, "savepoint", log);
   const configStore = await openStore(env, "config");
   const accountsStore = await openStore(env, "accounts");
+  const transferStore = await openStore(env, "transfer");
   const config = await runConfig(bus, configStore, log);
-  await runAccounts(bus, accountsStore, plans, log);
+  await runAccounts(bus, accountsStore, plans, log, now);
+  await runTransfer(bus, transferStore, env, log, now);
   const bootstrap = await bootstrapDefaults(config);
-  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS });
-  const stops = [() => configStore.close(), () => accountsStore.close(), () => bus.close()];
+  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES });
+  const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => bus.close()];
   return { gateway, bus, bootstrap, stops };
 }

@@ -17,6 +17,15 @@ export const Env = z.object({
   SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SAVEPOINT_PLANS: optional,
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */
+  SAVEPOINT_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
+  /** Key of the transfer codes' HMAC; every transfer-service copy needs the same one. */
+  SAVEPOINT_TRANSFER_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Failed transfer-code consumes one runtime key may make per minute (decisions.md, Credentials). */
+  SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
 });
 export type Env = z.infer<typeof Env>;
 

@@ -31,12 +31,24 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
     slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })),
     sessions: sessions.map((s) => ({
       sessionId: s.sessionId,
-      createdAt: s.createdAt,
-      ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
       ...(s.deviceLabel ? { deviceLabel: s.deviceLabel } : {}),
+      createdAt: s.createdAt,
+      ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
+      ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
     })),
     page: { ...page, slotCount: await repo.slots.count({ accountId }), sessionCount: await repo.sessions.count({ accountId }) },
   };
+}
+
+/** Revokes one device's session; every gateway drops the account's cached sessions before the answer. */
+export async function adminRevokeSession(deps: Deps, accountId: string, sessionId: string) {
+  const { repo } = deps;
+  const session = await repo.sessions.findOne({ sessionId, accountId });
+  if (!session) throw fail.notFound("Session");
+  const revokedAt = session.revokedAt ?? deps.now().toISOString();
+  if (!session.revokedAt) await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt });
+  deps.bus.publish(events.sessionsChanged.subject, { accountId });
+  return { accountId, sessionId, revokedAt };
 }
 
 /** Suspends or reinstates an account; every gateway drops its cached sessions at once. */

@@ -1,12 +1,12 @@
 import type { AccountEnvelopeResponse } from "../../shared/contract/accounts.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
-import { newId, newSessionToken } from "../../shared/ids.ts";
+import { newId } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
 import { writeSnapshot } from "./history.ts";
 import { insertSlot } from "./create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
+import { openSession } from "./sessions.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
@@ -35,8 +35,7 @@ export async function createAccount(deps: Deps, msg: RouteMessage<typeof contrac
   await writeSnapshot(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: { accountData: body.accountData ?? {} }, at: now });
   const slot = body.slot ? await insertSlot(deps, tenant.plan, account, body.slot, now) : undefined;
 
-  const token = newSessionToken();
-  await repo.sessions.insert({ _id: sha256Hex(token), sessionId: newId("ses"), accountId, envId: tenant.envId, createdAt: at });
+  const token = await openSession(deps, account);
 
   return {
     accountId,

@@ -58,6 +58,8 @@ export type SessionDoc = {
   envId: string;
   createdAt: string;
   deviceLabel?: string;
+  /** Written at most once a minute per session (sessions.ts). */
+  lastUsedAt?: string;
   revokedAt?: string;
 };
 

@@ -1,7 +1,7 @@
 import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
-import { adminGetAccount, adminSetStatus } from "./admin-account.ts";
+import { adminGetAccount, adminRevokeSession, adminSetStatus } from "./admin-account.ts";
 import { archiveSlot } from "./archive-slot.ts";
 import { requeuePending, runCleanup } from "./cleanup.ts";
 import { createAccount } from "./create-account.ts";
@@ -11,6 +11,7 @@ import { deleteSlot } from "./delete-slot.ts";
 import type { Deps } from "./deps.ts";
 import { getAccount } from "./get-account.ts";
 import { getSlot } from "./get-slot.ts";
+import { issueSession } from "./issue-session.ts";
 import { listSlots } from "./list-slots.ts";
 import { resolveSession } from "./resolve-session.ts";
 import { syncAccountData } from "./sync-account-data.ts";
@@ -34,7 +35,9 @@ export async function startAccounts(deps: Deps): Promise<void> {
   serveRoute(bus, group, adminRoutes.getAccount, (m) => adminGetAccount(deps, m.params.accountId, m.query));
   serveRoute(bus, group, adminRoutes.suspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "suspended"));
   serveRoute(bus, group, adminRoutes.unsuspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "active"));
+  serveRoute(bus, group, adminRoutes.revokeSession, (m) => adminRevokeSession(deps, m.params.accountId, m.params.sessionId));
   serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));
+  serveEndpoint(bus, group, internal.issueSession, (input) => issueSession(deps, input));
 
   bus.work(queues.cleanup.name, (job) => runCleanup(deps, queues.cleanup.schema.parse(job)));
   const requeued = await requeuePending(deps);

@@ -7,9 +7,9 @@ import { openRepo } from "./repo.ts";
 import { startAccounts } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
-export async function runAccounts(bus: Bus, store: Store, plans: PlanCatalog, log: Logger) {
+export async function runAccounts(bus: Bus, store: Store, plans: PlanCatalog, log: Logger, now: () => Date = () => new Date()) {
   checkPayloadBudget(plans, bus.maxPayload);
-  const deps = { repo: await openRepo(store), bus, plans, log: log.child({ service: "accounts" }), now: () => new Date() };
+  const deps = { repo: await openRepo(store), bus, plans, log: log.child({ service: "accounts" }), now };
   await startAccounts(deps);
   return deps;
 }

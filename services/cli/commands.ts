@@ -37,6 +37,7 @@ const table: Record<string, { route: Route; note?: string }> = {
   "account get": { route: adminRoutes.getAccount },
   "account suspend": { route: adminRoutes.suspendAccount },
   "account unsuspend": { route: adminRoutes.unsuspendAccount },
+  "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
 };
 
 interface Property {

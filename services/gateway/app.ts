@@ -2,10 +2,12 @@ import { Elysia } from "elysia";
 import { type Bus, requestIdHeader } from "../../shared/bus/port.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
 import type { Route } from "../../shared/contract/route.ts";
+import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import type { Logger } from "../../shared/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { createAuth } from "./auth.ts";
+import { clientIp } from "./client-ip.ts";
 import { readJsonBody } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
 import { errorResponse, jsonHeaders } from "./errors.ts";
@@ -19,6 +21,8 @@ export interface GatewayOptions {
   adminToken?: string;
   /** How long a bus request may take before the answer is 504. */
   timeoutMs?: number;
+  /** Peers whose X-Forwarded-For names the client (SAVEPOINT_TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
 }
 
 const json = (status: number, body: unknown, requestId: string) =>
@@ -28,10 +32,11 @@ const json = (status: number, body: unknown, requestId: string) =>
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOptions) {
+export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [] }: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs);
+  const proxies = new Set(trustedProxies);
 
-  async function handle(r: Route, request: Request, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
+  async function handle(r: Route, request: Request, client: ClientInfo, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();
     if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
     checkAccountHeaders(request.headers);
@@ -44,7 +49,7 @@ export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOption
     const session = r.auth === "session" ? await auth.session(tenant!, request.headers, (params as { accountId: string }).accountId, busHeaders) : undefined;
     const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
 
-    const value = await bus.request(r.subject, { tenant, session, params, query, body }, { headers: busHeaders, timeoutMs });
+    const value = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: busHeaders, timeoutMs });
     if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId);
     return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId);
   }
@@ -60,10 +65,11 @@ export function createGateway({ bus, log, adminToken, timeoutMs }: GatewayOption
     app.route(
       r.method,
       r.path,
-      async ({ request, params, query }) => {
+      async ({ request, params, query, server }) => {
         const requestId = requestIdOf(request.headers);
+        const client = { ip: clientIp(server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), proxies) };
         try {
-          return await handle(r, request, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
+          return await handle(r, request, client, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
         } catch (err) {
           // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
           if (request.signal.aborted) {

@@ -53,7 +53,10 @@ export function errorResponse(err: unknown, requestId: string, log: Logger, extr
   }
   if (error.code === "internal_error") error = fail.internal(requestId);
   const headers: Record<string, string> = { ...extraHeaders };
-  const retryAfter = error.details?.retryAfter;
+  const { retryAfter, limit } = error.details ?? {};
   if (error.code === "service_unavailable" || typeof retryAfter === "number") headers["retry-after"] = String(retryAfter ?? 1);
+  if (statusOf[error.code] === 429 && typeof limit === "number") {
+    Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": String(retryAfter) });
+  }
   return new Response(JSON.stringify({ error: error.toJSON() }), { status: statusOf[error.code], headers: jsonHeaders(requestId, headers) });
 }

@@ -9,6 +9,6 @@ const log = createLogger({ service: "gateway" });
 const env = readEnv();
 if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
 const bus = await openBus(env, "gateway", log);
-const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS }).listen(listenOptions(env));
+const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES }).listen(listenOptions(env));
 log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
 stopOnSignal(log, [() => bus.close(), () => server.stop()]);

@@ -25,6 +25,10 @@ export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPol
 
 export const AdminAccountPath = z.strictObject({ accountId: AccountId });
 export const AdminSlotPath = AdminAccountPath.extend({ slotId: SlotId });
+export const AdminSessionPath = AdminAccountPath.extend({ sessionId: z.string().regex(/^ses_[A-Za-z0-9]+$/, "must be a session id (ses_...)") });
+export const RevokeSessionResponse = z
+  .object({ accountId: AccountId, sessionId: z.string(), revokedAt: Timestamp })
+  .meta({ id: "RevokeSessionResponse" });
 
 /**
  * Which page of the account's slots (every generation) and sessions the operator view lists; the
@@ -64,7 +68,13 @@ export const AdminAccountResponse = z
       }),
     ),
     sessions: z.array(
-      z.object({ sessionId: z.string(), createdAt: Timestamp, revokedAt: Timestamp.optional(), deviceLabel: z.string().optional() }),
+      z.object({
+        sessionId: z.string(),
+        deviceLabel: z.string().optional(),
+        createdAt: Timestamp,
+        lastUsedAt: Timestamp.optional(),
+        revokedAt: Timestamp.optional(),
+      }),
     ),
     page: z.object({ offset: z.int(), limit: z.int(), slotCount: z.int(), sessionCount: z.int() }),
   })

@@ -51,6 +51,13 @@ export const ErrorResponse = z
   .meta({ id: "ErrorResponse" });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
 
+/** What a 429 carries in `details`; the gateway turns it into Retry-After and RateLimit-* headers. */
+export interface RateLimit {
+  retryAfter: number;
+  windowSeconds: number;
+  limit: number;
+}
+
 /** An expected failure: a code from the closed set, a message safe to show, optional details. */
 export class AppError extends Error {
   constructor(
@@ -83,6 +90,12 @@ export const fail = {
     new AppError("slot_limit_reached", `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`, { limit }),
   payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>
     new AppError("payload_too_large", `${field} is larger than ${limitBytes} bytes.`, { field, limitBytes, actualBytes }),
+  transferCodeInvalid: () => new AppError("transfer_code_invalid", "The transfer code is not valid."),
+  transferCodeExpired: () => new AppError("transfer_code_expired", "The transfer code has expired: create a new one on the old device."),
+  transferCodeConsumed: () => new AppError("transfer_code_consumed", "The transfer code has already been used."),
+  /** `limit` failures per `windowSeconds`; `retryAfter` seconds until the window ends. */
+  transferCodeRateLimited: (limit: RateLimit) =>
+    new AppError("transfer_code_rate_limited", "Too many failed transfer-code attempts; try again later.", { ...limit }),
   notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),
   serviceUnavailable: (retryAfter = 1) =>
     new AppError("service_unavailable", "The service is temporarily unavailable.", { retryAfter }),

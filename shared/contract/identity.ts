@@ -28,14 +28,24 @@ export const AuthSessionResponse = z
   })
   .meta({ id: "AuthSessionResponse" });
 
+/** Transfer-code lifetimes (decisions.md, Credentials): a request's ttlSeconds is clamped, not refused. */
+export const TransferCodeTtl = { defaultSeconds: 600, minSeconds: 60, maxSeconds: 1800 } as const;
+
 /** Contract 2.9 and 4.1. */
 export const CreateTransferCodeRequest = z
-  .strictObject({ deviceLabel: DeviceLabel.optional(), ttlSeconds: z.int().min(60).max(1800).optional() })
+  .strictObject({
+    deviceLabel: DeviceLabel.optional(),
+    ttlSeconds: z
+      .int()
+      .optional()
+      .meta({ description: `Requested lifetime; clamped to [${TransferCodeTtl.minSeconds}, ${TransferCodeTtl.maxSeconds}] and to the project's maximum. Default ${TransferCodeTtl.defaultSeconds}.` }),
+  })
   .meta({ id: "CreateTransferCodeRequest" });
 
 export const CreateTransferCodeResponse = z
   .object({ transferCode: z.string(), expiresAt: Timestamp, expiresInSeconds: z.int().min(1) })
   .meta({ id: "CreateTransferCodeResponse" });
+export type CreateTransferCodeResponse = z.infer<typeof CreateTransferCodeResponse>;
 
 export const ConsumeTransferCodeRequest = z
   .strictObject({ transferCode: z.string().min(1).max(64), deviceLabel: DeviceLabel.optional() })

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { AccountId } from "./common.ts";
+import { AccountResponse } from "./accounts.ts";
+import { AccountId, DeviceLabel } from "./common.ts";
 import { Tenant } from "./tenant.ts";
 
 /** A bus endpoint that no HTTP route maps to one-to-one: subject plus request and reply schemas. */
@@ -28,6 +29,14 @@ export const internal = {
     z.object({ envId: z.string(), tokenHash: z.string().length(64) }),
     ResolvedSession,
   ),
+  /** A new device session for an account (transfer codes, later provider sign-in). */
+  issueSession: endpoint(
+    "accounts.session.issue",
+    z.object({ envId: z.string(), accountId: AccountId, deviceLabel: DeviceLabel.optional() }),
+    z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
+  ),
+  /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */
+  eraseTransferCodes: endpoint("transfer.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
 };
 
 /** Fan-out events: every gateway instance receives each one. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionActor, Tenant } from "./tenant.ts";
+import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
 
 /**
  * How a route authenticates: `runtimeKey` (Authorization bearer), `session` (runtime key plus
@@ -58,6 +58,7 @@ type BodyOf<R extends Route> = R["body"] extends z.ZodType
 export interface RouteMessage<R extends Route> {
   tenant: R["auth"] extends "runtimeKey" | "session" ? Tenant : undefined;
   session: R["auth"] extends "session" ? SessionActor : undefined;
+  client: ClientInfo;
   params: z.infer<R["params"]>;
   query: z.infer<R["query"]>;
   body: BodyOf<R>;
@@ -69,6 +70,7 @@ export function routeMessage<R extends Route>(r: R): z.ZodType<RouteMessage<R>> 
   return z.object({
     tenant: needsTenant ? Tenant : z.undefined(),
     session: r.auth === "session" ? SessionActor : z.undefined(),
+    client: ClientInfo,
     params: r.params,
     query: r.query,
     body: r.body ? (r.bodyOptional ? r.body.optional() : r.body) : z.undefined(),

@@ -23,4 +23,8 @@ export type Tenant = z.infer<typeof Tenant>;
 export const SessionActor = z.object({ sessionId: z.string(), accountId: AccountId });
 export type SessionActor = z.infer<typeof SessionActor>;
 
+/** Where a request came from, as the gateway established it (trusted proxies resolved). */
+export const ClientInfo = z.object({ ip: z.string() });
+export type ClientInfo = z.infer<typeof ClientInfo>;
+
 export const envIdOf = (projectId: string, environment: Environment) => `${projectId}:${environment}`;

@@ -92,7 +92,7 @@ for (const name of deploymentNames) {
       expect(view.status).toBe(200);
       expect(view.body.account).toMatchObject({ accountId: acc.accountId, projectId: t.projectId, environment: "stage", status: "active", playerRef: "p9" });
       expect(view.body.slots).toEqual([{ slotId: "a", status: "archived", version: 1, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
-      expect(view.body.sessions).toEqual([{ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String) }]);
+      expect(view.body.sessions).toEqual([{ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) }]);
       expect(view.body.page).toEqual({ offset: 0, limit: 100, slotCount: 1, sessionCount: 1 });
       const text = JSON.stringify(view.body);
       expect(text).not.toContain(acc.session);

@@ -6,8 +6,6 @@ const notYet: [string, string][] = [
   ["GET", "/api/v1/runtime-config"],
   ["POST", "/api/v1/accounts/auth/session"],
   ["GET", "/api/v1/accounts/auth/providers"],
-  ["POST", "/api/v1/accounts/acc_x/transfer-codes"],
-  ["POST", "/api/v1/account-transfer-codes/consume"],
   ["POST", "/webhooks/stripe"],
   ["POST", "/api/v1/saves/save-1/sync"],
 ];

@@ -68,7 +68,7 @@ async function benchEmbedded() {
 }
 
 async function benchDistributed() {
-  const d = await startDistributed({ accountsCopies: 1 });
+  const d = await startDistributed({ copies: { accounts: 1 } });
   const result = await benchSlotSync(d.base);
   let rss = 0;
   for (const p of d.procs) rss += await rssMiB(p.pid);

@@ -67,12 +67,12 @@ describe("distributed deployment", () => {
   });
 
   test("two accounts copies share one queue group, and data outlives a restart of every copy", async () => {
-    const d = await startDistributed({ accountsCopies: 2 });
+    const d = await startDistributed();
     try {
       const { key } = await newTenant(d);
       const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
       expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { v: 2 } } })).status).toBe(200);
-      const accounts = d.procs.filter((_, i) => i === 1 || i === 2);
+      const accounts = d.byName.accounts;
       for (const p of accounts) p.kill();
       await Promise.all(accounts.map((p) => p.exited));
       const down = await acc.call("GET", "/api/v1/accounts/{acc}/slots/s");
@@ -94,14 +94,14 @@ describe("distributed deployment", () => {
   describe("a hung service", () => {
     let d: Awaited<ReturnType<typeof startDistributed>>;
     beforeAll(async () => {
-      d = await startDistributed({ accountsCopies: 1, env: { SAVEPOINT_BUS_TIMEOUT_MS: "500" } });
+      d = await startDistributed({ copies: { accounts: 1 }, env: { SAVEPOINT_BUS_TIMEOUT_MS: "500" } });
     });
     afterAll(() => d.stop());
 
     test("answers 504 service_timeout when the service does not reply in time", async () => {
       const { key } = await newTenant(d);
       const acc = await newAccount(d, key);
-      const accounts = d.procs[1]!;
+      const accounts = d.byName.accounts[0]!;
       process.kill(accounts.pid, "SIGSTOP");
       try {
         const slow = await call(d, "POST", "/api/v1/accounts", { key });

@@ -1,11 +1,16 @@
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
+import { createNatsBus } from "../../shared/bus/nats.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { listenOptions } from "../../services/gateway/listen.ts";
 import { readEnv } from "../../shared/env.ts";
-import { createLogger } from "../../shared/log.ts";
+import { type Logger, createLogger } from "../../shared/log.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
 
 export const adminToken = "test-admin-token-0123456789";
+/** Tests name their simulated clients in X-Forwarded-For, which only a trusted proxy may do. */
+const testEnv = { SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1" };
 const root = join(import.meta.dir, "..", "..");
 
 export interface Deployment {
@@ -14,64 +19,83 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
-/** The embedded deployment in this process: the gateway is driven with `app.handle`, no port. */
-export async function startEmbedded(extraEnv: Record<string, string> = {}): Promise<Deployment & { dataDir: string }> {
+/**
+ * The embedded deployment in this process, listening on a loopback port so requests arrive from a real
+ * socket address (client-IP limits see it). `now` is the services' clock; `log` receives every line.
+ */
+export async function startEmbedded(extraEnv: Record<string, string> = {}, options: { now?: () => Date; log?: Logger } = {}): Promise<Deployment & { dataDir: string }> {
   const dataDir = extraEnv.SAVEPOINT_DATA_DIR ?? tempDir("embedded");
-  const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, ...extraEnv });
-  const { gateway, stops } = await startAllInOne(env, createLogger({ test: "embedded" }));
+  const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, ...testEnv, ...extraEnv });
+  const { gateway, stops } = await startAllInOne(env, options.log ?? createLogger({ test: "embedded" }), options.now);
+  const server = gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: 0 })).server!;
+  const base = `http://127.0.0.1:${server.port}`;
   return {
     name: "embedded",
     dataDir,
-    request: (path, init) => gateway.handle(new Request(`http://savepoint.test${path}`, init)),
+    request: (path, init) => fetch(`${base}${path}`, init),
     stop: async () => {
+      await server.stop(true);
       for (const s of [...stops].reverse()) await s();
     },
   };
 }
 
-export type ServiceName = "gateway" | "accounts" | "config";
+export type ServiceName = "gateway" | "accounts" | "config" | "transfer";
 
 /**
  * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
  * own NATS server (queue groups of two deployments must not mix) and the run's MongoDB-wire server
- * with its own database. `accountsCopies` runs several accounts services on one queue group.
+ * with its own database. `copies` runs several processes of a service (2 accounts by default); every
+ * gateway copy listens on its own port (`bases`).
  */
-export async function startDistributed(options: { services?: ServiceName[]; accountsCopies?: number; env?: Record<string, string> } = {}) {
-  const port = freePort();
+export async function startDistributed(options: { services?: ServiceName[]; copies?: Partial<Record<ServiceName, number>>; env?: Record<string, string> } = {}) {
   const natsServer = await startNats();
   const env = {
     ...process.env,
     NATS_URL: natsServer.url,
     MONGODB_URL: (await mongo()).url,
     MONGODB_DB: uniqueDb("dist"),
-    SAVEPOINT_ADMIN_TOKEN: adminToken,
-    PORT: String(port),
+    SAVEPOINT_TRANSFER_SECRET: "test-transfer-secret-0123456789abcdef",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    ...testEnv,
     ...options.env,
   };
-  const services = options.services ?? ["config", "accounts", "gateway"];
+  const services = options.services ?? ["config", "accounts", "transfer", "gateway"];
+  const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
+  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [] };
+  const ports: number[] = [];
   const logs = tempDir("logs");
-  const spawn = (name: ServiceName) => {
+  const spawn = (name: ServiceName, extra: Record<string, string> = {}) => {
     // Logs go to files: a child holding the test runner's pipes would keep it waiting after the run.
     const log = Bun.file(join(logs, `${name}-${procs.length}.log`));
-    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env, stdout: log, stderr: log });
+    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env: { ...env, ...extra }, stdout: log, stderr: log });
     procs.push(proc);
+    byName[name].push(proc);
     trackChild(proc);
     return proc;
   };
   for (const name of services) {
-    const copies = name === "accounts" ? (options.accountsCopies ?? 2) : 1;
-    for (let i = 0; i < copies; i++) spawn(name);
+    for (let i = 0; i < (copies[name] ?? 1); i++) {
+      if (name !== "gateway") spawn(name);
+      else {
+        ports.push(freePort());
+        spawn(name, { PORT: String(ports.at(-1)) });
+      }
+    }
   }
-  await waitForPort(port, 30_000, "gateway");
-  const base = `http://127.0.0.1:${port}`;
-  const deployment: Deployment & { base: string; procs: Bun.Subprocess[]; spawn: typeof spawn } = {
+  for (const port of ports) await waitForPort(port, 30_000, "gateway");
+  const bases = ports.map((port) => `http://127.0.0.1:${port}`);
+  const deployment: Deployment & { base: string; bases: string[]; db: string; logs: string; procs: Bun.Subprocess[]; byName: typeof byName; spawn: typeof spawn } = {
     name: "distributed",
-    base,
+    base: bases[0]!,
+    db: env.MONGODB_DB,
+    bases,
+    logs,
     procs,
+    byName,
     spawn,
-    request: (path, init) => fetch(`${base}${path}`, init),
+    request: (path, init) => fetch(`${bases[0]}${path}`, init),
     stop: async () => {
       for (const p of procs) p.kill();
       await Promise.all(procs.map((p) => p.exited));
@@ -81,7 +105,18 @@ export async function startDistributed(options: { services?: ServiceName[]; acco
   // Services subscribe a moment after their process starts: wait until each answers over the bus.
   if (services.includes("config")) await until(async () => (await deployment.request("/admin/v1/runtime-keys/key_probe", { method: "DELETE", headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
   if (services.includes("accounts")) await until(async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
+  if (services.includes("transfer")) await untilServed(natsServer.url, internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
   return deployment;
+}
+
+/** Waits until some copy of a service answers `subject` over the deployment's NATS. */
+async function untilServed(natsUrl: string, subject: string, probe: unknown) {
+  const bus = await createNatsBus({ url: natsUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
+  try {
+    await until(async () => (await bus.request(subject, probe, { timeoutMs: 1_000 }), true));
+  } finally {
+    await bus.close();
+  }
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000) {

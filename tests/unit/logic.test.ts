@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { intervalWarnings, snapshotDue } from "../../services/accounts/history.ts";
 import { applyPatch } from "../../services/accounts/sync-account-data.ts";
 import { TtlCache } from "../../services/gateway/cache.ts";
+import { clientIp } from "../../services/gateway/client-ip.ts";
 import { validate } from "../../services/gateway/validate.ts";
 import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import { AppError } from "../../shared/contract/errors.ts";
@@ -94,4 +95,15 @@ test("the TTL cache forgets expired entries and drops matching ones on demand", 
   cache.set("d", { account: "z" });
   await Bun.sleep(40);
   expect(cache.get("d")).toBeUndefined();
+});
+
+describe("client IP behind proxies", () => {
+  const trusted = new Set(["127.0.0.1", "10.0.0.2"]);
+  test("X-Forwarded-For counts only from a trusted peer, nearest untrusted hop first", () => {
+    expect(clientIp("203.0.113.9", "1.2.3.4", trusted)).toBe("203.0.113.9");
+    expect(clientIp("127.0.0.1", "1.2.3.4", trusted)).toBe("1.2.3.4");
+    expect(clientIp("::ffff:127.0.0.1", "6.6.6.6, 1.2.3.4, 10.0.0.2", trusted)).toBe("1.2.3.4");
+    expect(clientIp("127.0.0.1", null, trusted)).toBe("127.0.0.1");
+    expect(clientIp(undefined, "1.2.3.4", trusted)).toBe("unknown");
+  });
 });

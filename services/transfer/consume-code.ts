@@ -1,0 +1,45 @@
+import type { AccountEnvelopeResponse } from "../../shared/contract/accounts.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import { callEndpoint } from "../../shared/bus/serve.ts";
+import { attemptLimits } from "./attempts.ts";
+import { hashTransferCode, normalizeTransferCode } from "./code.ts";
+import type { Deps } from "./deps.ts";
+import type { TransferCodeStatus } from "./repo.ts";
+
+/** Why a real code cannot be spent. Still active after a lost update means a passing store fault: retry. */
+function refusal(status: TransferCodeStatus) {
+  if (status === "consumed") return fail.transferCodeConsumed();
+  if (status === "accountDeleted") return fail.accountDeleted();
+  if (status === "active") return fail.serviceUnavailable();
+  return fail.transferCodeInvalid();
+}
+
+/**
+ * Route 10: a new device session for the code's account. The code is spent by one conditional update,
+ * so of concurrent consumes exactly one wins. Only guesses (a code that is malformed, unknown, revoked
+ * or of another environment) count toward the attempt limits: a real code that is spent or expired is
+ * not a guess.
+ */
+export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.consumeTransferCode>): Promise<AccountEnvelopeResponse> {
+  const { repo } = deps;
+  const { tenant, body } = msg;
+  const limits = attemptLimits(deps, tenant, msg.client.ip);
+  await limits.refuseWhenBlocked();
+
+  const code = normalizeTransferCode(body.transferCode);
+  const doc = code ? await repo.codes.get(hashTransferCode(deps.secret, tenant.envId, code)) : null;
+  if (!doc || doc.status === "revoked") throw await limits.recordFailure(fail.transferCodeInvalid());
+  if (doc.status !== "active") throw refusal(doc.status);
+  const now = deps.now();
+  if (Date.parse(doc.expiresAt) <= now.getTime()) throw fail.transferCodeExpired();
+
+  const spent = await repo.codes.update({ _id: doc._id, status: "active" }, { status: "consumed", consumedAt: now.toISOString() });
+  // Changed since the read: spent by a concurrent consume, retired by a newer code, or erased.
+  if (!spent) throw refusal((await repo.codes.get(doc._id))?.status ?? "revoked");
+
+  const issued = await callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId: doc.accountId, deviceLabel: body.deviceLabel });
+  return { ...issued, syncPolicy: tenant.syncPolicy };
+}

@@ -1,0 +1,38 @@
+import { type CreateTransferCodeResponse, TransferCodeTtl } from "../../shared/contract/identity.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import { formatTransferCode, hashTransferCode, newTransferCode } from "./code.ts";
+import type { Deps } from "./deps.ts";
+
+/** decisions.md: at most this many unconsumed codes per account; a new one retires the oldest. */
+export const maxActiveCodes = 5;
+
+const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
+
+/**
+ * Route 9: a one-time code for the account behind the session. The gateway has already refused a
+ * deleted or suspended account. The code is answered once and stored only as its keyed hash.
+ */
+export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.createTransferCode>): Promise<CreateTransferCodeResponse> {
+  const { repo } = deps;
+  const { accountId } = msg.session;
+  const ttl = clamp(msg.body?.ttlSeconds ?? TransferCodeTtl.defaultSeconds, TransferCodeTtl.minSeconds, TransferCodeTtl.maxSeconds);
+  const now = deps.now();
+  const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
+  const code = newTransferCode();
+  await repo.codes.insert({
+    _id: hashTransferCode(deps.secret, msg.tenant.envId, code),
+    envId: msg.tenant.envId,
+    accountId,
+    status: "active",
+    deviceLabel: msg.body?.deviceLabel,
+    createdAt: now.toISOString(),
+    expiresAt,
+  });
+
+  // Concurrent creates each retire everything past the newest five: they agree on which.
+  const active = await repo.codes.find({ accountId, status: "active" }, { sort: { field: "createdAt", direction: -1 } });
+  for (const old of active.slice(maxActiveCodes)) await repo.codes.update({ _id: old._id, status: "active" }, { status: "revoked" });
+
+  return { transferCode: formatTransferCode(code), expiresAt, expiresInSeconds: ttl };
+}

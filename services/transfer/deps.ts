@@ -1,0 +1,15 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Repo } from "./repo.ts";
+
+/** What every transfer verb may use. `now` is injectable so tests can move time. */
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  log: Logger;
+  now: () => Date;
+  /** HMAC key of the stored code hashes. */
+  secret: string;
+  /** Failed consumes one runtime key may make per minute. */
+  keyAttemptsPerMinute: number;
+}

@@ -1,0 +1,17 @@
+import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { contractRoutes as routes } from "../../shared/contract/routes.ts";
+import { consumeCode } from "./consume-code.ts";
+import { createCode } from "./create-code.ts";
+import type { Deps } from "./deps.ts";
+import { eraseCodes } from "./erase-codes.ts";
+
+export const group = "transfer";
+
+/** Transfer codes: create (route 9), consume (route 10), and erasure for deleted accounts. */
+export function startTransfer(deps: Deps): void {
+  const { bus } = deps;
+  serveRoute(bus, group, routes.createTransferCode, (m) => createCode(deps, m));
+  serveRoute(bus, group, routes.consumeTransferCode, (m) => consumeCode(deps, m));
+  serveEndpoint(bus, group, internal.eraseTransferCodes, (input) => eraseCodes(deps, input.accountId));
+}

@@ -1,0 +1,22 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Env } from "../../shared/env.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Store } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import { openRepo } from "./repo.ts";
+import { transferSecret } from "./secret.ts";
+import { startTransfer } from "./service.ts";
+
+/** Opens the service's collections and serves it on `bus`. */
+export async function runTransfer(bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> {
+  const deps: Deps = {
+    repo: await openRepo(store),
+    bus,
+    log: log.child({ service: "transfer" }),
+    now,
+    secret: transferSecret(env),
+    keyAttemptsPerMinute: env.SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE,
+  };
+  startTransfer(deps);
+  return deps;
+}

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { MongoClient } from "mongodb";
+import type { Logger } from "../../shared/log.ts";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
+import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { mongo } from "../helpers/infra.ts";
+
+const consumePath = "/api/v1/account-transfer-codes/consume";
+const codeShape = /^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/;
+/** A client address of its own per test, named through the trusted loopback proxy. */
+const newClient = () => `10.${Array.from(crypto.getRandomValues(new Uint8Array(3))).join(".")}`;
+
+/** Each deployment with what it takes to move its clock past a code's expiry, and to read all it kept. */
+interface Setup {
+  d: Deployment;
+  /** Another gateway copy of the same deployment (the same one when there is only one). */
+  other: Deployment;
+  expireCodesOf(accountId: string): Promise<void>;
+  /** Every log line and every stored byte, as text. */
+  everythingKept(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function embedded(): Promise<Setup> {
+  let offsetMs = 0;
+  const lines: string[] = [];
+  const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, msg, ...fields }));
+  const log: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error"), child: () => log };
+  const d = await startEmbedded({}, { now: () => new Date(Date.now() + offsetMs), log });
+  return {
+    d,
+    other: d,
+    expireCodesOf: async () => void (offsetMs += 601_000),
+    everythingKept: async () => [...lines, ...readdirSync(d.dataDir).map((f) => readFileSync(join(d.dataDir, f), "latin1"))].join("\n"),
+    stop: () => d.stop(),
+  };
+}
+
+async function distributed(): Promise<Setup> {
+  const d = await startDistributed({ copies: { gateway: 2, transfer: 2 }, env: { LOG_LEVEL: "debug" } });
+  const other: Deployment = { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) };
+  return {
+    d,
+    other,
+    // Processes keep real time: the test moves the stored expiry instead of the clock.
+    expireCodesOf: async (accountId) => {
+      const store = await createMongoStore((await mongo()).url, d.db);
+      const codes = await store.collection<{ _id: string; accountId: string; expiresAt: string }>("transferCodes");
+      await codes.updateMany({ accountId }, { expiresAt: new Date(Date.now() - 1_000).toISOString() });
+      await store.close();
+    },
+    everythingKept: async () => {
+      const client = await new MongoClient((await mongo()).url).connect();
+      const db = client.db(d.db);
+      const dumps = await Promise.all((await db.listCollections().toArray()).map(async (c) => JSON.stringify(await db.collection(c.name).find().toArray())));
+      await client.close();
+      return [...dumps, ...readdirSync(d.logs).map((f) => readFileSync(join(d.logs, f), "utf8"))].join("\n");
+    },
+    stop: () => d.stop(),
+  };
+}
+
+for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed]] as const) {
+  describe(`transfer codes (${name})`, () => {
+    let s: Setup;
+    let key: string;
+    beforeAll(async () => {
+      s = await setUp();
+      ({ key } = await newTenant(s.d));
+    });
+    afterAll(() => s.stop());
+
+    const consume = (transferCode: unknown, o: CallOptions & { ip?: string; via?: Deployment; withKey?: string } = {}) =>
+      call(o.via ?? s.d, "POST", consumePath, { key: o.withKey ?? key, headers: { "x-forwarded-for": o.ip ?? newClient() }, body: { transferCode, ...(o.body as object) } });
+
+    test("full flow: device B takes over with a code and syncs; device A keeps its session and sees the conflict", async () => {
+      const a = await newAccount(s.d, key, { accountData: { coins: 5 }, slot: { slotId: "main", data: { hp: 100 } } });
+      expect((await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { hp: 80 } } })).status).toBe(200);
+      const created = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old phone" } });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({ transferCode: expect.stringMatching(codeShape), expiresAt: expect.any(String), expiresInSeconds: 600 });
+      expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(590_000);
+
+      // Typed on the new phone: lower case, spaces instead of the hyphen.
+      const typed = ` ${created.body.transferCode.toLowerCase().replace("-", " ")} `;
+      const b = await consume(typed, { body: { deviceLabel: "new phone" } });
+      expect(b.status).toBe(200);
+      expect(b.body).toMatchObject({ accountId: a.accountId, account: { accountId: a.accountId, accountData: { coins: 5 }, version: 1, slots: [{ slotId: "main", version: 2 }] } });
+      expect(b.body.accountSessionToken).toMatch(/^sps_/);
+      expect(b.body.accountSessionToken).not.toBe(a.session);
+      expect(b.body.syncPolicy.minRemoteSyncIntervalSeconds).toBeGreaterThan(0);
+
+      const onB = { key, session: b.body.accountSessionToken as string };
+      expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/slots/main`, onB)).body).toMatchObject({ version: 2, data: { hp: 80 } });
+      expect((await call(s.d, "POST", `/api/v1/accounts/${a.accountId}/slots/main/sync`, { ...onB, body: { baseVersion: 2, data: { hp: 60 } } })).status).toBe(200);
+      const stale = await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 2, data: { hp: 999 } } });
+      expect(stale.status).toBe(409);
+      expect(stale.body).toMatchObject({ status: "conflict", version: 3, slot: { data: { hp: 60 } } });
+      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+
+      const again = await consume(created.body.transferCode);
+      expect([again.status, again.body.error.code]).toEqual([400, "transfer_code_consumed"]);
+    });
+
+    test("20 concurrent consumes of one code: exactly 1 succeeds, 19 are transfer_code_consumed", async () => {
+      const a = await newAccount(s.d, key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const ip = newClient();
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { ip, via: i % 2 ? s.other : s.d })));
+      expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
+      expect(answers.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_consumed")).toHaveLength(19);
+    });
+
+    test("an expired code is transfer_code_expired", async () => {
+      const a = await newAccount(s.d, key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      await s.expireCodesOf(a.accountId);
+      const late = await consume(transferCode);
+      expect([late.status, late.body.error.code]).toEqual([400, "transfer_code_expired"]);
+    });
+
+    test("brute force: the 11th wrong code from one client is 429 and blocks the right code; another client is not blocked; gateway copies share the count", async () => {
+      const a = await newAccount(s.d, key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const attacker = newClient();
+      for (let i = 0; i < 10; i++) {
+        const wrong = await consume(`ZZZZZ-ZZZ${String(i).padStart(2, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d });
+        expect([i, wrong.status, wrong.body.error.code]).toEqual([i, 400, "transfer_code_invalid"]);
+      }
+      const eleventh = await consume("ZZZZZ-ZZZZZ", { ip: attacker, via: s.other });
+      expect(eleventh.status).toBe(429);
+      expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600 } });
+      const retryAfter = Number(eleventh.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      expect(eleventh.headers.get("ratelimit-limit")).toBe("10");
+      expect(eleventh.headers.get("ratelimit-remaining")).toBe("0");
+      expect(eleventh.headers.get("ratelimit-reset")).toBe(String(retryAfter));
+
+      expect((await consume(transferCode, { ip: attacker })).status).toBe(429);
+      const honest = await consume(transferCode, { ip: newClient() });
+      expect(honest.status).toBe(200);
+    });
+
+    test("failed attempts are also limited per runtime key", async () => {
+      const t = await newTenant(s.d);
+      const answers = [];
+      for (let i = 0; i < 61; i++) answers.push(await consume(`YYYYY-YYY${String(i).padStart(2, "0")}`, { withKey: t.key }));
+      expect(answers.slice(0, 60).every((x) => x.body.error.code === "transfer_code_invalid")).toBe(true);
+      expect(answers[60]!.status).toBe(429);
+      expect(answers[60]!.body.error.details).toMatchObject({ limit: 60, windowSeconds: 60 });
+    });
+
+    test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
+      const a = await newAccount(s.d, key);
+      const missing = await call(s.d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() } });
+      expect([missing.status, missing.body.error.code]).toEqual([400, "invalid_request"]);
+      for (const bad of ["ABCDE-FGHJ", "ABCDE-FGHJKM", "ABCDE-FGHJU", "ABCDE_FGHJK", ""]) {
+        const answer = await consume(bad);
+        expect([bad, answer.status]).toEqual([bad, 400]);
+        expect(["transfer_code_invalid", "invalid_request"]).toContain(answer.body.error.code);
+      }
+      expect((await consume("ABCDE-FGHJU")).body.error.code).toBe("transfer_code_invalid");
+      const longLabel = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(81) } });
+      expect([longLabel.status, longLabel.body.error.code]).toEqual([400, "invalid_request"]);
+      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(80) } })).status).toBe(201);
+      expect((await consume("AAAAA-AAAAA", { body: { deviceLabel: "y".repeat(81) } })).body.error.code).toBe("invalid_request");
+      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 59 } })).body.expiresInSeconds).toBe(60);
+      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1801 } })).body.expiresInSeconds).toBe(1800);
+      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 6.5 } })).status).toBe(400);
+    });
+
+    test("a code of another environment is invalid there; a deleted account's code is 410", async () => {
+      const a = await newAccount(s.d, key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const elsewhere = await newTenant(s.d);
+      const foreign = await consume(transferCode, { withKey: elsewhere.key });
+      expect([foreign.status, foreign.body.error.code]).toEqual([400, "transfer_code_invalid"]);
+
+      expect((await a.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
+      const gone = await consume(transferCode);
+      expect([gone.status, gone.body.error.code]).toEqual([410, "account_deleted"]);
+    });
+
+    test("a sixth unconsumed code retires the oldest", async () => {
+      const a = await newAccount(s.d, key);
+      const codes: string[] = [];
+      for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
+      expect((await consume(codes[0])).body.error.code).toBe("transfer_code_invalid");
+      expect((await consume(codes[1])).status).toBe(200);
+    });
+
+    test("a code never appears in a log line or a stored document", async () => {
+      const a = await newAccount(s.d, key);
+      const codes: string[] = [];
+      for (let i = 0; i < 3; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body.transferCode);
+      expect((await consume(codes[0]!.toLowerCase())).status).toBe(200);
+      expect((await consume(codes[0])).status).toBe(400);
+      expect((await consume(`${codes[1]!.slice(0, 10)}Z`)).status).toBe(400);
+      await Bun.sleep(200); // log files are written asynchronously
+      const kept = await s.everythingKept();
+      expect(kept).toContain(a.accountId); // the dump does reach the stored documents
+      for (const code of codes) {
+        expect(kept).not.toContain(code);
+        expect(kept).not.toContain(code.replace("-", ""));
+        expect(kept.toLowerCase()).not.toContain(code.toLowerCase().replace("-", ""));
+      }
+    });
+
+    test("sessions are devices: operators see label and use, and revoke one at once, also where it was cached", async () => {
+      const a = await newAccount(s.d, key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const b = await consume(transferCode, { body: { deviceLabel: "Pixel 8" } });
+      const onB = { key, session: b.body.accountSessionToken as string };
+      // Both gateway copies have B's session cached before the revocation.
+      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(200);
+
+      const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}`);
+      const device = view.body.sessions.find((x: { deviceLabel?: string }) => x.deviceLabel === "Pixel 8");
+      expect(device).toEqual({ sessionId: expect.stringMatching(/^ses_/), deviceLabel: "Pixel 8", createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+      expect(JSON.stringify(view.body)).not.toContain(onB.session);
+
+      const revoked = await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/${device.sessionId}`);
+      expect(revoked.body).toEqual({ accountId: a.accountId, sessionId: device.sessionId, revokedAt: expect.any(String) });
+      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(401);
+      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+      expect((await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/ses_unknown`)).status).toBe(404);
+    });
+  });
+}

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { resolveSession } from "../../services/accounts/resolve-session.ts";
+import { openSession } from "../../services/accounts/sessions.ts";
+import { runAccounts } from "../../services/accounts/start.ts";
+import { createLocalBus } from "../../shared/bus/local.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
+import { createLogger } from "../../shared/log.ts";
+import { defaultPlans } from "../../shared/plans.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { tempDir } from "../helpers/infra.ts";
+
+describe("device sessions record their last use at most once a minute", () => {
+  const log = createLogger({ test: "sessions" });
+  const bus = createLocalBus(log);
+  const store = createSqliteStore(join(tempDir("sessions"), "accounts.sqlite"));
+  let clock = Date.parse("2026-01-01T00:00:00.000Z");
+  let deps: Awaited<ReturnType<typeof runAccounts>>;
+  beforeAll(async () => {
+    deps = await runAccounts(bus, store, defaultPlans, log, () => new Date(clock));
+  });
+  afterAll(async () => {
+    await bus.close();
+    await store.close();
+  });
+
+  test("a resolve within the minute writes nothing; the first after it writes the time once", async () => {
+    const account = { _id: "acc_lastuse", envId: "prj_x:stage" };
+    await deps.repo.accounts.insert({ ...account, status: "active", accountData: "{}", version: 1, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", snapshotSeq: 1 });
+    const token = await openSession(deps, account, "Pixel 8");
+    const input = { envId: account.envId, tokenHash: sha256Hex(token) };
+    const lastUse = async () => (await deps.repo.sessions.get(input.tokenHash))!.lastUsedAt;
+    expect(await lastUse()).toBe("2026-01-01T00:00:00.000Z");
+
+    clock += 59_000;
+    await resolveSession(deps, input);
+    expect(await lastUse()).toBe("2026-01-01T00:00:00.000Z");
+
+    clock += 1_000;
+    await Promise.all(Array.from({ length: 5 }, () => resolveSession(deps, input)));
+    expect(await lastUse()).toBe("2026-01-01T00:01:00.000Z");
+
+    clock += 30_000;
+    await resolveSession(deps, input);
+    expect(await lastUse()).toBe("2026-01-01T00:01:00.000Z");
+    expect((await deps.repo.sessions.get(input.tokenHash))!.deviceLabel).toBe("Pixel 8");
+  });
+});
