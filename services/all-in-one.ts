@@ -6,6 +6,7 @@ import { runAccounts } from "./accounts/start.ts";
 import { bootstrapDefaults } from "./config/bootstrap.ts";
 import { runConfig } from "./config/start.ts";
 import { createGateway } from "./gateway/app.ts";
+import { runAuthBridge } from "./auth-bridge/start.ts";
 import { runTransfer } from "./transfer/start.ts";
 
 /**
@@ -19,11 +20,13 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   const configStore = await openStore(env, "config");
   const accountsStore = await openStore(env, "accounts");
   const transferStore = await openStore(env, "transfer");
+  const authStore = await openStore(env, "auth-bridge");
   const config = await runConfig(bus, configStore, log);
   await runAccounts(bus, accountsStore, plans, log, now);
   await runTransfer(bus, transferStore, env, log, now);
+  await runAuthBridge(bus, authStore, env, plans, log, now);
   const bootstrap = await bootstrapDefaults(config);
   const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES });
-  const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => bus.close()];
+  const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => authStore.close(), () => bus.close()];
   return { gateway, bus, bootstrap, stops };
 }

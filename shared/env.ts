@@ -24,6 +24,10 @@ export const Env = z.object({
     .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
   /** Key of the transfer codes' HMAC; every transfer-service copy needs the same one. */
   SAVEPOINT_TRANSFER_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Key of identity links' hashes (provider and subject); every auth-bridge copy needs the same one. */
+  SAVEPOINT_LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** How soon a token signed by an unknown key may make the auth bridge fetch a provider's key set again. */
+  SAVEPOINT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
   /** Failed transfer-code consumes one runtime key may make per minute (decisions.md, Credentials). */
   SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
 });

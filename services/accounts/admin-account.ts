@@ -1,6 +1,7 @@
 import type { AdminAccountResponse } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { type AccountStatus, events } from "../../shared/contract/internal.ts";
+import { callEndpoint } from "../../shared/bus/serve.ts";
+import { type AccountStatus, events, internal } from "../../shared/contract/internal.ts";
 import type { Deps } from "./deps.ts";
 
 const envOf = (envId: string) => {
@@ -36,6 +37,7 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
       ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
       ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
     })),
+    links: await callEndpoint(deps.bus, internal.listLinks, { accountId }),
     page: { ...page, slotCount: await repo.slots.count({ accountId }), sessionCount: await repo.sessions.count({ accountId }) },
   };
 }

@@ -16,8 +16,10 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
   }
   // Session documents stay, revoked, so a deleted account's old session still answers 410.
   await repo.sessions.updateMany({ accountId: job.id, revokedAt: null }, { revokedAt: at });
-  // The transfer service owns the codes; while it is out of reach the job fails and comes back.
+  // The transfer and auth-bridge services own codes and links; while one is out of reach the job
+  // fails and comes back.
   await callEndpoint(deps.bus, internal.eraseTransferCodes, { accountId: job.id });
+  await callEndpoint(deps.bus, internal.eraseLinks, { accountId: job.id });
   await repo.snapshots.delete({ accountId: job.id });
   await repo.slots.delete({ accountId: job.id });
   await repo.accounts.update({ _id: job.id }, { cleanupPending: false });

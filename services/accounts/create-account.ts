@@ -1,4 +1,5 @@
-import type { AccountEnvelopeResponse } from "../../shared/contract/accounts.ts";
+import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
+import type { Tenant } from "../../shared/contract/tenant.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { newId } from "../../shared/ids.ts";
@@ -9,10 +10,13 @@ import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
 import { openSession } from "./sessions.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
-export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
+export function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
+  return openAccount(deps, msg.tenant, msg.body ?? {});
+}
+
+/** A new account in the tenant's environment with its first device session; route 3 and first sign-ins. */
+export async function openAccount(deps: Deps, tenant: Tenant, body: CreateAccountRequest, deviceLabel?: string): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
-  const { tenant } = msg;
-  const body = msg.body ?? {};
   const now = deps.now();
   const at = now.toISOString();
   const accountId = newId("acc");
@@ -35,7 +39,7 @@ export async function createAccount(deps: Deps, msg: RouteMessage<typeof contrac
   await writeSnapshot(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: { accountData: body.accountData ?? {} }, at: now });
   const slot = body.slot ? await insertSlot(deps, tenant.plan, account, body.slot, now) : undefined;
 
-  const token = await openSession(deps, account);
+  const token = await openSession(deps, account, deviceLabel);
 
   return {
     accountId,

@@ -4,7 +4,7 @@ import { adminRoutes, contractRoutes as routes } from "../../shared/contract/rou
 import { adminGetAccount, adminRevokeSession, adminSetStatus } from "./admin-account.ts";
 import { archiveSlot } from "./archive-slot.ts";
 import { requeuePending, runCleanup } from "./cleanup.ts";
-import { createAccount } from "./create-account.ts";
+import { createAccount, openAccount } from "./create-account.ts";
 import { createSlot } from "./create-slot.ts";
 import { deleteAccount } from "./delete-account.ts";
 import { deleteSlot } from "./delete-slot.ts";
@@ -38,6 +38,7 @@ export async function startAccounts(deps: Deps): Promise<void> {
   serveRoute(bus, group, adminRoutes.revokeSession, (m) => adminRevokeSession(deps, m.params.accountId, m.params.sessionId));
   serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));
   serveEndpoint(bus, group, internal.issueSession, (input) => issueSession(deps, input));
+  serveEndpoint(bus, group, internal.openAccount, (input) => openAccount(deps, input.tenant, {}, input.deviceLabel));
 
   bus.work(queues.cleanup.name, (job) => runCleanup(deps, queues.cleanup.schema.parse(job)));
   const requeued = await requeuePending(deps);

@@ -38,6 +38,8 @@ const table: Record<string, { route: Route; note?: string }> = {
   "account suspend": { route: adminRoutes.suspendAccount },
   "account unsuspend": { route: adminRoutes.unsuspendAccount },
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
+  "auth-provider set": { route: adminRoutes.setAuthProvider },
+  "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
 };
 
 interface Property {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { type Bus, requestIdHeader } from "../../shared/bus/port.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import type { Route } from "../../shared/contract/route.ts";
+import { type Route, needsTenant } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -42,11 +42,16 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
     checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
 
-    const tenant = r.auth === "runtimeKey" || r.auth === "session" ? await auth.tenant(request.headers, busHeaders) : undefined;
+    const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
     if (r.auth === "admin") auth.admin(request.headers);
     const params = validate(r.params, rawParams, "path");
     const query = validate(r.query, rawQuery, "query");
-    const session = r.auth === "session" ? await auth.session(tenant!, request.headers, (params as { accountId: string }).accountId, busHeaders) : undefined;
+    const session =
+      r.auth === "session"
+        ? await auth.session(tenant!, request.headers, (params as { accountId?: string }).accountId, busHeaders)
+        : r.auth === "optionalSession"
+          ? await auth.optionalSession(tenant!, request.headers, busHeaders)
+          : undefined;
     const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
 
     const value = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: busHeaders, timeoutMs });

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Bus } from "../../shared/bus/port.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
-import { fail } from "../../shared/contract/errors.ts";
+import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
@@ -25,6 +25,24 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
   });
   const adminHash = adminToken ? Buffer.from(sha256Hex(adminToken)) : undefined;
 
+  async function resolve(tenant: Tenant, token: string, busHeaders: Record<string, string>): Promise<ResolvedSession> {
+    const tokenHash = sha256Hex(token);
+    const cacheKey = `${tenant.envId}:${tokenHash}`;
+    let session = sessions.get(cacheKey);
+    if (!session) {
+      session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash }, { headers: busHeaders, timeoutMs });
+      sessions.set(cacheKey, session);
+    }
+    return session;
+  }
+
+  /** A live session may act only for its own account, and not while the account is suspended. */
+  function actorFor(session: ResolvedSession, accountId: string): SessionActor {
+    if (session.accountId !== accountId) throw fail.forbidden();
+    if (session.accountStatus === "suspended") throw fail.accountSuspended();
+    return { sessionId: session.sessionId, accountId: session.accountId };
+  }
+
   return {
     async tenant(headers: Headers, busHeaders: Record<string, string>): Promise<Tenant> {
       const key = bearer(headers);
@@ -37,21 +55,34 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
       return tenant;
     },
 
-    /** decisions.md, Credentials: 401 unknown, 410 deleted, 403 suspended, 403 another account. */
-    async session(tenant: Tenant, headers: Headers, accountId: string, busHeaders: Record<string, string>): Promise<SessionActor> {
+    /**
+     * decisions.md, Credentials: 401 unknown, 410 deleted, 403 suspended, 403 another account. The
+     * account is the path's, or on a path without one the X-Service-Account-ID header's.
+     */
+    async session(tenant: Tenant, headers: Headers, pathAccountId: string | undefined, busHeaders: Record<string, string>): Promise<SessionActor> {
       const token = accountHeader(headers, "session");
       if (!token) throw fail.unauthorized("The X-Service-Account-Session header is required.");
-      const tokenHash = sha256Hex(token);
-      const cacheKey = `${tenant.envId}:${tokenHash}`;
-      let session = sessions.get(cacheKey);
-      if (!session) {
-        session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash }, { headers: busHeaders, timeoutMs });
-        sessions.set(cacheKey, session);
-      }
+      const accountId = pathAccountId ?? accountHeader(headers, "accountId");
+      if (!accountId) throw fail.unauthorized("The X-Service-Account-ID header is required.");
+      const session = await resolve(tenant, token, busHeaders);
       if (session.accountStatus === "deleted") throw fail.accountDeleted();
-      if (session.accountId !== accountId) throw fail.forbidden();
-      if (session.accountStatus === "suspended") throw fail.accountSuspended();
-      return { sessionId: session.sessionId, accountId: session.accountId };
+      return actorFor(session, accountId);
+    },
+
+    /**
+     * Route 4's current session: only when both account headers are sent and the session is live.
+     * An unknown, revoked or deleted account's session counts as none (contract, route 4 rule 3).
+     */
+    async optionalSession(tenant: Tenant, headers: Headers, busHeaders: Record<string, string>): Promise<SessionActor | undefined> {
+      const token = accountHeader(headers, "session");
+      const accountId = accountHeader(headers, "accountId");
+      if (!token || !accountId) return undefined;
+      const session = await resolve(tenant, token, busHeaders).catch((err) => {
+        if (isAppError(err) && err.code === "unauthorized") return undefined;
+        throw err;
+      });
+      if (!session || session.accountStatus === "deleted") return undefined;
+      return actorFor(session, accountId);
     },
 
     admin(headers: Headers): void {

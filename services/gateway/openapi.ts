@@ -30,8 +30,9 @@ const securitySchemes = {
     type: "apiKey",
     in: "header",
     name: "X-Service-Account-Session",
-    description: "Account session token, returned once when the account is created; bound to the path's accountId.",
+    description: "Account session token, returned once per device; bound to the path's accountId, or to X-Service-Account-ID on paths without one.",
   },
+  accountId: { type: "apiKey", in: "header", name: "X-Service-Account-ID", description: "The session's account, on paths that do not name it." },
   adminToken: { type: "http", scheme: "bearer", description: "SAVEPOINT_ADMIN_TOKEN" },
 };
 
@@ -116,7 +117,9 @@ const jsonContent = (schema: unknown) => ({ "application/json": { schema } });
 function security(r: Route) {
   if (r.auth === "none") return [];
   if (r.auth === "admin") return [{ adminToken: [] }];
-  if (r.auth === "session") return [{ runtimeKey: [], accountSession: [] }];
+  const session = r.path.includes(":accountId") ? { runtimeKey: [], accountSession: [] } : { runtimeKey: [], accountSession: [], accountId: [] };
+  if (r.auth === "session") return [session];
+  if (r.auth === "optionalSession") return [{ runtimeKey: [] }, session];
   return [{ runtimeKey: [] }];
 }
 

@@ -1,4 +1,5 @@
 import type { Collection, Store } from "../../shared/store/port.ts";
+import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
 
 export type TransferCodeStatus = "active" | "consumed" | "revoked" | "accountDeleted";
 
@@ -14,17 +15,15 @@ export type TransferCodeDoc = {
   consumedAt?: string;
 };
 
-/** One failed consume, counted in its fixed window by scope (a client IP or a runtime key). */
-export type AttemptDoc = { _id: string; scope: string; window: number; at: string };
-
 export interface Repo {
   codes: Collection<TransferCodeDoc>;
-  attempts: Collection<AttemptDoc>;
+  /** Failed consumes by client IP and runtime key. */
+  attempts: Collection<HitDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
   return {
     codes: await store.collection<TransferCodeDoc>("transferCodes", [{ name: "account_status", fields: ["accountId", "status"] }]),
-    attempts: await store.collection<AttemptDoc>("transferAttempts", [{ name: "scope_window", fields: ["scope", "window"] }]),
+    attempts: await store.collection<HitDoc>("transferAttempts", hitIndexes),
   };
 }

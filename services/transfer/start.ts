@@ -1,10 +1,10 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Env } from "../../shared/env.ts";
 import type { Logger } from "../../shared/log.ts";
+import { serviceSecret } from "../../shared/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { openRepo } from "./repo.ts";
-import { transferSecret } from "./secret.ts";
 import { startTransfer } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
@@ -14,7 +14,7 @@ export async function runTransfer(bus: Bus, store: Store, env: Env, log: Logger,
     bus,
     log: log.child({ service: "transfer" }),
     now,
-    secret: transferSecret(env),
+    secret: serviceSecret(env, "SAVEPOINT_TRANSFER_SECRET"),
     keyAttemptsPerMinute: env.SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE,
   };
   startTransfer(deps);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from "./common.ts";
 import { PlanName } from "../plans.ts";
+import { AuthProvider } from "./identity.ts";
 
 const Name = z.string().trim().min(1).max(100);
 
@@ -22,6 +23,34 @@ export const KeyPath = z.strictObject({ keyId: z.string().regex(/^key_[A-Za-z0-9
 export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt: Timestamp }).meta({ id: "RevokeRuntimeKeyResponse" });
 
 export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPolicyPatch" });
+
+/** decisions.md, Operators: one identity provider of one environment. */
+export const AuthProviderPath = ProjectEnvPath.extend({ provider: AuthProvider });
+export const AuthProviderConfigRequest = z
+  .strictObject({
+    enabled: z.boolean(),
+    /** Firebase: the Firebase project id. */
+    projectId: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a Firebase project id").optional(),
+    /** Supabase: the project ref, as in https://<projectRef>.supabase.co. */
+    projectRef: z.string().regex(/^[a-z0-9]{1,64}$/, "must be a Supabase project ref").optional(),
+    /** Auth0: the tenant's domain, as in https://<domain>/. */
+    domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, "must be a host name such as tenant.eu.auth0.com").optional(),
+    /** Auth0: the API audience tokens must be issued for. */
+    audience: z.string().min(1).max(512).optional(),
+    /** Overrides the provider's public key set (emulators, tests). */
+    jwksUrl: z.url({ protocol: /^https?$/ }).optional(),
+  })
+  .meta({ id: "AuthProviderConfigRequest" });
+export const AuthProviderConfig = AuthProviderConfigRequest.extend({ provider: AuthProvider, environment: Environment, updatedAt: Timestamp })
+  .strip()
+  .meta({ id: "AuthProviderConfig" });
+export type AuthProviderConfig = z.infer<typeof AuthProviderConfig>;
+
+export const AdminLinkPath = z.strictObject({ accountId: AccountId, provider: AuthProvider });
+export const UnlinkResponse = z.object({ accountId: AccountId, provider: AuthProvider, unlinkedAt: Timestamp }).meta({ id: "UnlinkResponse" });
+
+/** An identity link as operators see it: never the subject, a hash or a token. */
+export const AdminLink = z.object({ provider: AuthProvider, label: z.string(), emailHint: z.string().optional(), linkedAt: Timestamp, lastUsedAt: Timestamp.optional() });
 
 export const AdminAccountPath = z.strictObject({ accountId: AccountId });
 export const AdminSlotPath = AdminAccountPath.extend({ slotId: SlotId });
@@ -76,6 +105,7 @@ export const AdminAccountResponse = z
         revokedAt: Timestamp.optional(),
       }),
     ),
+    links: z.array(AdminLink),
     page: z.object({ offset: z.int(), limit: z.int(), slotCount: z.int(), sessionCount: z.int() }),
   })
   .meta({ id: "AdminAccountResponse" });

@@ -31,6 +31,12 @@ export const ErrorCode = z.enum([
   "transfer_code_consumed",
   "transfer_code_rate_limited",
   "provider_not_supported",
+  "firebase_token_invalid",
+  "supabase_token_invalid",
+  "auth0_token_invalid",
+  "firebase_project_mismatch",
+  "supabase_project_mismatch",
+  "auth0_project_mismatch",
   "invalid_signature",
   "internal_error",
   "not_implemented",
@@ -50,6 +56,8 @@ export const ErrorResponse = z
   })
   .meta({ id: "ErrorResponse" });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
+
+type Provider = "firebase" | "supabase" | "auth0";
 
 /** What a 429 carries in `details`; the gateway turns it into Retry-After and RateLimit-* headers. */
 export interface RateLimit {
@@ -96,6 +104,16 @@ export const fail = {
   /** `limit` failures per `windowSeconds`; `retryAfter` seconds until the window ends. */
   transferCodeRateLimited: (limit: RateLimit) =>
     new AppError("transfer_code_rate_limited", "Too many failed transfer-code attempts; try again later.", { ...limit }),
+  providerNotSupported: () => new AppError("provider_not_supported", "Use one of firebase, supabase, auth0.", { field: "provider" }),
+  tokenInvalid: (provider: Provider) => new AppError(`${provider}_token_invalid`, `The ${provider} token could not be verified.`),
+  projectMismatch: (provider: Provider) => new AppError(`${provider}_project_mismatch`, `The ${provider} token was issued for another project.`),
+  providerNotConfigured: (provider: Provider) =>
+    new AppError("provider_not_configured", `${provider} is not configured for this environment.`, { provider }),
+  providerNotEnabled: (provider: Provider) => new AppError("provider_not_enabled", `${provider} is disabled for this environment.`),
+  authBridgeRequiresPaidPlan: (details: { environment: string; plan: string; upgradePath: string }) =>
+    new AppError("auth_bridge_requires_paid_plan", "Signing in with an identity provider in prod needs a paid plan; use a stage key to test.", details),
+  accountAuthConflict: (message = "This identity is linked to another account.") => new AppError("account_auth_conflict", message),
+  rateLimited: (limit: RateLimit) => new AppError("rate_limited", "Too many requests; try again later.", { ...limit }),
   notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),
   serviceUnavailable: (retryAfter = 1) =>
     new AppError("service_unavailable", "The service is temporarily unavailable.", { retryAfter }),

@@ -13,8 +13,9 @@ export const LinkedAuthProvider = z
   })
   .meta({ id: "LinkedAuthProvider" });
 
+/** The provider is checked by the auth bridge, so an unknown one is `provider_not_supported`, not a schema error. */
 export const AuthSessionRequest = z
-  .strictObject({ provider: z.string(), token: z.string().min(1), deviceLabel: DeviceLabel.optional() })
+  .strictObject({ provider: z.string().max(64), token: z.string().min(1).max(16_384), deviceLabel: DeviceLabel.optional() })
   .meta({ id: "AuthSessionRequest" });
 
 export const AuthSessionResponse = z
@@ -27,6 +28,9 @@ export const AuthSessionResponse = z
     syncPolicy: SyncPolicy.optional(),
   })
   .meta({ id: "AuthSessionResponse" });
+export type AuthSessionResponse = z.infer<typeof AuthSessionResponse>;
+
+export const LinkedProviderList = z.array(LinkedAuthProvider).meta({ id: "LinkedProviderList" });
 
 /** Transfer-code lifetimes (decisions.md, Credentials): a request's ttlSeconds is clamped, not refused. */
 export const TransferCodeTtl = { defaultSeconds: 600, minSeconds: 60, maxSeconds: 1800 } as const;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AccountResponse } from "./accounts.ts";
+import { AdminLink } from "./admin.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
 import { Tenant } from "./tenant.ts";
 
@@ -35,6 +36,16 @@ export const internal = {
     z.object({ envId: z.string(), accountId: AccountId, deviceLabel: DeviceLabel.optional() }),
     z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
   ),
+  /** A new empty account with its first device session (a first sign-in with a provider). */
+  openAccount: endpoint(
+    "accounts.account.open",
+    z.object({ tenant: Tenant, deviceLabel: DeviceLabel.optional() }),
+    z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
+  ),
+  /** The account's identity links, for the operator view. */
+  listLinks: endpoint("auth-bridge.account.links", z.object({ accountId: AccountId }), z.array(AdminLink)),
+  /** Erases a deleted account's identity links; run by the accounts cleanup worker. */
+  eraseLinks: endpoint("auth-bridge.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
   /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */
   eraseTransferCodes: endpoint("transfer.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
 };

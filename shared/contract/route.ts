@@ -3,10 +3,13 @@ import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
 
 /**
  * How a route authenticates: `runtimeKey` (Authorization bearer), `session` (runtime key plus
- * X-Service-Account-Session, bound to the path's accountId), `admin` (SAVEPOINT_ADMIN_TOKEN),
- * `none` (health, signed webhooks).
+ * X-Service-Account-Session, bound to the path's accountId or, on a path without one, to the
+ * X-Service-Account-ID header), `optionalSession` (the same when both headers are sent and the
+ * session is valid, else none), `admin` (SAVEPOINT_ADMIN_TOKEN), `none` (health, signed webhooks).
  */
-export type Auth = "none" | "runtimeKey" | "session" | "admin";
+export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admin";
+type WithTenant = "runtimeKey" | "session" | "optionalSession";
+export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
 
 const noParams = z.strictObject({});
 // Unknown query keys are dropped, not refused: cache-busters such as `?_=123` are common.
@@ -56,8 +59,8 @@ type BodyOf<R extends Route> = R["body"] extends z.ZodType
 
 /** What a route's bus request carries. */
 export interface RouteMessage<R extends Route> {
-  tenant: R["auth"] extends "runtimeKey" | "session" ? Tenant : undefined;
-  session: R["auth"] extends "session" ? SessionActor : undefined;
+  tenant: R["auth"] extends WithTenant ? Tenant : undefined;
+  session: R["auth"] extends "session" ? SessionActor : R["auth"] extends "optionalSession" ? SessionActor | undefined : undefined;
   client: ClientInfo;
   params: z.infer<R["params"]>;
   query: z.infer<R["query"]>;
@@ -66,10 +69,9 @@ export interface RouteMessage<R extends Route> {
 
 /** The zod schema of a route's bus request, built from the same objects the gateway validates with. */
 export function routeMessage<R extends Route>(r: R): z.ZodType<RouteMessage<R>> {
-  const needsTenant = r.auth === "runtimeKey" || r.auth === "session";
   return z.object({
-    tenant: needsTenant ? Tenant : z.undefined(),
-    session: r.auth === "session" ? SessionActor : z.undefined(),
+    tenant: needsTenant(r.auth) ? Tenant : z.undefined(),
+    session: r.auth === "session" ? SessionActor : r.auth === "optionalSession" ? SessionActor.optional() : z.undefined(),
     client: ClientInfo,
     params: r.params,
     query: r.query,

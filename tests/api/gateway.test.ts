@@ -4,8 +4,6 @@ import { type Deployment, deployment, deploymentNames } from "../helpers/deploym
 
 const notYet: [string, string][] = [
   ["GET", "/api/v1/runtime-config"],
-  ["POST", "/api/v1/accounts/auth/session"],
-  ["GET", "/api/v1/accounts/auth/providers"],
   ["POST", "/webhooks/stripe"],
   ["POST", "/api/v1/saves/save-1/sync"],
 ];

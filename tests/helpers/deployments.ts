@@ -10,7 +10,7 @@ import { freePort, waitForPort } from "./ports.ts";
 
 export const adminToken = "test-admin-token-0123456789";
 /** Tests name their simulated clients in X-Forwarded-For, which only a trusted proxy may do. */
-const testEnv = { SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1" };
+const testEnv = { SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1", SAVEPOINT_JWKS_COOLDOWN_MS: "200" };
 const root = join(import.meta.dir, "..", "..");
 
 export interface Deployment {
@@ -40,7 +40,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
   };
 }
 
-export type ServiceName = "gateway" | "accounts" | "config" | "transfer";
+export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge";
 
 /**
  * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
@@ -56,14 +56,15 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
     MONGODB_URL: (await mongo()).url,
     MONGODB_DB: uniqueDb("dist"),
     SAVEPOINT_TRANSFER_SECRET: "test-transfer-secret-0123456789abcdef",
+    SAVEPOINT_LINK_SECRET: "test-link-secret-0123456789abcdefghij",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     ...testEnv,
     ...options.env,
   };
-  const services = options.services ?? ["config", "accounts", "transfer", "gateway"];
+  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "gateway"];
   const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
-  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [] };
+  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [] };
   const ports: number[] = [];
   const logs = tempDir("logs");
   const spawn = (name: ServiceName, extra: Record<string, string> = {}) => {
@@ -106,6 +107,7 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
   if (services.includes("config")) await until(async () => (await deployment.request("/admin/v1/runtime-keys/key_probe", { method: "DELETE", headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
   if (services.includes("accounts")) await until(async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
   if (services.includes("transfer")) await untilServed(natsServer.url, internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
+  if (services.includes("auth-bridge")) await untilServed(natsServer.url, internal.listLinks.subject, { accountId: "acc_probe" });
   return deployment;
 }
 

@@ -1,0 +1,17 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { PlanCatalog } from "../../shared/plans.ts";
+import type { Repo } from "./repo.ts";
+import type { KeySets } from "./key-sets.ts";
+
+/** What every auth-bridge verb may use. `now` is injectable so tests can move time. */
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  log: Logger;
+  plans: PlanCatalog;
+  keySets: KeySets;
+  now: () => Date;
+  /** HMAC key of the link ids (provider and subject). */
+  secret: string;
+}

@@ -1,0 +1,120 @@
+import type { AuthSessionResponse } from "../../shared/contract/identity.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Tenant } from "../../shared/contract/tenant.ts";
+import { callEndpoint } from "../../shared/bus/serve.ts";
+import { DuplicateKeyError } from "../../shared/store/port.ts";
+import { windowCounter } from "../../shared/window-counter.ts";
+import type { Deps } from "./deps.ts";
+import { type ProviderName, isProvider } from "./providers.ts";
+import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
+import { type Identity, verifyToken } from "./verify.ts";
+
+type Message = RouteMessage<typeof contractRoutes.authSession>;
+
+/** decisions.md, Plans: each client IP may make 30 exchanges a minute. */
+const perIp = { limit: 30, windowSeconds: 60 };
+
+/**
+ * Route 4. Checks run cheapest first, and the plan gate before any key set is fetched: rate limit,
+ * provider, plan, provider settings, then the token. Then (contract, route 4): with a live current
+ * session, link the identity to that account; else sign in to the linked account; else open a new
+ * account linked to the identity.
+ */
+export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionResponse> {
+  const { tenant, body } = msg;
+  await limitExchanges(deps, msg.client.ip);
+  if (!isProvider(body.provider)) throw fail.providerNotSupported();
+  const provider = body.provider;
+  requirePaidPlanInProd(deps, tenant);
+  const settings = await deps.repo.providers.get(providerDocId(tenant.envId, provider));
+  if (!settings) throw fail.providerNotConfigured(provider);
+  if (!settings.enabled) throw fail.providerNotEnabled(provider);
+
+  const identity = await verifyToken(deps, provider, settings, body.token);
+  const linkId = linkIdOf(deps.secret, tenant.envId, provider, identity.subject);
+  const link = await deps.repo.links.get(linkId);
+  const answer = async (accountId: string, session: { accountSessionToken: string }, isNewAccount: boolean, wasProviderNewForAccount: boolean) => ({
+    accountId,
+    accountSessionToken: session.accountSessionToken,
+    isNewAccount,
+    linkedProvider: provider,
+    wasProviderNewForAccount,
+    syncPolicy: tenant.syncPolicy,
+  });
+
+  if (msg.session) {
+    const { accountId } = msg.session;
+    if (link && link.accountId !== accountId) throw fail.accountAuthConflict();
+    if (link) await touch(deps, link);
+    else {
+      // Linked to another account between the read and the insert: the same conflict.
+      await insertLink(deps, { linkId, tenant, provider, accountId, identity }).catch((err) => {
+        throw err instanceof DuplicateKeyError ? fail.accountAuthConflict() : err;
+      });
+    }
+    return answer(accountId, await issue(deps, tenant, accountId, body.deviceLabel), false, !link);
+  }
+  if (link) {
+    await touch(deps, link);
+    return answer(link.accountId, await issue(deps, tenant, link.accountId, body.deviceLabel), false, false);
+  }
+
+  const opened = await callEndpoint(deps.bus, internal.openAccount, { tenant, deviceLabel: body.deviceLabel });
+  try {
+    await insertLink(deps, { linkId, tenant, provider, accountId: opened.accountId, identity });
+  } catch (err) {
+    // A concurrent first sign-in of the same identity linked it first: sign in there instead. The
+    // account opened here stays empty, and no device ever holds its session.
+    const winner = err instanceof DuplicateKeyError ? await deps.repo.links.get(linkId) : null;
+    if (!winner) throw err;
+    return answer(winner.accountId, await issue(deps, tenant, winner.accountId, body.deviceLabel), false, false);
+  }
+  return answer(opened.accountId, opened, true, true);
+}
+
+async function limitExchanges(deps: Deps, ip: string) {
+  const counter = windowCounter(deps.repo.exchanges, deps.now().getTime());
+  if ((await counter.record(`ip:${ip}`, perIp.windowSeconds)) > perIp.limit) {
+    throw fail.rateLimited({ retryAfter: counter.retryAfter(perIp.windowSeconds), windowSeconds: perIp.windowSeconds, limit: perIp.limit });
+  }
+}
+
+/** Contract, route 4 rule 4: a free workspace can test with stage keys, not sign players in on prod. */
+function requirePaidPlanInProd(deps: Deps, tenant: Tenant) {
+  if (tenant.environment !== "prod" || deps.plans[tenant.plan].authBridgeInProd) return;
+  throw fail.authBridgeRequiresPaidPlan({ environment: tenant.environment, plan: tenant.plan, upgradePath: `/admin/v1/workspaces/${tenant.workspaceId}` });
+}
+
+/** A new device session for the account, from the accounts service that owns sessions. */
+const issue = (deps: Deps, tenant: Tenant, accountId: string, deviceLabel?: string) =>
+  callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId, deviceLabel });
+
+async function insertLink(deps: Deps, l: { linkId: string; tenant: Tenant; provider: ProviderName; accountId: string; identity: Identity }) {
+  const at = deps.now().toISOString();
+  const doc: LinkDoc = {
+    _id: l.linkId,
+    envId: l.tenant.envId,
+    provider: l.provider,
+    accountId: l.accountId,
+    accountProviderKey: accountProviderKeyOf(l.accountId, l.provider),
+    label: l.identity.display.label,
+    ...(l.identity.display.emailHint ? { emailHint: l.identity.display.emailHint } : {}),
+    linkedAt: at,
+    lastUsedAt: at,
+  };
+  try {
+    await deps.repo.links.insert(doc);
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    const same = await deps.repo.links.get(l.linkId);
+    if (same?.accountId === l.accountId) return; // a concurrent identical link: done
+    if (same) throw err; // the identity was linked elsewhere meanwhile: the caller decides
+    // The identity is free, so the account's one link for this provider is another identity.
+    throw fail.accountAuthConflict(`This account is already linked to another ${l.provider} identity.`);
+  }
+}
+
+const touch = (deps: Deps, link: LinkDoc) => deps.repo.links.update({ _id: link._id }, { lastUsedAt: deps.now().toISOString() });

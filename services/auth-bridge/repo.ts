@@ -1,0 +1,62 @@
+import { createHmac } from "node:crypto";
+import type { AuthProviderConfig } from "../../shared/contract/admin.ts";
+import type { Environment } from "../../shared/contract/common.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
+import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
+import type { ProviderName } from "./providers.ts";
+
+/** One provider's settings in one environment: `<envId>:<provider>`. */
+export type ProviderDoc = {
+  _id: string;
+  envId: string;
+  provider: ProviderName;
+  environment: Environment;
+  enabled: boolean;
+  projectId?: string;
+  projectRef?: string;
+  domain?: string;
+  audience?: string;
+  jwksUrl?: string;
+  updatedAt: string;
+};
+export type ProviderSettings = Pick<AuthProviderConfig, "projectId" | "projectRef" | "domain" | "audience" | "jwksUrl">;
+
+/**
+ * An identity linked to an account, keyed by a keyed hash of environment, provider and subject: the
+ * raw subject is never stored. `accountProviderKey` is unique: an account links one identity per
+ * provider.
+ */
+export type LinkDoc = {
+  _id: string;
+  envId: string;
+  provider: ProviderName;
+  accountId: string;
+  accountProviderKey: string;
+  label: string;
+  emailHint?: string;
+  linkedAt: string;
+  lastUsedAt: string;
+};
+
+export interface Repo {
+  providers: Collection<ProviderDoc>;
+  links: Collection<LinkDoc>;
+  /** Token exchanges by client IP. */
+  exchanges: Collection<HitDoc>;
+}
+
+export async function openRepo(store: Store): Promise<Repo> {
+  return {
+    providers: await store.collection<ProviderDoc>("authProviders"),
+    links: await store.collection<LinkDoc>("identityLinks", [
+      { name: "account_provider", fields: ["accountProviderKey"], unique: true },
+      { name: "account", fields: ["accountId"] },
+    ]),
+    exchanges: await store.collection<HitDoc>("authExchanges", hitIndexes),
+  };
+}
+
+export const providerDocId = (envId: string, provider: ProviderName) => `${envId}:${provider}`;
+export const accountProviderKeyOf = (accountId: string, provider: ProviderName) => `${accountId}:${provider}`;
+export const linkIdOf = (secret: string, envId: string, provider: ProviderName, subject: string) =>
+  createHmac("sha256", secret).update(`${envId}\n${provider}\n${subject}`).digest("hex");

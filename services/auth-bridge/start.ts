@@ -1,0 +1,25 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Env } from "../../shared/env.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { PlanCatalog } from "../../shared/plans.ts";
+import { serviceSecret } from "../../shared/service-secret.ts";
+import type { Store } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import { createKeySets } from "./key-sets.ts";
+import { openRepo } from "./repo.ts";
+import { startAuthBridge } from "./service.ts";
+
+/** Opens the service's collections and serves it on `bus`. */
+export async function runAuthBridge(bus: Bus, store: Store, env: Env, plans: PlanCatalog, log: Logger, now: () => Date = () => new Date()): Promise<Deps> {
+  const deps: Deps = {
+    repo: await openRepo(store),
+    bus,
+    log: log.child({ service: "auth-bridge" }),
+    plans,
+    keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS }),
+    now,
+    secret: serviceSecret(env, "SAVEPOINT_LINK_SECRET"),
+  };
+  startAuthBridge(deps);
+  return deps;
+}

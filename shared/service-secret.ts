@@ -1,0 +1,25 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Env } from "./env.ts";
+import { randomBase62 } from "./ids.ts";
+
+type SecretVariable = "SAVEPOINT_TRANSFER_SECRET" | "SAVEPOINT_LINK_SECRET";
+
+/**
+ * An HMAC key a service hashes credentials with: the variable's value when set. The embedded
+ * deployment makes one on its first start and keeps it beside its data (owner-only, file named after
+ * the variable), so what it hashed survives a restart. Copies of a distributed service must share one
+ * key, so there the variable is required.
+ */
+export function serviceSecret(env: Env, variable: SecretVariable): string {
+  const given = env[variable];
+  if (given) return given;
+  if (env.NATS_URL) throw new Error(`${variable}: required when NATS_URL is set (every copy of the service must use the same key)`);
+  const file = join(env.SAVEPOINT_DATA_DIR, variable.toLowerCase());
+  if (!existsSync(file)) {
+    mkdirSync(env.SAVEPOINT_DATA_DIR, { recursive: true });
+    writeFileSync(file, randomBase62(43), { mode: 0o600, flag: "wx" });
+    chmodSync(file, 0o600);
+  }
+  return readFileSync(file, "utf8").trim();
+}
