@@ -28,8 +28,10 @@ export const Env = z.object({
   SAVEPOINT_LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** How soon a token signed by an unknown key may make the auth bridge fetch a provider's key set again. */
   SAVEPOINT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Failed transfer-code consumes one runtime key may make per minute (decisions.md, Credentials). */
-  SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Stripe endpoint secret (`whsec_...`); unset, the webhook answers 503. */
+  STRIPE_WEBHOOK_SECRET: optional,
+  /** `price_id=plan` pairs, comma-separated: which plan each Stripe price buys. */
+  STRIPE_PRICE_PLANS: z.string().default(""),
 });
 export type Env = z.infer<typeof Env>;
 

@@ -6,6 +6,19 @@ import type { Deps } from "./deps.ts";
 /** Where an account's data or a slot stands in its sync history. */
 type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number };
 
+const dayMs = 86_400_000;
+
+/**
+ * When a snapshot written at `at` falls out of the plan's retention: `expiresAt` exactly, and
+ * `expiresDay`, the first UTC day that starts at or after it. The store filters by equality only, so
+ * pruning deletes whole days (prune-snapshots.ts) and never deletes a snapshot before its time.
+ */
+export function expiryOf(at: Date, retentionDays: number): { expiresAt: string; expiresDay: string } {
+  const expires = at.getTime() + retentionDays * dayMs;
+  const dayStart = Math.ceil(expires / dayMs) * dayMs;
+  return { expiresAt: new Date(expires).toISOString(), expiresDay: new Date(dayStart).toISOString().slice(0, 10) };
+}
+
 /** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
 export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean {
   const every = deps.plans[plan].snapshot.everySeconds;
@@ -16,6 +29,7 @@ export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string |
 /**
  * Writes snapshot `seq` of an owner and drops the one that falls out of the plan's count. Snapshots
  * follow the durable write they record: if this fails, the write stands and only history misses it.
+ * The plan is recorded with its expiry: operator routes carry no tenant, and pruning needs no plan.
  */
 export async function writeSnapshot(
   deps: Deps,
@@ -32,6 +46,8 @@ export async function writeSnapshot(
       version: snap.version,
       payload: JSON.stringify(snap.payload),
       createdAt: snap.at.toISOString(),
+      plan,
+      ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
     });
   } catch (err) {
     log.warn("snapshot not written", { ownerId: snap.ownerId, seq: snap.seq, err });
@@ -49,15 +65,18 @@ export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeco
 }
 
 /**
- * What an accepted sync stamps on the document, decided before the conditional update so the
- * snapshot sequence moves in the same atomic write as the data.
+ * What an accepted sync (or an operator's restore) stamps on the document, decided before the
+ * conditional update so the snapshot sequence moves in the same atomic write as the data.
  */
-export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked) {
+export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync" | "restore" = "sync") {
   const now = deps.now();
   const at = now.toISOString();
-  const snapshot = snapshotDue(deps, plan, doc.lastSnapshotAt, now);
+  // A restore is always a restore point, so the operator's change can itself be undone.
+  const snapshot = kind === "restore" || snapshotDue(deps, plan, doc.lastSnapshotAt, now);
   const seq = doc.snapshotSeq + (snapshot ? 1 : 0);
-  const changes = { updatedAt: at, lastSyncAt: at, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}) };
+  // A restore is not a device's sync: it must not make the next real sync look too soon.
+  const synced = kind === "sync" ? { lastSyncAt: at } : {};
+  const changes = { updatedAt: at, ...synced, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}) };
   return { now, at, snapshot, seq, changes };
 }
 

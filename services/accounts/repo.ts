@@ -1,6 +1,8 @@
 import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
 import type { AccountStatus } from "../../shared/contract/internal.ts";
+import type { PlanName } from "../../shared/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
+import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
 
 /** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
 export type AccountDoc = {
@@ -63,7 +65,11 @@ export type SessionDoc = {
   revokedAt?: string;
 };
 
-/** A restore point: `<ownerId>:<seq>`, where the owner is an account (accountData) or a slot document. */
+/**
+ * A restore point: `<ownerId>:<seq>`, where the owner is an account (accountData) or a slot document.
+ * `plan`, `expiresAt` and `expiresDay` are fixed when it is written (history.ts); snapshots written
+ * before they were recorded lack them until the pruner gives them an expiry.
+ */
 export type SnapshotDoc = {
   _id: string;
   ownerId: string;
@@ -72,9 +78,17 @@ export type SnapshotDoc = {
   version: number;
   payload: string;
   createdAt: string;
+  /** The workspace's plan at the write: operator routes carry no tenant to ask. */
+  plan?: PlanName;
+  /** Past this instant the snapshot is no longer a restore point. */
+  expiresAt?: string;
+  /** `YYYY-MM-DD`, the first UTC day starting at or after `expiresAt`: what pruning deletes by. */
+  expiresDay?: string;
 };
 
 export interface Repo {
+  /** Account creations by client IP (decisions.md, Plans: 30 a minute unless the project says otherwise). */
+  creations: Collection<HitDoc>;
   accounts: Collection<AccountDoc>;
   slots: Collection<SlotDoc>;
   sessions: Collection<SessionDoc>;
@@ -83,6 +97,7 @@ export interface Repo {
 
 export async function openRepo(store: Store): Promise<Repo> {
   return {
+    creations: await store.collection<HitDoc>("accountCreations", hitIndexes),
     accounts: await store.collection<AccountDoc>("accounts", [{ name: "cleanup", fields: ["cleanupPending"] }]),
     slots: await store.collection<SlotDoc>("slots", [
       { name: "active_key", fields: ["activeKey"], unique: true },
@@ -97,6 +112,8 @@ export async function openRepo(store: Store): Promise<Repo> {
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
       { name: "account", fields: ["accountId"] },
+      // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
+      { name: "expires_day", fields: ["expiresDay", "_id"] },
     ]),
   };
 }

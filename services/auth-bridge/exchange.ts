@@ -14,9 +14,6 @@ import { type Identity, verifyToken } from "./verify.ts";
 
 type Message = RouteMessage<typeof contractRoutes.authSession>;
 
-/** decisions.md, Plans: each client IP may make 30 exchanges a minute. */
-const perIp = { limit: 30, windowSeconds: 60 };
-
 /**
  * Route 4. Checks run cheapest first, and the plan gate before any key set is fetched: rate limit,
  * provider, plan, provider settings, then the token. Then (contract, route 4): with a live current
@@ -25,7 +22,7 @@ const perIp = { limit: 30, windowSeconds: 60 };
  */
 export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionResponse> {
   const { tenant, body } = msg;
-  await limitExchanges(deps, msg.client.ip);
+  await limitExchanges(deps, `${tenant.envId}:ip:${msg.client.ip}`, tenant.settings.rateLimits.authExchangesPerIpPerMinute);
   if (!isProvider(body.provider)) throw fail.providerNotSupported();
   const provider = body.provider;
   requirePaidPlanInProd(deps, tenant);
@@ -75,11 +72,10 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
   return answer(opened.accountId, opened, true, true);
 }
 
-async function limitExchanges(deps: Deps, ip: string) {
+/** decisions.md, Plans: each client IP may make 30 exchanges a minute unless the project says otherwise. */
+async function limitExchanges(deps: Deps, scope: string, limit: number) {
   const counter = windowCounter(deps.repo.exchanges, deps.now().getTime());
-  if ((await counter.record(`ip:${ip}`, perIp.windowSeconds)) > perIp.limit) {
-    throw fail.rateLimited({ retryAfter: counter.retryAfter(perIp.windowSeconds), windowSeconds: perIp.windowSeconds, limit: perIp.limit });
-  }
+  if ((await counter.record(scope, 60)) > limit) throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit });
 }
 
 /** Contract, route 4 rule 4: a free workspace can test with stage keys, not sign players in on prod. */

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type Command, type Flag, commandNamed } from "./commands.ts";
 
 /** A mistake on the command line: one line for the user, exit code 2. */
@@ -17,6 +18,14 @@ export type Invocation =
 
 const helpWords = new Set(["help", "--help", "-h"]);
 
+function readJsonFile(flag: Flag, path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    throw new UsageError(`--${flag.name}: cannot read ${path}`);
+  }
+}
+
 function convert(flag: Flag, raw: string): unknown {
   if (flag.choices && !flag.choices.includes(raw)) throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(", ")}, got ${JSON.stringify(raw)}`);
   if (flag.kind === "integer") {
@@ -26,6 +35,17 @@ function convert(flag: Flag, raw: string): unknown {
   if (flag.kind === "number") {
     if (raw.trim() === "" || !Number.isFinite(Number(raw))) throw new UsageError(`--${flag.name}: expected a number, got ${JSON.stringify(raw)}`);
     return Number(raw);
+  }
+  if (flag.kind === "json") {
+    const text = raw.startsWith("@") ? readJsonFile(flag, raw.slice(1)) : raw;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new UsageError(`--${flag.name}: expected a JSON object or @file.json, got ${JSON.stringify(raw.slice(0, 40))}`);
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--${flag.name}: expected a JSON object`);
+    return value;
   }
   if (flag.kind === "boolean") {
     if (raw !== "true" && raw !== "false") throw new UsageError(`--${flag.name}: expected true or false, got ${JSON.stringify(raw)}`);

@@ -13,7 +13,8 @@ export interface Flag {
   /** The schema's field name. */
   field: string;
   in: "path" | "query" | "body";
-  kind: "string" | "integer" | "number" | "boolean";
+  /** `json`: an object, given as JSON text or `@file.json`. */
+  kind: "string" | "integer" | "number" | "boolean" | "json";
   required: boolean;
   choices?: string[];
   /** What to type, for the help text: `prj_...`, `N`, `true|false`. */
@@ -30,13 +31,22 @@ export interface Command {
 
 const table: Record<string, { route: Route; note?: string }> = {
   "workspace create": { route: adminRoutes.createWorkspace },
+  "workspace update": { route: adminRoutes.updateWorkspace },
   "project create": { route: adminRoutes.createProject },
+  "settings set": { route: adminRoutes.setSettings },
+  "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
+  "key list": { route: adminRoutes.listRuntimeKeys },
   "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
   "key revoke": { route: adminRoutes.revokeRuntimeKey },
   "sync-policy set": { route: adminRoutes.setSyncPolicy },
   "account get": { route: adminRoutes.getAccount },
   "account suspend": { route: adminRoutes.suspendAccount },
   "account unsuspend": { route: adminRoutes.unsuspendAccount },
+  "account export": { route: adminRoutes.exportAccount, note: "Long values are clipped here: save the whole export with --json > export.json." },
+  "history list": { route: adminRoutes.slotHistory },
+  "history restore": { route: adminRoutes.restoreSlot, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
+  "data history": { route: adminRoutes.accountDataHistory },
+  "data restore": { route: adminRoutes.restoreAccountData, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
   "auth-provider set": { route: adminRoutes.setAuthProvider },
   "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
@@ -52,15 +62,16 @@ function hintOf(p: Property, kind: Flag["kind"]): string {
   if (p.enum) return p.enum.join("|");
   if (kind === "integer" || kind === "number") return "N";
   if (kind === "boolean") return "true|false";
+  if (kind === "json") return "JSON|@file.json";
   const prefix = /^\^([a-z]+_)/.exec(p.pattern ?? "")?.[1];
   return prefix ? `${prefix}...` : "TEXT";
 }
 
 function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
   if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: "input" }) as { properties?: Record<string, Property>; required?: string[] };
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Property>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([field, p]) => {
-    const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
+    const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : p.type === "object" ? "json" : "string";
     return {
       name: where === "path" ? field.replace(/Id$/, "") : field,
       field,

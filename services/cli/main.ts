@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 import { UsageError, parseCommandLine } from "./args.ts";
 import { errorLine, render } from "./format.ts";
-import { UnreachableError, callAdmin } from "./http.ts";
+import { UnreachableError } from "./http.ts";
+import { callAdminAllPages } from "./pages.ts";
 import { usage } from "./usage.ts";
 
 /**
@@ -21,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);
 
   const { command, path, body, json } = invocation;
-  const answer = await callAdmin(base, token, command.route, path, body);
+  const answer = await callAdminAllPages(base, token, command.route, path, body);
   if (json) console.log(answer.text);
   if (!answer.ok) {
     console.error(errorLine(answer));

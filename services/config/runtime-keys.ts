@@ -6,6 +6,7 @@ import { SyncPolicy } from "../../shared/contract/common.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
+import { settingsOf } from "./settings.ts";
 
 /** A new key for one environment of a project; the caller sees it once, the store only its hash. */
 export async function createRuntimeKey(deps: Deps, projectId: string, environment: Environment, label?: string) {
@@ -35,10 +36,34 @@ export async function revokeRuntimeKey(deps: Deps, keyId: string) {
   return { keyId, revokedAt };
 }
 
-/** What the gateway needs to serve a runtime request: the key's tenant, plan and sync policy. */
+/** A project's keys by id, label, environment and use: never a key or its hash. */
+export async function listRuntimeKeys(deps: Deps, projectId: string) {
+  if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
+  const keys = await deps.repo.runtimeKeys.find({ projectId }, { sort: { field: "createdAt", direction: 1 } });
+  return {
+    projectId,
+    keys: keys.map((k) => ({
+      keyId: k._id,
+      environment: k.environment,
+      ...(k.label ? { label: k.label } : {}),
+      createdAt: k.createdAt,
+      ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
+      ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
+    })),
+  };
+}
+
+/** Last use is written at most this often per key: gateways resolve a key about once a minute each. */
+const lastUseResolutionMs = 60_000;
+
+/** What the gateway needs to serve a runtime request: the key's tenant, plan, policy and settings. */
 export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Tenant> {
   const key = await deps.repo.runtimeKeys.findOne({ keyHash });
   if (!key || key.revokedAt) throw fail.unauthorized("A valid runtime key is required.");
+  const now = deps.now();
+  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= lastUseResolutionMs) {
+    await deps.repo.runtimeKeys.update({ _id: key._id, lastUsedAt: key.lastUsedAt ?? null }, { lastUsedAt: now.toISOString() });
+  }
   const project = await deps.repo.projects.get(key.projectId);
   const workspace = await deps.repo.workspaces.get(key.workspaceId);
   if (!project || !workspace) throw fail.unauthorized("A valid runtime key is required.");
@@ -50,6 +75,8 @@ export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Te
     keyId: key._id,
     plan: workspace.plan,
     billingStatus: workspace.billingStatus,
+    ...(workspace.pastDueSince ? { pastDueSince: workspace.pastDueSince } : {}),
     syncPolicy: SyncPolicy.parse(JSON.parse(project.syncPolicy)),
+    settings: settingsOf(project),
   };
 }

@@ -4,10 +4,11 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes } from "../../shared/contract/routes.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
+import type { WorkspaceDoc } from "./repo.ts";
 
 /** Workspaces made through the admin API are `free` unless a plan is given. */
 export async function createWorkspace(deps: Deps, msg: RouteMessage<typeof adminRoutes.createWorkspace>) {
-  const workspace = {
+  const workspace: WorkspaceDoc = {
     _id: newId("wsp"),
     name: msg.body.name,
     plan: msg.body.plan ?? "free",

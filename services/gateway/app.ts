@@ -4,11 +4,15 @@ import { AppError, fail } from "../../shared/contract/errors.ts";
 import { type Route, needsTenant } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
 import type { Logger } from "../../shared/log.ts";
+import type { PlanCatalog } from "../../shared/plans.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { createAuth } from "./auth.ts";
 import { clientIp } from "./client-ip.ts";
-import { readJsonBody } from "./body.ts";
+import { readJsonBody, readTextBody } from "./body.ts";
+import { createLimits } from "./limits.ts";
+import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
 import { errorResponse, jsonHeaders } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -23,18 +27,31 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Peers whose X-Forwarded-For names the client (SAVEPOINT_TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** The plan catalog the runtime limits come from. */
+  plans: PlanCatalog;
 }
 
 const json = (status: number, body: unknown, requestId: string) =>
   new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId) });
 
+/** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
+function withETag(request: Request, body: unknown, requestId: string): Response {
+  const text = JSON.stringify(body);
+  const etag = `"${sha256Hex(text).slice(0, 32)}"`;
+  const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
+  if (held.includes(etag) || held.includes("*")) return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
+  return new Response(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
+}
+
 /**
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [] }: GatewayOptions) {
+export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [], plans }: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs);
   const proxies = new Set(trustedProxies);
+  const usage = createUsage(bus, log);
+  const limits = createLimits(usage, plans);
 
   async function handle(r: Route, request: Request, client: ClientInfo, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();
@@ -43,6 +60,7 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
     const busHeaders = { [requestIdHeader]: requestId };
 
     const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
+    if (tenant) limits.requirePayment(tenant);
     if (r.auth === "admin") auth.admin(request.headers);
     const params = validate(r.params, rawParams, "path");
     const query = validate(r.query, rawQuery, "query");
@@ -52,9 +70,15 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
         : r.auth === "optionalSession"
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
-    const body = r.body ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request)) : undefined;
+    if (tenant) await limits.admit(tenant, session);
+    const body = r.raw
+      ? { payload: (await readTextBody(request)) ?? "", signature: request.headers.get(r.raw.signatureHeader) ?? undefined }
+      : r.body
+        ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request))
+        : undefined;
 
     const value = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: busHeaders, timeoutMs });
+    if (r.etag) return withETag(request, value, requestId);
     if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId);
     return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId);
   }
@@ -96,7 +120,7 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
     }, { parse: "none" });
   }
 
-  return app.onError(({ code, error, request }) => {
+  return app.onStop(() => usage.stop()).onError(({ code, error, request }) => {
     const requestId = requestIdOf(request.headers);
     if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
     if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);

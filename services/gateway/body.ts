@@ -17,10 +17,10 @@ const requestShapeDepth = 2;
 const malformed = (message: string) => fail.invalidRequest([{ path: "body", message }]);
 
 /**
- * Reads a JSON body, refusing more than 1 MiB before parsing: by Content-Length when sent, else by
- * counting while streaming. An empty body is `undefined`.
+ * Reads a body as text, refusing more than 1 MiB before reading it all: by Content-Length when sent,
+ * else by counting while streaming. Bytes that are not UTF-8 are refused. An empty body is `undefined`.
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readTextBody(request: Request): Promise<string | undefined> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > Limits.requestBodyBytes) throw tooLarge(declared);
   if (!request.body) return undefined;
@@ -33,15 +33,19 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
-
-  const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
-  let text: string;
   try {
-    text = utf8.decode(Buffer.concat(chunks, size));
+    return utf8.decode(Buffer.concat(chunks, size));
   } catch {
     throw malformed("The body is not valid UTF-8");
   }
+}
+
+/** Reads a JSON body with `readTextBody`'s limits, then parses it. An empty body is `undefined`. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await readTextBody(request);
+  if (text === undefined) return undefined;
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
   // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
   if (textDepth(text) > maxJsonDepth + requestShapeDepth) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
   try {

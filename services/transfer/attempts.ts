@@ -13,7 +13,7 @@ const perIp = { limit: 10, windowSeconds: 600 };
 export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
   const scopes = [
     { scope: `ip:${ip}`, ...perIp },
-    { scope: `key:${tenant.keyId}`, limit: deps.keyAttemptsPerMinute, windowSeconds: 60 },
+    { scope: `key:${tenant.keyId}`, limit: tenant.settings.rateLimits.transferFailuresPerKeyPerMinute, windowSeconds: 60 },
   ];
   const counter = windowCounter(deps.repo.attempts, deps.now().getTime());
   const refusal = (s: (typeof scopes)[number]) =>

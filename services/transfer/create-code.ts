@@ -16,7 +16,8 @@ const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(mi
 export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.createTransferCode>): Promise<CreateTransferCodeResponse> {
   const { repo } = deps;
   const { accountId } = msg.session;
-  const ttl = clamp(msg.body?.ttlSeconds ?? TransferCodeTtl.defaultSeconds, TransferCodeTtl.minSeconds, TransferCodeTtl.maxSeconds);
+  const longest = Math.min(TransferCodeTtl.maxSeconds, msg.tenant.settings.transferCodeTtlSeconds);
+  const ttl = clamp(msg.body?.ttlSeconds ?? TransferCodeTtl.defaultSeconds, TransferCodeTtl.minSeconds, longest);
   const now = deps.now();
   const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
   const code = newTransferCode();

@@ -10,6 +10,4 @@ export interface Deps {
   now: () => Date;
   /** HMAC key of the stored code hashes. */
   secret: string;
-  /** Failed consumes one runtime key may make per minute. */
-  keyAttemptsPerMinute: number;
 }

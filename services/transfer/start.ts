@@ -15,7 +15,6 @@ export async function runTransfer(bus: Bus, store: Store, env: Env, log: Logger,
     log: log.child({ service: "transfer" }),
     now,
     secret: serviceSecret(env, "SAVEPOINT_TRANSFER_SECRET"),
-    keyAttemptsPerMinute: env.SAVEPOINT_TRANSFER_KEY_ATTEMPTS_PER_MINUTE,
   };
   startTransfer(deps);
   return deps;

@@ -114,3 +114,82 @@ export type AdminAccountResponse = z.infer<typeof AdminAccountResponse>;
 export const AccountStatusResponse = z
   .object({ accountId: AccountId, status: z.enum(["active", "suspended", "deleted"]) })
   .meta({ id: "AccountStatusResponse" });
+
+/** Stripe's subscription statuses, which a workspace's billing status follows (decisions.md, Plans and billing). */
+export const BillingStatus = z.enum(["active", "trialing", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "paused"]);
+export type BillingStatus = z.infer<typeof BillingStatus>;
+
+export const Workspace = z
+  .object({
+    workspaceId: z.string(),
+    name: z.string(),
+    plan: PlanName,
+    billingStatus: BillingStatus,
+    pastDueSince: Timestamp.optional(),
+    stripeCustomerId: z.string().optional(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "Workspace" });
+export type Workspace = z.infer<typeof Workspace>;
+export const UpdateWorkspaceRequest = z
+  .strictObject({ plan: PlanName.optional(), billingStatus: BillingStatus.optional() })
+  .meta({ id: "UpdateWorkspaceRequest" });
+
+export const RuntimeKeyList = z
+  .object({
+    projectId: z.string(),
+    keys: z.array(
+      z.object({ keyId: z.string(), environment: Environment, label: z.string().optional(), createdAt: Timestamp, lastUsedAt: Timestamp.optional(), revokedAt: Timestamp.optional() }),
+    ),
+  })
+  .meta({ id: "RuntimeKeyList" });
+
+/** A game config may be larger than a slot: levels, tables, tuning. */
+export const gameConfigMaxBytes = 524_288;
+export const PublishGameConfigRequest = z
+  .strictObject({ data: freeForm(gameConfigMaxBytes), enabled: z.boolean().optional() })
+  .meta({ id: "PublishGameConfigRequest" });
+export const PublishedGameConfig = z
+  .object({ environment: Environment, enabled: z.boolean(), version: z.int().min(1), checksum: z.string(), sizeBytes: z.int().min(0), publishedAt: Timestamp })
+  .meta({ id: "PublishedGameConfig" });
+
+/** Restore points of a slot or of account data, newest first (decisions.md, History and cleanup). */
+export const SnapshotList = z
+  .object({
+    accountId: AccountId,
+    slotId: SlotId.optional(),
+    snapshots: z.array(z.object({ version: z.int().min(1), createdAt: Timestamp, sizeBytes: z.int().min(0) })),
+  })
+  .meta({ id: "SnapshotList" });
+export const RestoreRequest = z.strictObject({ version: z.int().min(1) }).meta({ id: "RestoreRequest" });
+
+/** Where an export page starts: the `next` of the page before. */
+export const AccountExportQuery = z.object({ cursor: z.string().regex(/^(sessions|slots|history):\d{1,9}$/, "must be the next value of the page before").optional() });
+
+/**
+ * Every record stored for an account, for a data-subject access request, a page at a time: each page
+ * fits one bus message, and `next` names the following page until the last. The account is on every
+ * page; the lists of all pages together are the export. No token, hash or subject.
+ */
+export const AccountExport = z
+  .object({
+    exportedAt: Timestamp,
+    next: z.string().optional(),
+    account: AdminAccountResponse.shape.account,
+    slots: z.array(
+      z.object({
+        slotId: z.string(),
+        status: z.enum(["active", "archived", "deleted"]),
+        version: z.int(),
+        slotInfo: freeForm(),
+        data: freeForm(),
+        createdAt: Timestamp,
+        updatedAt: Timestamp,
+      }),
+    ),
+    history: z.array(z.object({ slotId: z.string().optional(), version: z.int(), createdAt: Timestamp, payload: freeForm() })),
+    sessions: AdminAccountResponse.shape.sessions,
+    links: z.array(AdminLink),
+  })
+  .meta({ id: "AccountExport" });
+export type AccountExport = z.infer<typeof AccountExport>;

@@ -113,6 +113,11 @@ export const fail = {
   authBridgeRequiresPaidPlan: (details: { environment: string; plan: string; upgradePath: string }) =>
     new AppError("auth_bridge_requires_paid_plan", "Signing in with an identity provider in prod needs a paid plan; use a stage key to test.", details),
   accountAuthConflict: (message = "This identity is linked to another account.") => new AppError("account_auth_conflict", message),
+  paymentRequired: (plan: string, billingStatus: string) =>
+    new AppError("payment_required", "The workspace's payment is overdue; the service resumes once it is paid.", { plan, billingStatus }),
+  monthlyQuotaExceeded: (planTier: string, used: number, limit: number) =>
+    new AppError("monthly_quota_exceeded", "This month's requests for the plan are used up.", { planTier, used, limit }),
+  invalidSignature: () => new AppError("invalid_signature", "The webhook signature is missing, invalid or too old."),
   rateLimited: (limit: RateLimit) => new AppError("rate_limited", "Too many requests; try again later.", { ...limit }),
   notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),
   serviceUnavailable: (retryAfter = 1) =>

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AccountResponse } from "./accounts.ts";
-import { AdminLink } from "./admin.ts";
+import { AdminLink, BillingStatus, Workspace } from "./admin.ts";
+import { PlanName } from "../plans.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
 import { Tenant } from "./tenant.ts";
 
@@ -46,6 +47,28 @@ export const internal = {
   listLinks: endpoint("auth-bridge.account.links", z.object({ accountId: AccountId }), z.array(AdminLink)),
   /** Erases a deleted account's identity links; run by the accounts cleanup worker. */
   eraseLinks: endpoint("auth-bridge.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
+  /** Billing tells config a workspace's plan and billing state; gateways drop cached tenants. */
+  setWorkspaceBilling: endpoint(
+    "config.workspace.set-billing",
+    z.object({
+      workspaceId: z.string(),
+      plan: PlanName.optional(),
+      billingStatus: BillingStatus.optional(),
+      /** Since when it is past due; null clears it. */
+      pastDueSince: z.iso.datetime().nullable().optional(),
+      stripeCustomerId: z.string().optional(),
+    }),
+    Workspace,
+  ),
+  /**
+   * Gateways report counted requests in batches and learn the totals of every copy: `scope` names what
+   * is counted (`env:<envId>`, `session:<id>`, `workspace:<id>`), `window` the minute or month.
+   */
+  reportUsage: endpoint(
+    "billing.usage.report",
+    z.object({ counts: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
+    z.object({ totals: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
+  ),
   /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */
   eraseTransferCodes: endpoint("transfer.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
 };

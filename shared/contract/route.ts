@@ -30,6 +30,13 @@ export interface Route {
   readonly query: z.ZodType;
   readonly body?: z.ZodType;
   readonly bodyOptional?: boolean;
+  /**
+   * The service gets the body as sent, unparsed (`RawDelivery`), with the named header: signed
+   * webhooks are verified over the exact bytes. `body` then only documents the shape.
+   */
+  readonly raw?: { signatureHeader: string };
+  /** GET answers carry an ETag of their body and honour If-None-Match with 304. */
+  readonly etag?: boolean;
   /** Success status and body; a body with `status: "conflict"` is answered with 409 instead. */
   readonly ok: readonly [number, z.ZodType];
   readonly conflict?: z.ZodType;
@@ -51,7 +58,13 @@ export function route<const S extends Spec>(spec: S): Filled<S> {
   return { ...spec, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
 }
 
-type BodyOf<R extends Route> = R["body"] extends z.ZodType
+/** What a `raw` route's service receives as its body. */
+export const RawDelivery = z.object({ payload: z.string(), signature: z.string().optional() });
+export type RawDelivery = z.infer<typeof RawDelivery>;
+
+type BodyOf<R extends Route> = R["raw"] extends object
+  ? RawDelivery
+  : R["body"] extends z.ZodType
   ? R["bodyOptional"] extends true
     ? z.infer<R["body"]> | undefined
     : z.infer<R["body"]>
@@ -75,6 +88,6 @@ export function routeMessage<R extends Route>(r: R): z.ZodType<RouteMessage<R>> 
     client: ClientInfo,
     params: r.params,
     query: r.query,
-    body: r.body ? (r.bodyOptional ? r.body.optional() : r.body) : z.undefined(),
+    body: r.raw ? RawDelivery : r.body ? (r.bodyOptional ? r.body.optional() : r.body) : z.undefined(),
   }) as unknown as z.ZodType<RouteMessage<R>>;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AccountId, Environment, SyncPolicy } from "./common.ts";
 import { PlanName } from "../plans.ts";
+import { ProjectSettings } from "./settings.ts";
 
 /**
  * Who is calling, as the gateway established it from the runtime key. Services trust it and never
@@ -15,7 +16,10 @@ export const Tenant = z.object({
   keyId: z.string(),
   plan: PlanName,
   billingStatus: z.string(),
+  /** Since when the workspace's subscription is past due: 402 on runtime routes after 7 days. */
+  pastDueSince: z.iso.datetime().optional(),
   syncPolicy: SyncPolicy,
+  settings: ProjectSettings,
 });
 export type Tenant = z.infer<typeof Tenant>;
 

@@ -10,13 +10,14 @@ const leaseMs = 10_000;
  * atomic across connections (FerretDB 1.x reads, then writes by `_id`: two writers can both match the
  * same version). Insert uniqueness is enforced by the server, so one holder at a time; a holder that
  * died leaves a lease that expires after `leaseMs`. While it waits, a writer whose update can no longer
- * apply (`stillWanted` false: the version moved on) gives up with null instead of queueing.
+ * apply (`stillWanted` false: the version moved on) gives up with null instead of queueing; without
+ * `stillWanted` (an increment always applies) it waits its turn.
  */
 export async function withLease<R>(
   leases: MongoCollection<Lease>,
   key: string,
   work: () => Promise<R>,
-  stillWanted: () => Promise<boolean>,
+  stillWanted: () => Promise<boolean> = async () => true,
 ): Promise<R | null> {
   const owner = randomBase62(12);
   const deadline = Date.now() + 2 * leaseMs;

@@ -1,4 +1,4 @@
-import { type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
+import { type Document, type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
 import { type Lease, withLease } from "./mongo-lease.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, StoreUnavailableError, checkField } from "./port.ts";
 
@@ -69,6 +69,28 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     });
   }
 
+  increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
+    const seed: Record<string, unknown> = clean(init);
+    delete seed[field];
+    delete seed._id;
+    // An empty $setOnInsert is refused by MongoDB before 5.0.
+    const change: Document = { $inc: { [checkField(field)]: by }, ...(Object.keys(seed).length ? { $setOnInsert: seed } : {}) };
+    const apply = async () => (await this.c.findOneAndUpdate({ _id: id }, change, { upsert: true, returnDocument: "after" })) as unknown as T;
+    const leases = this.leases;
+    const once = leases ? async () => (await withLease(leases, `${this.c.collectionName}:${id}`, apply))! : apply;
+    return guard(async () => {
+      // Two upserts of a missing document can both try the insert: the loser retries, and finds it.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once();
+        } catch (err) {
+          if (attempt < 3 && err instanceof MongoServerError && isDuplicate(err)) continue;
+          throw err;
+        }
+      }
+    });
+  }
+
   updateMany(filter: Filter<T>, changes: Partial<T>) {
     return guard(async () => (await this.c.updateMany(clean(filter), { $set: clean(changes) })).modifiedCount);
   }
@@ -81,7 +103,7 @@ class MongoDocs<T extends Doc> implements Collection<T> {
 /**
  * MongoDB store for the distributed deployment: majority, journaled writes, so an acknowledged write
  * survives the loss of the primary. Works against MongoDB and FerretDB 1.x; on FerretDB, conditional
- * updates take a per-document lease (see mongo-lease.ts).
+ * updates and increments take a per-document lease (see mongo-lease.ts).
  */
 export async function createMongoStore(url: string, dbName: string): Promise<Store> {
   const client = new MongoClient(url, {

@@ -37,6 +37,12 @@ export interface Collection<T extends Doc> {
    * undefined in `changes` are not touched.
    */
   update(filter: Filter<T>, changes: Partial<T>): Promise<T | null>;
+  /**
+   * Atomically adds `by` to the number in `field` of document `id` and returns the document as
+   * updated; a missing document is created from `init` with `field` = `by`. Concurrent increments
+   * of one document all count: no read-then-write a second writer could slip between.
+   */
+  increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T>;
   /** Sets `changes` on every match; returns how many matched. */
   updateMany(filter: Filter<T>, changes: Partial<T>): Promise<number>;
   delete(filter: Filter<T>): Promise<number>;

@@ -89,6 +89,24 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.updateWhere(filter, changes, "LIMIT 1")[0] ?? null;
   }
 
+  // One statement: the add happens inside SQLite under its write lock, never as a read here and a
+  // write later, so concurrent increments from any thread or process all count.
+  async increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
+    const at = `'$.${checkField(field)}'`;
+    const seed = JSON.stringify(withoutUndefined({ _id: id, ...init, [field]: by }));
+    const sql =
+      `INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?) ` +
+      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${at}, coalesce(json_extract(doc, ${at}), 0) + ?) RETURNING doc`;
+    try {
+      const row = this.db.query<{ doc: string }, SQLQueryBindings[]>(sql).get(id, seed, by);
+      return JSON.parse(row!.doc) as T;
+    } catch (err) {
+      const index = isUniqueViolation(err);
+      if (index) throw new DuplicateKeyError(index);
+      throw err;
+    }
+  }
+
   async updateMany(filter: Filter<T>, changes: Partial<T>) {
     return this.updateWhere(filter, changes, "").length;
   }

@@ -3,8 +3,6 @@ import { call, newTenant } from "../helpers/api.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
 const notYet: [string, string][] = [
-  ["GET", "/api/v1/runtime-config"],
-  ["POST", "/webhooks/stripe"],
   ["POST", "/api/v1/saves/save-1/sync"],
 ];
 

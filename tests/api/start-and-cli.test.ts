@@ -128,7 +128,7 @@ describe("embedded start and the operator CLI", () => {
     expect(((await sent.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
-  test("the CLI creates a workspace, project and key, sets the policy, and revokes the key (--json)", async () => {
+  test("the CLI creates a workspace, project and key, sets the policy, ships a config, lists and revokes the key (--json)", async () => {
     const json = async (...args: string[]) => {
       const r = await cli(...args, "--json");
       expect(r.code).toBe(0);
@@ -147,6 +147,17 @@ describe("embedded start and the operator CLI", () => {
     expect((await json("account", "suspend", "--account", created.accountId)).status).toBe("suspended");
     expect((await json("account", "get", "--account", created.accountId)).account.status).toBe("suspended");
     expect((await json("account", "unsuspend", "--account", created.accountId)).status).toBe("active");
+
+    const config = join(tempDir("cli-config"), "config.json");
+    await Bun.write(config, JSON.stringify({ difficulty: "hard", waves: [1, 2, 3] }));
+    expect(await json("game-config", "publish", "--project", project.projectId, "--env", "prod", "--data", `@${config}`)).toMatchObject({ version: 1, enabled: true });
+    const runtime = (await (await fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}` } })).json()) as { gameConfig: { data: unknown } };
+    expect(runtime.gameConfig.data).toEqual({ difficulty: "hard", waves: [1, 2, 3] });
+    expect(await json("settings", "set", "--project", project.projectId, "--rateLimits", '{"sessionRequestsPerMinute":300}')).toMatchObject({ rateLimits: { sessionRequestsPerMinute: 300 } });
+    expect((await json("key", "list", "--project", project.projectId)).keys).toEqual([expect.objectContaining({ keyId: key.keyId, environment: "prod", label: "ci", lastUsedAt: expect.any(String) })]);
+    expect((await json("workspace", "update", "--workspace", ws.workspaceId, "--plan", "pro")).plan).toBe("pro");
+    const badJson = await cli("settings", "set", "--project", project.projectId, "--rateLimits", "{nope");
+    expect([badJson.code, badJson.stderr.trim().split("\n").at(-1)]).toEqual([2, '--rateLimits: expected a JSON object or @file.json, got "{nope"']);
 
     await json("key", "revoke", "--key", key.keyId);
     const refused = await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } });

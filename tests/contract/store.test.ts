@@ -7,6 +7,7 @@ import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
 type Item = { _id: string; owner: string; key: string; version: number; payload: string; flag?: boolean; note?: string };
+type Counter = { _id: string; scope: string; window: string; n: number };
 
 const adapters: [string, () => Promise<Store>][] = [
   ["sqlite", async () => createSqliteStore(join(tempDir("store"), "test.sqlite"))],
@@ -17,6 +18,7 @@ for (const [name, open] of adapters) {
   describe(`store contract: ${name}`, () => {
     let store: Store;
     let items: Collection<Item>;
+    let counters: Collection<Counter>;
     let n = 0;
     const id = () => `it_${++n}_${crypto.randomUUID().slice(0, 6)}`;
     const item = (over: Partial<Item> = {}): Item => ({ _id: id(), owner: "o1", key: crypto.randomUUID(), version: 1, payload: "{}", ...over });
@@ -27,6 +29,7 @@ for (const [name, open] of adapters) {
         { name: "key", fields: ["key"], unique: true },
         { name: "owner", fields: ["owner", "version"] },
       ]);
+      counters = await store.collection<Counter>("counters");
     });
     afterAll(() => store.close());
 
@@ -102,6 +105,27 @@ for (const [name, open] of adapters) {
         const winners = results.filter((r) => r !== null);
         expect(winners).toHaveLength(1);
         expect(await items.get(doc._id)).toEqual(winners[0]!);
+      }
+    });
+
+    test("increment creates a missing document from init, then adds to the field and keeps the rest", async () => {
+      const counterId = id();
+      expect(await counters.increment(counterId, "n", 3, { scope: "s1", window: "2030-01" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 3 });
+      expect(await counters.increment(counterId, "n", 4, { scope: "ignored", window: "ignored" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
+      expect(await counters.increment(counterId, "n", 0, { scope: "ignored", window: "ignored" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
+      expect(await counters.get(counterId)).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
+      const zero = id();
+      expect(await counters.increment(zero, "n", 0, { scope: "s2", window: "w" })).toEqual({ _id: zero, scope: "s2", window: "w", n: 0 });
+    });
+
+    test("of 50 concurrent increments from 0, every one counts and each sees its own total (4 rounds)", async () => {
+      for (let round = 0; round < 4; round++) {
+        const counterId = id();
+        // Even rounds race to create the document; odd rounds add to one that exists.
+        if (round % 2 === 1) await counters.insert({ _id: counterId, scope: "s", window: "w", n: 0 });
+        const results = await Promise.all(Array.from({ length: 50 }, () => counters.increment(counterId, "n", 1, { scope: "s", window: "w" })));
+        expect(results.map((r) => r.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        expect(await counters.get(counterId)).toEqual({ _id: counterId, scope: "s", window: "w", n: 50 });
       }
     });
 

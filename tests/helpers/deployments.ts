@@ -10,7 +10,14 @@ import { freePort, waitForPort } from "./ports.ts";
 
 export const adminToken = "test-admin-token-0123456789";
 /** Tests name their simulated clients in X-Forwarded-For, which only a trusted proxy may do. */
-const testEnv = { SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1", SAVEPOINT_JWKS_COOLDOWN_MS: "200" };
+export const stripeTestSecret = "whsec_test_savepoint_0123456789";
+const testEnv = {
+  SAVEPOINT_ADMIN_TOKEN: adminToken,
+  SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1",
+  SAVEPOINT_JWKS_COOLDOWN_MS: "200",
+  STRIPE_WEBHOOK_SECRET: stripeTestSecret,
+  STRIPE_PRICE_PLANS: "price_starter=starter,price_growth=growth,price_pro=pro",
+};
 const root = join(import.meta.dir, "..", "..");
 
 export interface Deployment {
@@ -34,13 +41,13 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
     dataDir,
     request: (path, init) => fetch(`${base}${path}`, init),
     stop: async () => {
-      await server.stop(true);
+      await gateway.stop(true);
       for (const s of [...stops].reverse()) await s();
     },
   };
 }
 
-export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge";
+export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge" | "billing";
 
 /**
  * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
@@ -57,14 +64,16 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
     MONGODB_DB: uniqueDb("dist"),
     SAVEPOINT_TRANSFER_SECRET: "test-transfer-secret-0123456789abcdef",
     SAVEPOINT_LINK_SECRET: "test-link-secret-0123456789abcdefghij",
+    // FerretDB on SQLite scans whole collections for most filters; the suites' data slows it down.
+    SAVEPOINT_BUS_TIMEOUT_MS: "15000",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     ...testEnv,
     ...options.env,
   };
-  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "gateway"];
+  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "billing", "gateway"];
   const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
-  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [] };
+  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [], billing: [] };
   const ports: number[] = [];
   const logs = tempDir("logs");
   const spawn = (name: ServiceName, extra: Record<string, string> = {}) => {
@@ -108,6 +117,7 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
   if (services.includes("accounts")) await until(async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
   if (services.includes("transfer")) await untilServed(natsServer.url, internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
   if (services.includes("auth-bridge")) await untilServed(natsServer.url, internal.listLinks.subject, { accountId: "acc_probe" });
+  if (services.includes("billing")) await untilServed(natsServer.url, internal.reportUsage.subject, { counts: [] });
   return deployment;
 }
 

@@ -1,0 +1,65 @@
+import type { BillingStatus } from "../../shared/contract/admin.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import type { PlanName } from "../../shared/plans.ts";
+import { DuplicateKeyError } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import type { BillingStateDoc } from "./repo.ts";
+
+/** What one event says about a subscription (or a customer's loose invoices): `at` is its `created`. */
+export interface Change {
+  key: string;
+  customerId: string;
+  at: number;
+  plan?: PlanName;
+  status?: BillingStatus;
+}
+
+/** Statuses that keep the workspace overdue; any other settles it and clears `pastDueSince`. */
+const overdue: ReadonlySet<BillingStatus> = new Set(["past_due", "unpaid"]);
+
+/**
+ * The state after `change`, or null when it is older than every part it would set. Each part follows
+ * the newest event that set it (events of one second both apply: Stripe's `created` cannot order
+ * them), so an invoice event never undoes a newer subscription status, nor an old update a new plan.
+ */
+export function merge(state: BillingStateDoc | null, change: Change): Omit<BillingStateDoc, "version"> | null {
+  const next: Omit<BillingStateDoc, "version"> = state ? { ...state } : { _id: change.key, customerId: change.customerId };
+  let changed = false;
+  if (change.plan && (state?.planAt === undefined || change.at >= state.planAt)) {
+    Object.assign(next, { plan: change.plan, planAt: change.at });
+    changed = true;
+  }
+  if (change.status && (state?.statusAt === undefined || change.at >= state.statusAt)) {
+    // Overdue since the first event that made it so, not since the latest reminder.
+    const pastDueSince = overdue.has(change.status) ? (state?.pastDueSince ?? new Date(change.at * 1000).toISOString()) : null;
+    Object.assign(next, { status: change.status, statusAt: change.at, pastDueSince });
+    changed = true;
+  }
+  return changed ? next : null;
+}
+
+/**
+ * Applies `change` to the stored state with a conditional write on its version, retried when another
+ * event of the same subscription wrote first. Null when the change was too old to apply.
+ */
+export async function recordChange(deps: Deps, change: Change): Promise<BillingStateDoc | null> {
+  const { states } = deps.repo;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const current = await states.get(change.key);
+    const next = merge(current, change);
+    if (!next) return null;
+    if (!current) {
+      const created = { ...next, version: 1 };
+      try {
+        await states.insert(created);
+        return created;
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+        continue;
+      }
+    }
+    const updated = await states.update({ _id: current._id, version: current.version }, { ...next, version: current.version + 1 });
+    if (updated) return updated;
+  }
+  throw fail.serviceUnavailable(); // endless contention on one subscription: let Stripe retry
+}

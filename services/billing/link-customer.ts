@@ -1,0 +1,47 @@
+import { WorkspacePath } from "../../shared/contract/admin.ts";
+import { DuplicateKeyError } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import { pushState, setWorkspaceBilling } from "./push-state.ts";
+import { CheckoutSession } from "./stripe-objects.ts";
+import type { StripeEvent } from "./verify-event.ts";
+
+const isWorkspaceId = (v: unknown): v is string => WorkspacePath.shape.workspaceId.safeParse(v).success;
+
+/** Stores customer → workspace unless a newer checkout already linked the customer elsewhere. */
+async function saveLink(deps: Deps, customerId: string, workspaceId: string, at: number): Promise<void> {
+  const { customers } = deps.repo;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const current = await customers.get(customerId);
+    if (current && current.linkedAt > at) return;
+    if (current) {
+      if (await customers.update({ _id: customerId, linkedAt: current.linkedAt, workspaceId: current.workspaceId }, { workspaceId, linkedAt: at })) return;
+      continue;
+    }
+    try {
+      return await customers.insert({ _id: customerId, workspaceId, linkedAt: at });
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError)) throw err;
+    }
+  }
+}
+
+/**
+ * `checkout.session.completed`: links the paying customer to the workspace the checkout names, through
+ * `client_reference_id` or `metadata.workspaceId` (the first that is a workspace id). Subscription and
+ * invoice events may have come first, since Stripe does not order deliveries: their stored state is
+ * applied now.
+ */
+export async function linkCustomer(deps: Deps, event: StripeEvent): Promise<void> {
+  const session = CheckoutSession.safeParse(event.data.object);
+  const workspaceId = [session.data?.client_reference_id, session.data?.metadata?.workspaceId].find(isWorkspaceId);
+  const customerId = session.data?.customer;
+  if (!workspaceId || !customerId) {
+    deps.log.warn("checkout session names no workspace or no customer; nothing linked", { eventId: event.id });
+    return;
+  }
+  if (!(await setWorkspaceBilling(deps, { workspaceId, stripeCustomerId: customerId }, event.id))) return;
+  await saveLink(deps, customerId, workspaceId, event.created);
+  const states = await deps.repo.states.find({ customerId });
+  const newest = states.sort((a, b) => Math.max(b.statusAt ?? 0, b.planAt ?? 0) - Math.max(a.statusAt ?? 0, a.planAt ?? 0))[0];
+  if (newest) await pushState(deps, newest, event.id);
+}

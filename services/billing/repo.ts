@@ -1,0 +1,49 @@
+import type { BillingStatus } from "../../shared/contract/admin.ts";
+import type { PlanName } from "../../shared/plans.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
+
+/**
+ * A Stripe event this service took on, keyed by the event id: `applying` while one delivery applies
+ * it (since `claimedAt`, ms), `applied` for good. A repeat of an applied event changes nothing.
+ */
+export type EventDoc = { _id: string; type: string; created: number; state: "applying" | "applied"; claimedAt: number; appliedAt?: string };
+
+/** Which workspace a Stripe customer pays for, keyed by the customer id; `linkedAt` is the linking event's `created`. */
+export type CustomerDoc = { _id: string; workspaceId: string; linkedAt: number };
+
+/**
+ * The billing state Stripe's events last set for one subscription (keyed by its id), or for one
+ * customer's invoices that belong to no subscription (`customer:<id>`). Each part remembers the
+ * `created` of the event that set it, so an older event never rolls it back. Kept whether or not
+ * the customer is linked yet: a checkout completed later applies it.
+ */
+export type BillingStateDoc = {
+  _id: string;
+  customerId: string;
+  plan?: PlanName;
+  planAt?: number;
+  status?: BillingStatus;
+  /** ISO time the status became overdue; null once it is settled. */
+  pastDueSince?: string | null;
+  statusAt?: number;
+  version: number;
+};
+
+/** Requests counted by every gateway copy, one document per scope and window (`_id` = `scope|window`). */
+export type UsageDoc = { _id: string; scope: string; window: string; n: number };
+
+export interface Repo {
+  events: Collection<EventDoc>;
+  customers: Collection<CustomerDoc>;
+  states: Collection<BillingStateDoc>;
+  usage: Collection<UsageDoc>;
+}
+
+export async function openRepo(store: Store): Promise<Repo> {
+  return {
+    events: await store.collection<EventDoc>("billingEvents"),
+    customers: await store.collection<CustomerDoc>("billingCustomers"),
+    states: await store.collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
+    usage: await store.collection<UsageDoc>("usageCounts"),
+  };
+}

@@ -1,0 +1,27 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Env } from "../../shared/env.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Store } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import { parsePricePlans } from "./price-plans.ts";
+import { openRepo } from "./repo.ts";
+import { startBilling } from "./service.ts";
+
+/**
+ * Opens the service's collections and serves it on `bus`. STRIPE_PRICE_PLANS is read here, once: a bad
+ * value stops start-up. A missing STRIPE_WEBHOOK_SECRET does not: the webhook answers 503 until set.
+ */
+export async function runBilling(bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> {
+  const pricePlans = parsePricePlans(env.STRIPE_PRICE_PLANS);
+  const deps: Deps = {
+    repo: await openRepo(store),
+    bus,
+    log: log.child({ service: "billing" }),
+    now,
+    webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+    pricePlans,
+  };
+  if (!deps.webhookSecret) deps.log.warn("STRIPE_WEBHOOK_SECRET is not set: the Stripe webhook answers 503");
+  startBilling(deps);
+  return deps;
+}

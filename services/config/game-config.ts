@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { fail } from "../../shared/contract/errors.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
+import { envIdOf } from "../../shared/contract/tenant.ts";
+import { DuplicateKeyError } from "../../shared/store/port.ts";
+import type { Deps } from "./deps.ts";
+import type { GameConfigDoc } from "./repo.ts";
+import { maxRounds } from "./rounds.ts";
+
+/**
+ * Operators publish a game config for one environment: each publish is the next version, written as
+ * one document replacement conditional on the version read, so a reader sees the old or the new
+ * config whole and two concurrent publishes get two versions.
+ */
+export async function publishGameConfig(deps: Deps, msg: RouteMessage<typeof adminRoutes.publishGameConfig>) {
+  const { projectId, env } = msg.params;
+  if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
+  const _id = envIdOf(projectId, env);
+  const data = JSON.stringify(msg.body.data);
+  for (let attempt = 0; attempt < maxRounds; attempt++) {
+    const current = await deps.repo.gameConfigs.get(_id);
+    const next: GameConfigDoc = {
+      _id,
+      version: (current?.version ?? 0) + 1,
+      enabled: msg.body.enabled ?? true,
+      data,
+      checksum: `sha256:${createHash("sha256").update(data).digest("hex")}`,
+      sizeBytes: Buffer.byteLength(data),
+      publishedAt: deps.now().toISOString(),
+    };
+    const { _id: _, ...changes } = next;
+    const written = current
+      ? await deps.repo.gameConfigs.update({ _id, version: current.version }, changes)
+      : await deps.repo.gameConfigs.insert(next).then(
+          () => next,
+          (err) => {
+            if (err instanceof DuplicateKeyError) return null; // a concurrent first publish: go again
+            throw err;
+          },
+        );
+    if (written) return { environment: env, enabled: next.enabled, version: next.version, checksum: next.checksum, sizeBytes: next.sizeBytes, publishedAt: next.publishedAt };
+  }
+  throw fail.serviceUnavailable();
+}
+
+/**
+ * Route 2: the project's sync policy and the environment's game config. A client that already has
+ * the active version (`gameConfigVersion`) gets `unchanged: true` and no data. No config, or a
+ * disabled one, is `enabled: false`, version 0.
+ */
+export async function getRuntimeConfig(deps: Deps, msg: RouteMessage<typeof contractRoutes.runtimeConfig>) {
+  const { tenant } = msg;
+  const project = await deps.repo.projects.get(tenant.projectId);
+  const syncPolicy = project ? JSON.parse(project.syncPolicy) : tenant.syncPolicy;
+  const config = await deps.repo.gameConfigs.get(tenant.envId);
+  if (!config?.enabled) return { syncPolicy, gameConfig: { enabled: false, version: 0, sizeBytes: 0 } };
+  const head = { enabled: true, version: config.version, checksum: config.checksum, sizeBytes: config.sizeBytes, publishedAt: config.publishedAt };
+  if (msg.query.gameConfigVersion === config.version) return { syncPolicy, gameConfig: { ...head, unchanged: true } };
+  return { syncPolicy, gameConfig: { ...head, data: JSON.parse(config.data) } };
+}
