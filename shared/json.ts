@@ -33,6 +33,26 @@ export function unfaithfulJson(value: unknown): string | undefined {
 }
 
 /**
+ * Whether any string (value or key) holds a lone UTF-16 surrogate, which JSON may spell (`"\ud800"`)
+ * but UTF-8 cannot carry: stored or sent on, it would silently become U+FFFD.
+ */
+export function hasLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) return true;
+    } else if (typeof v === "object" && v !== null) {
+      for (const [key, child] of Object.entries(v)) {
+        if (!key.isWellFormed()) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Nesting depth of JSON text, counted without parsing. A cheap guard run before `JSON.parse`, so
  * that neither the parser nor anything after it walks a hostile depth.
  */

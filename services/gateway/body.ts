@@ -1,6 +1,6 @@
 import { Limits } from "../../shared/contract/common.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { maxJsonDepth, textDepth } from "../../shared/json.ts";
+import { hasLoneSurrogate, maxJsonDepth, textDepth } from "../../shared/json.ts";
 
 const tooLarge = (actualBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Limits.requestBodyBytes} bytes.`, {
@@ -48,9 +48,12 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
   // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
   if (textDepth(text) > maxJsonDepth + requestShapeDepth) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw malformed("Malformed JSON");
   }
+  if (hasLoneSurrogate(value)) throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
+  return value;
 }

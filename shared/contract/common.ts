@@ -11,7 +11,13 @@ export const Limits = {
 } as const;
 
 export const AccountId = z.string().max(128).regex(/^acc_[A-Za-z0-9_.-]+$/, "must match ^acc_[A-Za-z0-9_.-]+$");
-export const SlotId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
+/**
+ * An id used as a path segment. `.` and `..` match the contract's pattern but cannot be addressed:
+ * clients turn them into the current or parent path (`/slots/..` is the account itself).
+ */
+export const pathId = (pattern: RegExp, message: string) =>
+  z.string().regex(pattern, message).refine((id) => id !== "." && id !== "..", "must not be . or .. (clients read them as relative paths)");
+export const SlotId = pathId(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
 export const Version = z.int().min(1);
 export const Timestamp = z.iso.datetime();
 export const DeviceLabel = z.string().max(Limits.deviceLabelChars);

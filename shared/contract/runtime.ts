@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Limits, SyncPolicy, Timestamp, freeForm } from "./common.ts";
+import { Limits, SyncPolicy, Timestamp, freeForm, pathId } from "./common.ts";
 
 /** Contract 2.5. */
 export const GameConfig = z
@@ -26,7 +26,7 @@ export const WebhookEvent = freeForm().meta({ id: "StripeEvent", description: "A
 export const WebhookResponse = z.object({ received: z.boolean() }).meta({ id: "WebhookResponse" });
 
 /** Contract 2.12 and 4.18 with the decisions.md rules. */
-export const SaveId = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/);
+export const SaveId = pathId(/^[A-Za-z0-9_.-]{1,128}$/, "must be 1 to 128 characters of A-Z a-z 0-9 _ . -");
 
 export const Save = z
   .object({

@@ -60,6 +60,15 @@ for (const name of deploymentNames) {
       expect((await rawCall(acc, "GET", base)).text).toContain('"accountData":{"keep":1,"constructor":[1]}');
     });
 
+    test("slot ids . and .. are refused: a client would send them as relative paths", async () => {
+      const acc = await newAccount(d, key);
+      for (const slotId of [".", ".."]) {
+        const refused = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId, data: {} } });
+        expect([slotId, refused.status, refused.body.error.code]).toEqual([slotId, 400, "invalid_request"]);
+      }
+      expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "...", data: {} } })).status).toBe(201);
+    });
+
     test("nesting: 256 levels are stored, 257 are 400, and a body 40,000 levels deep is 400, all changing nothing", async () => {
       const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
       const base = `/api/v1/accounts/${acc.accountId}/slots/s`;
@@ -77,7 +86,7 @@ for (const name of deploymentNames) {
       expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body.version).toBe(2);
     });
 
-    test("a number that overflows (1e309) and bytes that are not UTF-8 are 400, never silently changed", async () => {
+    test("a number that overflows (1e309), a lone surrogate and bytes that are not UTF-8 are 400, never silently changed", async () => {
       const acc = await newAccount(d, key, { accountData: { v: 1 }, slot: { slotId: "s", data: { v: 1 } } });
       const base = `/api/v1/accounts/${acc.accountId}`;
       for (const [path, body] of [
@@ -88,12 +97,21 @@ for (const name of deploymentNames) {
         const refused = await rawCall(acc, "POST", path!, body);
         expect([path, refused.status, JSON.parse(refused.text).error.code]).toEqual([path, 400, "invalid_request"]);
       }
+      // A lone surrogate is valid JSON but not Unicode: UTF-8 storage would turn it into U+FFFD.
+      for (const body of ['{"baseVersion":1,"data":{"s":"p\\ud800"}}', '{"baseVersion":1,"data":{"\\udc00":1}}']) {
+        const refused = await rawCall(acc, "POST", `${base}/slots/s/sync`, body);
+        expect([body, refused.status]).toEqual([body, 400]);
+      }
+      expect((await rawCall(acc, "POST", "/api/v1/accounts", '{"playerRef":"p\\ud800"}')).status).toBe(400);
+      const paired = await rawCall(acc, "POST", `${base}/slots/s/sync`, '{"baseVersion":1,"data":{"s":"\\ud83c\\udfae"}}');
+      expect(paired.status).toBe(200);
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body.data).toEqual({ s: "🎮" });
       // "é" as Latin-1 (0xE9) inside a JSON string: not UTF-8.
       const bytes = new Uint8Array([...Buffer.from('{"baseVersion":1,"data":{"name":"caf'), 0xe9, ...Buffer.from('"}}')]);
       const invalid = await call(d, "POST", `${base}/slots/s/sync`, { key, session: acc.session, raw: bytes as unknown as string });
       expect(invalid.status).toBe(400);
       expect(invalid.body.error.code).toBe("invalid_request");
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 1, data: { v: 1 } });
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: { s: "🎮" } });
       expect((await acc.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({ version: 1, accountData: { v: 1 } });
     });
   });
