@@ -8,6 +8,7 @@ import { runConfig } from "./config/start.ts";
 import { createGateway } from "./gateway/app.ts";
 import { runAuthBridge } from "./auth-bridge/start.ts";
 import { runBilling } from "./billing/start.ts";
+import { runSaves } from "./saves/start.ts";
 import { runTransfer } from "./transfer/start.ts";
 
 /**
@@ -23,13 +24,15 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   const transferStore = await openStore(env, "transfer");
   const authStore = await openStore(env, "auth-bridge");
   const billingStore = await openStore(env, "billing");
+  const savesStore = await openStore(env, "saves");
   const config = await runConfig(bus, configStore, log);
   await runAccounts(bus, accountsStore, plans, log, now);
   await runTransfer(bus, transferStore, env, log, now);
   await runAuthBridge(bus, authStore, env, plans, log, now);
   await runBilling(bus, billingStore, env, log, now);
+  await runSaves(bus, savesStore, log, now);
   const bootstrap = await bootstrapDefaults(config);
   const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, plans });
-  const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => authStore.close(), () => billingStore.close(), () => bus.close()];
+  const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => authStore.close(), () => billingStore.close(), () => savesStore.close(), () => bus.close()];
   return { gateway, bus, bootstrap, stops };
 }

@@ -49,6 +49,11 @@ export const SaveSyncRequest = z
   })
   .meta({ id: "SaveSyncRequest" });
 
+export type Save = z.infer<typeof Save>;
+export type SaveSyncRequest = z.infer<typeof SaveSyncRequest>;
+
+export const SaveResponse = z.object({ save: Save }).meta({ id: "SaveResponse" });
+
 export const SaveSyncResponse = z
   .object({ status: z.literal("accepted"), save: Save })
   .meta({ id: "SaveSyncResponse" });

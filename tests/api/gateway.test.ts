@@ -2,9 +2,6 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { call, newTenant } from "../helpers/api.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
-const notYet: [string, string][] = [
-  ["POST", "/api/v1/saves/save-1/sync"],
-];
 
 for (const name of deploymentNames) {
   describe(`gateway (${name})`, () => {
@@ -28,13 +25,6 @@ for (const name of deploymentNames) {
       expect(wrong.status).toBe(405);
       expect(wrong.body.error.code).toBe("method_not_allowed");
       expect(wrong.headers.get("allow")).toBe("POST");
-    });
-
-    test("contract routes of later issues answer 501 not_implemented", async () => {
-      for (const [method, path] of notYet) {
-        const a = await call(d, method, path, { key, body: method === "GET" ? undefined : {} });
-        expect([path, a.status, a.body.error?.code]).toEqual([path, 501, "not_implemented"]);
-      }
     });
 
     test("X-Request-Id is echoed when sane and generated otherwise", async () => {

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
+import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
+import { contractRoutes } from "../../shared/contract/routes.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
 import { readEnv } from "../../shared/env.ts";
 import { type Logger, createLogger } from "../../shared/log.ts";
@@ -47,7 +49,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
   };
 }
 
-export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge" | "billing";
+export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge" | "billing" | "saves";
 
 /**
  * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
@@ -70,10 +72,10 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
     ...testEnv,
     ...options.env,
   };
-  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "billing", "gateway"];
+  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "billing", "saves", "gateway"];
   const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
-  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [], billing: [] };
+  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [], billing: [], saves: [] };
   const ports: number[] = [];
   const logs = tempDir("logs");
   const spawn = (name: ServiceName, extra: Record<string, string> = {}) => {
@@ -118,14 +120,16 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
   if (services.includes("transfer")) await untilServed(natsServer.url, internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
   if (services.includes("auth-bridge")) await untilServed(natsServer.url, internal.listLinks.subject, { accountId: "acc_probe" });
   if (services.includes("billing")) await untilServed(natsServer.url, internal.reportUsage.subject, { counts: [] });
+  if (services.includes("saves")) await untilServed(natsServer.url, contractRoutes.getSave.subject, {});
   return deployment;
 }
 
-/** Waits until some copy of a service answers `subject` over the deployment's NATS. */
+/** Waits until some copy of a service answers `subject` over the deployment's NATS, with anything. */
 async function untilServed(natsUrl: string, subject: string, probe: unknown) {
   const bus = await createNatsBus({ url: natsUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
+  const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
   try {
-    await until(async () => (await bus.request(subject, probe, { timeoutMs: 1_000 }), true));
+    await until(() => bus.request(subject, probe, { timeoutMs: 1_000 }).then(() => true, answered));
   } finally {
     await bus.close();
   }

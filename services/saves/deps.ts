@@ -1,0 +1,11 @@
+import type { Bus } from "../../shared/bus/port.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Repo } from "./repo.ts";
+
+/** What every saves verb may use. `now` is injectable so tests can move time. */
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  log: Logger;
+  now: () => Date;
+}

@@ -1,0 +1,13 @@
+import { serveRoute } from "../../shared/bus/serve.ts";
+import { contractRoutes as routes } from "../../shared/contract/routes.ts";
+import type { Deps } from "./deps.ts";
+import { getSave } from "./get-save.ts";
+import { syncSave } from "./sync-save.ts";
+
+export const group = "saves";
+
+/** The save-based model: one save per id, no accounts (route 18 and its load route). */
+export function startSaves(deps: Deps): void {
+  serveRoute(deps.bus, group, routes.syncSave, (m) => syncSave(deps, m));
+  serveRoute(deps.bus, group, routes.getSave, (m) => getSave(deps, m));
+}

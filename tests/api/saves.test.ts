@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { admin, call, newTenant } from "../helpers/api.ts";
+import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
+import { sized } from "../helpers/payloads.ts";
+
+const newSaveId = () => `save-${crypto.randomUUID().slice(0, 8)}`;
+
+for (const name of deploymentNames) {
+  describe(`save-based model (${name})`, () => {
+    let d: Deployment;
+    let key: string;
+    beforeAll(async () => {
+      d = await deployment(name);
+      ({ key } = await newTenant(d));
+    });
+
+    const sync = (saveId: string, body: unknown, withKey = key) => call(d, "POST", `/api/v1/saves/${saveId}/sync`, { key: withKey, body });
+    const load = (saveId: string, withKey = key) => call(d, "GET", `/api/v1/saves/${saveId}`, { key: withKey });
+
+    test("create at base 0, accept at the current version, and always answer the canonical save", async () => {
+      const id = newSaveId();
+      const created = await sync(id, { baseVersion: 0, externalUserId: "player-1", metadata: { level: 1 }, state: { hp: 100 } });
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({
+        status: "accepted",
+        save: { saveId: id, externalUserId: "player-1", metadata: { level: 1 }, state: { hp: 100 }, version: 1, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      });
+      const next = await sync(id, { baseVersion: 1, state: { hp: 80 } });
+      expect(next.body.save).toMatchObject({ version: 2, metadata: { level: 1 }, state: { hp: 80 }, externalUserId: "player-1", createdAt: created.body.save.createdAt });
+      const meta = await sync(id, { baseVersion: 2, metadata: { level: 2 } });
+      expect(meta.body.save).toMatchObject({ version: 3, metadata: { level: 2 }, state: { hp: 80 } });
+      expect((await load(id)).body).toEqual({ save: meta.body.save });
+    });
+
+    test("a stale base is 409 with the canonical save; base 0 over an existing save is 409; nothing changes", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { v: 1 } });
+      await sync(id, { baseVersion: 1, state: { v: 2 } });
+      const stale = await sync(id, { baseVersion: 1, state: { v: 99 } });
+      expect(stale.status).toBe(409);
+      expect(stale.body).toEqual({ status: "conflict", save: expect.objectContaining({ version: 2, state: { v: 2 } }), details: { reason: "base_version_mismatch", clientBaseVersion: 1 } });
+      const again = await sync(id, { baseVersion: 0, externalUserId: "p", state: { v: 0 } });
+      expect([again.status, again.body.save.version, again.body.details.clientBaseVersion]).toEqual([409, 2, 0]);
+      expect((await load(id)).body.save).toMatchObject({ version: 2, state: { v: 2 } });
+    });
+
+    test("30 concurrent writers from one base: exactly 1 accepted, 29 conflicts, the winner's state stays", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { writer: -1 } });
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sync(id, { baseVersion: 1, state: { writer: i } })));
+      const accepted = answers.filter((a) => a.status === 200);
+      expect(accepted).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 409 && a.body.status === "conflict")).toHaveLength(29);
+      expect((await load(id)).body.save).toMatchObject({ version: 2, state: accepted[0]!.body.save.state });
+    });
+
+    test("30 concurrent creates of one id: exactly 1 created", async () => {
+      const id = newSaveId();
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sync(id, { baseVersion: 0, externalUserId: `p${i}`, state: { i } })));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 409)).toHaveLength(29);
+    });
+
+    test("externalUserId is required to create and cannot change; an unknown save is 404", async () => {
+      const id = newSaveId();
+      const missing = await sync(id, { baseVersion: 0, state: {} });
+      expect([missing.status, missing.body.error.code, missing.body.error.details.issues[0].path]).toEqual([400, "invalid_request", "body.externalUserId"]);
+      expect((await load(id)).status).toBe(404);
+      await sync(id, { baseVersion: 0, externalUserId: "owner" });
+      const changed = await sync(id, { baseVersion: 1, externalUserId: "thief", state: { v: 1 } });
+      expect([changed.status, changed.body.error.code]).toEqual([400, "invalid_request"]);
+      expect((await sync(id, { baseVersion: 1, externalUserId: "owner", state: { v: 1 } })).status).toBe(200);
+      const unknown = await sync(newSaveId(), { baseVersion: 3, state: {} });
+      expect([unknown.status, unknown.body.error.code]).toEqual([404, "not_found"]);
+      expect((await load(newSaveId())).body.error.code).toBe("not_found");
+    });
+
+    test("size limits: state 262144 and metadata 16384 bytes are accepted, one more is 413; a body over 1 MiB is 413", async () => {
+      const id = newSaveId();
+      expect((await sync(id, { baseVersion: 0, externalUserId: "p", state: sized(262_144), metadata: sized(16_384) })).status).toBe(200);
+      const bigState = await sync(id, { baseVersion: 1, state: sized(262_145) });
+      expect(bigState.body.error).toEqual({ code: "payload_too_large", message: expect.any(String), details: { field: "state", limitBytes: 262_144, actualBytes: 262_145 } });
+      const bigMeta = await sync(id, { baseVersion: 1, metadata: sized(16_385) });
+      expect(bigMeta.body.error.details).toEqual({ field: "metadata", limitBytes: 16_384, actualBytes: 16_385 });
+      const huge = await call(d, "POST", `/api/v1/saves/${id}/sync`, { key, raw: `{"baseVersion":1,"state":{"s":"${"x".repeat(1_048_600)}"}}` });
+      expect(huge.status).toBe(413);
+      expect((await load(id)).body.save.version).toBe(1);
+    });
+
+    test("bad ids, bad JSON, unknown keys and wrong types are 400 and change nothing", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { v: 1 } });
+      for (const bad of ["bad%20id", "x".repeat(129), "..", "%F0%9F%8E%AE"]) {
+        const answer = await call(d, "POST", `/api/v1/saves/${bad}/sync`, { key, body: { baseVersion: 0, externalUserId: "p" } });
+        expect([bad, answer.status]).toEqual([bad, bad === ".." ? 404 : 400]);
+      }
+      expect((await call(d, "POST", `/api/v1/saves/${id}/sync`, { key, raw: '{"baseVersion":1,"state":' })).status).toBe(400);
+      expect((await sync(id, { baseVersion: 1, state: {}, extra: true })).status).toBe(400);
+      expect((await sync(id, { baseVersion: -1 })).status).toBe(400);
+      expect((await sync(id, { baseVersion: "1", state: {} })).status).toBe(400);
+      expect((await sync(id, { baseVersion: 1, state: [1] })).status).toBe(400);
+      expect((await sync(id, { baseVersion: 1, externalUserId: "x".repeat(129) })).status).toBe(400);
+      expect((await call(d, "POST", `/api/v1/saves/${id}/sync`, { body: { baseVersion: 1, state: {} } })).status).toBe(401);
+      expect((await load(id)).body.save).toMatchObject({ version: 1, state: { v: 1 } });
+    });
+
+    test("saves belong to one environment: a prod key never sees a stage save", async () => {
+      const t = await newTenant(d);
+      const prodKey = (await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/prod/runtime-keys`, {})).body.runtimeKey;
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { env: "stage" } }, t.key);
+      expect((await load(id, prodKey)).status).toBe(404);
+      const prod = await sync(id, { baseVersion: 0, externalUserId: "p", state: { env: "prod" } }, prodKey);
+      expect(prod.body.save).toMatchObject({ version: 1, state: { env: "prod" } });
+      expect((await load(id, t.key)).body.save.state).toEqual({ env: "stage" });
+      expect((await load(id, key)).status).toBe(404); // another project's key
+    });
+  });
+}
