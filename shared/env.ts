@@ -17,6 +17,8 @@ export const Env = z.object({
   SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SAVEPOINT_PLANS: optional,
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Read by the logger itself (shared/log.ts); checked here so a typo stops start-up. */
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */
   SAVEPOINT_TRUSTED_PROXIES: z
     .string()

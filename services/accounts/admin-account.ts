@@ -42,7 +42,7 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
   };
 }
 
-/** Revokes one device's session; every gateway drops the account's cached sessions before the answer. */
+/** Revokes one device's session; the drop of cached sessions is published to every gateway before the answer is sent. */
 export async function adminRevokeSession(deps: Deps, accountId: string, sessionId: string) {
   const { repo } = deps;
   const session = await repo.sessions.findOne({ sessionId, accountId });

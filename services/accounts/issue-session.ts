@@ -10,7 +10,7 @@ type Issue = typeof internal.issueSession;
 
 /**
  * A new device session for an existing account, asked for by the service that proved the device may
- * have one (a consumed transfer code). Deleted is 410 and suspended 403, as for the account's own
+ * have one (a consumed transfer code, a verified provider token). Deleted is 410 and suspended 403, as for the account's own
  * sessions; an account of another environment does not exist here.
  */
 export async function issueSession(deps: Deps, input: z.infer<Issue["request"]>): Promise<z.infer<Issue["reply"]>> {

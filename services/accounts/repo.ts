@@ -3,6 +3,7 @@ import type { AccountStatus } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
+import { giveLegacySlotsSeats } from "./legacy-seats.ts";
 
 /** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
 export type AccountDoc = {
@@ -99,12 +100,14 @@ export async function openRepo(store: Store): Promise<Repo> {
   return {
     creations: await store.collection<HitDoc>("accountCreations", hitIndexes),
     accounts: await store.collection<AccountDoc>("accounts", [{ name: "cleanup", fields: ["cleanupPending"] }]),
-    slots: await store.collection<SlotDoc>("slots", [
+    slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
+      store.collection<SlotDoc>("slots", [
       { name: "active_key", fields: ["activeKey"], unique: true },
       { name: "seat_key", fields: ["seatKey"], unique: true },
       { name: "account_slot", fields: ["accountId", "slotId"] },
       { name: "account_status", fields: ["accountId", "status"] },
-    ]),
+      ]),
+    ),
     sessions: await store.collection<SessionDoc>("sessions", [
       { name: "session_id", fields: ["sessionId"], unique: true },
       { name: "account", fields: ["accountId"] },

@@ -1,9 +1,9 @@
 import type { JWTPayload } from "jose";
+import { AuthProvider } from "../../shared/contract/identity.ts";
 import type { ProviderSettings } from "./repo.ts";
 
-export const providerNames = ["firebase", "supabase", "auth0"] as const;
-export type ProviderName = (typeof providerNames)[number];
-export const isProvider = (p: string): p is ProviderName => (providerNames as readonly string[]).includes(p);
+export type ProviderName = AuthProvider;
+export const isProvider = (p: string): p is ProviderName => AuthProvider.safeParse(p).success;
 
 /** What a verified token says about the player, safe to show and store. */
 export interface Display {

@@ -41,7 +41,8 @@ export async function verifyToken(deps: Deps, provider: ProviderName, settings: 
 
   const now = deps.now();
   try {
-    ({ payload: claims } = await jwtVerify(token, deps.keySets.get(settings.jwksUrl ?? rules.jwksUrl(settings)), {
+    // Settings store "" for a setting left out: no override means the provider's own key set.
+    ({ payload: claims } = await jwtVerify(token, deps.keySets.get(settings.jwksUrl || rules.jwksUrl(settings)), {
       algorithms: rules.algorithms,
       issuer,
       audience,

@@ -18,6 +18,8 @@ export const listenOptions = (env: Pick<Env, "HOST" | "PORT">) => ({
   hostname: env.HOST,
   port: env.PORT,
   maxRequestBodySize: bunBodyLimit,
+  // Elysia shares ports by default: a second start on a taken port would split the traffic silently.
+  reusePort: false,
 });
 
 const everyInterface = new Set(["0.0.0.0", "::", "[::]"]);

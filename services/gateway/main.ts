@@ -2,14 +2,19 @@ import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { openBus, stopOnSignal } from "../../shared/open.ts";
 import { loadPlans } from "../../shared/plans.ts";
+import { startOrExit } from "../../shared/standalone.ts";
 import { createGateway } from "./app.ts";
 import { adminApi, addresses, listenOptions } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
-const log = createLogger({ service: "gateway" });
-const env = readEnv();
-if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
-const bus = await openBus(env, "gateway", log);
-const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, plans: await loadPlans(env.SAVEPOINT_PLANS) }).listen(listenOptions(env));
-log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
-stopOnSignal(log, [() => bus.close(), () => server.stop()]);
+await startOrExit("gateway", async () => {
+  const log = createLogger({ service: "gateway" });
+  const env = readEnv();
+  if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
+  const bus = await openBus(env, "gateway", log);
+  const plans = await loadPlans(env.SAVEPOINT_PLANS);
+  const gateway = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, plans });
+  const server = gateway.listen(listenOptions(env));
+  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
+  stopOnSignal(log, [() => bus.close(), () => server.stop()]);
+});

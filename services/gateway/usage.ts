@@ -22,8 +22,8 @@ interface Count {
  * Request counts shared by every gateway copy without a store round trip per request: each copy
  * counts locally and reports in batches (every `flushMs`) to the billing service, which adds them up
  * and answers the totals of all copies. Each batch also refreshes the totals this copy consulted, so
- * under load a copy sees the others' requests at most one batch late. A total that is older than two
- * batches (a scope new to this copy, or one it has not served for a while) is refreshed before it is
+ * under load a copy sees the others' requests about two batches late at most. A total older than one
+ * batch (a scope new to this copy, or one it has not served for a while) is refreshed before it is
  * trusted: one round trip, after which the batches keep it fresh.
  */
 export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
@@ -82,18 +82,26 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
       return c.known + c.inFlight + c.pending;
     },
     add: (scope: string, window: string) => void entry(scope, window).pending++,
-    /** Makes sure the total of a scope and window is at most two batches old. */
+    /** Makes sure the total of a scope and window is at most one batch old. */
     async refresh(scope: string, window: string): Promise<void> {
       const c = entry(scope, window);
-      if (Date.now() - c.refreshedAt <= 2 * flushMs) return;
-      await report([c]).catch((err) => log.warn("usage unavailable; counting locally", { err: (err as Error).message }));
+      if (Date.now() - c.refreshedAt <= flushMs) return;
+      await report([c]).catch((err) => {
+        // Billing is out of reach: count locally, and ask again only after another batch.
+        c.refreshedAt = Date.now();
+        log.warn("usage unavailable; counting locally", { err: (err as Error).message });
+      });
     },
     /** Forgets windows that ended, so the map holds only what is counted now. */
     forgetExcept(windows: Set<string>) {
       for (const [key, c] of counts) if (!windows.has(c.window) && c.pending + c.inFlight === 0) counts.delete(key);
     },
     flush,
-    stop: () => clearInterval(timer),
+    /** Stops the batches after reporting what is still pending, so a deploy loses no counts. */
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await flush();
+    },
   };
 }
 export type Usage = ReturnType<typeof createUsage>;

@@ -1,5 +1,5 @@
 import type { AccountEnvelopeResponse } from "../../shared/contract/accounts.ts";
-import { fail } from "../../shared/contract/errors.ts";
+import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
@@ -36,10 +36,18 @@ export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractR
   const now = deps.now();
   if (Date.parse(doc.expiresAt) <= now.getTime()) throw fail.transferCodeExpired();
 
-  const spent = await repo.codes.update({ _id: doc._id, status: "active" }, { status: "consumed", consumedAt: now.toISOString() });
+  const consumedAt = now.toISOString();
+  const spent = await repo.codes.update({ _id: doc._id, status: "active" }, { status: "consumed", consumedAt });
   // Changed since the read: spent by a concurrent consume, retired by a newer code, or erased.
   if (!spent) throw refusal((await repo.codes.get(doc._id))?.status ?? "revoked");
 
-  const issued = await callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId: doc.accountId, deviceLabel: body.deviceLabel });
-  return { ...issued, syncPolicy: tenant.syncPolicy };
+  try {
+    const issued = await callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId: doc.accountId, deviceLabel: body.deviceLabel });
+    return { ...issued, syncPolicy: tenant.syncPolicy };
+  } catch (err) {
+    // No session came of it (accounts out of reach, account suspended): the code is not spent. A
+    // deleted account's code stays spent: it can never be used again anyway.
+    if (!(isAppError(err) && err.code === "account_deleted")) await repo.codes.update({ _id: doc._id, status: "consumed", consumedAt }, { status: "active", consumedAt: null });
+    throw err;
+  }
 }

@@ -12,7 +12,7 @@ export type TransferCodeDoc = {
   deviceLabel?: string | null;
   createdAt: string;
   expiresAt: string;
-  consumedAt?: string;
+  consumedAt?: string | null;
 };
 
 export interface Repo {

@@ -80,8 +80,9 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
     maxPayload: nc.info?.max_payload ?? Limits.requestBodyBytes,
 
     async request(subject: string, data: unknown, options: RequestOptions = {}) {
+      const encoded = encode(data);
       try {
-        const msg = await nc.request(subject, encode(data), {
+        const msg = await nc.request(subject, encoded, {
           timeout: options.timeoutMs ?? defaultRequestTimeoutMs,
           headers: headersOf(options.headers),
         });
@@ -91,6 +92,8 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
         if (code === ErrorCode.NoResponders) throw fail.serviceUnavailable();
         if (code === ErrorCode.Timeout) throw fail.serviceTimeout();
         if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect) throw fail.serviceUnavailable();
+        // Only a body the gateway forwards unparsed (a signed webhook) can outgrow a message.
+        if (code === ErrorCode.MaxPayloadExceeded) throw fail.payloadTooLarge("body", nc.info?.max_payload ?? 0, encoded.byteLength);
         throw err;
       }
     },

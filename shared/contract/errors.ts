@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AuthProvider } from "./identity.ts";
 
 /**
  * The closed set of error codes (contract 7.3 and decisions.md, Errors). HTTP status for each lives
@@ -57,7 +58,7 @@ export const ErrorResponse = z
   .meta({ id: "ErrorResponse" });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
 
-type Provider = "firebase" | "supabase" | "auth0";
+type Provider = AuthProvider;
 
 /** What a 429 carries in `details`; the gateway turns it into Retry-After and RateLimit-* headers. */
 export interface RateLimit {

@@ -3,6 +3,7 @@ import { AccountId, DeviceLabel, SyncPolicy, Timestamp } from "./common.ts";
 
 /** Contract 2.7 with the wire names of decisions.md. */
 export const AuthProvider = z.enum(["firebase", "supabase", "auth0"]).meta({ id: "AuthProvider" });
+export type AuthProvider = z.infer<typeof AuthProvider>;
 
 export const LinkedAuthProvider = z
   .object({

@@ -31,8 +31,8 @@ async function distributed(plans: string): Promise<Setup> {
   return { d, other: { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) }, stop: () => d.stop() };
 }
 
-/** How long a gateway copy may take to learn the other's counts (it reports every 500 ms). */
-const countsShared = () => Bun.sleep(1_200);
+/** How long a gateway copy may take to learn the other's counts (copies report every 500 ms). */
+const countsShared = () => Bun.sleep(2_000);
 
 for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed]] as const) {
   describe(`plans and billing end to end (${name})`, () => {

@@ -245,6 +245,34 @@ describe("embedded start and the operator CLI", () => {
   });
 });
 
+describe("start-up failures", () => {
+  test("a second start on a port in use fails instead of sharing it", async () => {
+    const port = String(freePort());
+    const first = await start({ PORT: port, HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("first") });
+    try {
+      const second = spawn("services/main.ts", { PORT: port, HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("second") });
+      expect(await second.proc.exited).toBe(1);
+      await second.stop();
+      expect(second.out.stderr).toMatch(/^savepoint: .*(in use|EADDRINUSE)/im);
+      expect(second.out.stderr).not.toMatch(/^\s+at /m); // no stack trace
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("a bad setting stops start-up with one line naming it", async () => {
+    for (const env of [{ PORT: "abc" }, { LOG_LEVEL: "loud" }, { SAVEPOINT_ADMIN_TOKEN: "short" }] as Record<string, string>[]) {
+      const bad = spawn("services/main.ts", { ...env, SAVEPOINT_DATA_DIR: tempDir("bad") });
+      expect(await bad.proc.exited).toBe(1);
+      await bad.stop();
+      const lines = bad.out.stderr.trim().split("\n");
+      expect(lines[0]).toBe("savepoint: invalid configuration:");
+      expect(lines[1]).toContain(Object.keys(env)[0]!);
+      expect(bad.out.stderr).not.toMatch(/^\s+at /m); // no stack trace
+    }
+  });
+});
+
 describe("HOST", () => {
   test("npm start binds HOST only and prints that address; without a token it says the admin API is off", async () => {
     // 127.0.0.2 is loopback too on Linux, so a bind there proves 127.0.0.1 is not listened on.

@@ -1,0 +1,35 @@
+import type { Bus } from "./bus/port.ts";
+import { type Env, readEnv } from "./env.ts";
+import { type Logger, createLogger } from "./log.ts";
+import { openBus, openStore, stopOnSignal } from "./open.ts";
+import type { Store } from "./store/port.ts";
+
+/**
+ * Runs a process's start-up. A failure there (a bad setting, a bus or store out of reach, a plan
+ * catalog the bus cannot carry) is one line naming the cause and exit code 1, not a stack trace.
+ */
+export async function startOrExit(name: string, start: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * A service alone, for the distributed deployment: its own bus connection (copies share its queue
+ * group) and store, stopped in reverse on SIGTERM.
+ */
+export function runStandalone(name: string, run: (bus: Bus, store: Store, env: Env, log: Logger) => Promise<unknown>): Promise<void> {
+  return startOrExit(name, async () => {
+    const log = createLogger({ service: name });
+    const env = readEnv();
+    if (!env.NATS_URL) throw new Error(`NATS_URL: required to run the ${name} service on its own`);
+    const bus = await openBus(env, name, log);
+    const store = await openStore(env, name);
+    await run(bus, store, env, log);
+    log.info(`${name} service ready`);
+    stopOnSignal(log, [() => store.close(), () => bus.close()]);
+  });
+}
