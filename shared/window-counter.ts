@@ -1,3 +1,4 @@
+import { fail } from "./contract/errors.ts";
 import { newId } from "./ids.ts";
 import type { Collection } from "./store/port.ts";
 
@@ -29,4 +30,14 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
       return n;
     },
   };
+}
+
+/**
+ * A per-minute limit on one client's requests in one environment (decisions.md, Plans: account
+ * creations and provider sign-ins per client IP): counts this request, and refuses it with 429
+ * `rate_limited` when the minute already held `limit`.
+ */
+export async function limitPerMinute(hits: Collection<HitDoc>, nowMs: number, scope: string, limit: number): Promise<void> {
+  const counter = windowCounter(hits, nowMs);
+  if ((await counter.record(scope, 60)) > limit) throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit });
 }

@@ -3,11 +3,21 @@ import { fail } from "../../shared/contract/errors.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { type AccountStatus, events, internal } from "../../shared/contract/internal.ts";
 import type { Deps } from "./deps.ts";
+import type { SessionDoc } from "./repo.ts";
 
 const envOf = (envId: string) => {
   const i = envId.lastIndexOf(":");
   return { projectId: envId.slice(0, i), environment: envId.slice(i + 1) as "stage" | "prod" };
 };
+
+/** A device session as operators see it: never the token or its hash. */
+export const sessionView = (s: SessionDoc): AdminAccountResponse["sessions"][number] => ({
+  sessionId: s.sessionId,
+  ...(s.deviceLabel ? { deviceLabel: s.deviceLabel } : {}),
+  createdAt: s.createdAt,
+  ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
+  ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
+});
 
 /** Operator view: the account in any environment, a page of its slots (every status) and sessions. */
 export async function adminGetAccount(deps: Deps, accountId: string, page: { offset: number; limit: number }): Promise<AdminAccountResponse> {
@@ -30,13 +40,7 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
       updatedAt: a.updatedAt,
     },
     slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })),
-    sessions: sessions.map((s) => ({
-      sessionId: s.sessionId,
-      ...(s.deviceLabel ? { deviceLabel: s.deviceLabel } : {}),
-      createdAt: s.createdAt,
-      ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
-      ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
-    })),
+    sessions: sessions.map(sessionView),
     links: await callEndpoint(deps.bus, internal.listLinks, { accountId }),
     page: { ...page, slotCount: await repo.slots.count({ accountId }), sessionCount: await repo.sessions.count({ accountId }) },
   };

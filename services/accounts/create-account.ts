@@ -1,7 +1,6 @@
 import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
-import { fail } from "../../shared/contract/errors.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { windowCounter } from "../../shared/window-counter.ts";
+import { limitPerMinute } from "../../shared/window-counter.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { newId } from "../../shared/ids.ts";
@@ -13,9 +12,8 @@ import { openSession } from "./sessions.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
-  const limit = msg.tenant.settings.rateLimits.accountCreationsPerIpPerMinute;
-  const counter = windowCounter(deps.repo.creations, deps.now().getTime());
-  if ((await counter.record(`${msg.tenant.envId}:ip:${msg.client.ip}`, 60)) > limit) throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit });
+  const { tenant, client } = msg;
+  await limitPerMinute(deps.repo.creations, deps.now().getTime(), `${tenant.envId}:ip:${client.ip}`, tenant.settings.rateLimits.accountCreationsPerIpPerMinute);
   return openAccount(deps, msg.tenant, msg.body ?? {});
 }
 

@@ -1,9 +1,9 @@
 import type { AccountExport } from "../../shared/contract/admin.ts";
 import { Limits } from "../../shared/contract/common.ts";
 import { jsonByteLength } from "../../shared/json.ts";
-import { adminGetAccount } from "./admin-account.ts";
+import { adminGetAccount, sessionView } from "./admin-account.ts";
 import type { Deps } from "./deps.ts";
-import type { SessionDoc, SlotDoc, SnapshotDoc } from "./repo.ts";
+import type { SlotDoc, SnapshotDoc } from "./repo.ts";
 
 /**
  * Bytes of records one page carries besides the account and its links. With the account view at its
@@ -17,14 +17,6 @@ const batch = 16;
 type Section = "sessions" | "slots" | "history";
 const sections: Section[] = ["sessions", "slots", "history"];
 type Page = Pick<AccountExport, "sessions" | "slots" | "history">;
-
-const sessionView = (s: SessionDoc): AccountExport["sessions"][number] => ({
-  sessionId: s.sessionId,
-  ...(s.deviceLabel ? { deviceLabel: s.deviceLabel } : {}),
-  createdAt: s.createdAt,
-  ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
-  ...(s.revokedAt ? { revokedAt: s.revokedAt } : {}),
-});
 
 const slotView = (s: SlotDoc): AccountExport["slots"][number] => ({
   slotId: s.slotId,

@@ -6,7 +6,7 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import { windowCounter } from "../../shared/window-counter.ts";
+import { limitPerMinute } from "../../shared/window-counter.ts";
 import type { Deps } from "./deps.ts";
 import { type ProviderName, isProvider } from "./providers.ts";
 import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
@@ -22,7 +22,7 @@ type Message = RouteMessage<typeof contractRoutes.authSession>;
  */
 export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionResponse> {
   const { tenant, body } = msg;
-  await limitExchanges(deps, `${tenant.envId}:ip:${msg.client.ip}`, tenant.settings.rateLimits.authExchangesPerIpPerMinute);
+  await limitPerMinute(deps.repo.exchanges, deps.now().getTime(), `${tenant.envId}:ip:${msg.client.ip}`, tenant.settings.rateLimits.authExchangesPerIpPerMinute);
   if (!isProvider(body.provider)) throw fail.providerNotSupported();
   const provider = body.provider;
   requirePaidPlanInProd(deps, tenant);
@@ -70,12 +70,6 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
     return answer(winner.accountId, await issue(deps, tenant, winner.accountId, body.deviceLabel), false, false);
   }
   return answer(opened.accountId, opened, true, true);
-}
-
-/** decisions.md, Plans: each client IP may make 30 exchanges a minute unless the project says otherwise. */
-async function limitExchanges(deps: Deps, scope: string, limit: number) {
-  const counter = windowCounter(deps.repo.exchanges, deps.now().getTime());
-  if ((await counter.record(scope, 60)) > limit) throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit });
 }
 
 /** Contract, route 4 rule 4: a free workspace can test with stage keys, not sign players in on prod. */

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { MongoClient } from "mongodb";
-import type { Logger } from "../../shared/log.ts";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { type ProviderName, type Signer, hostileTokens, mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { mongo } from "../helpers/infra.ts";
+import { capturingLogger, filesIn, mongoDump } from "../helpers/kept.ts";
 import { freePort } from "../helpers/ports.ts";
 
 const exchangePath = "/api/v1/accounts/auth/session";
@@ -26,11 +23,9 @@ interface Setup {
 
 async function embedded(): Promise<Setup> {
   const lines: string[] = [];
-  const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, msg, ...fields }));
-  const log: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error"), child: () => log };
+  const log = capturingLogger(lines);
   const d = await startEmbedded({}, { log });
-  const files = () => readdirSync(d.dataDir).map((f) => readFileSync(join(d.dataDir, f), "latin1"));
-  return { d, other: d, everythingKept: async () => [...lines, ...files()].join("\n"), stop: () => d.stop() };
+  return { d, other: d, everythingKept: async () => [...lines, ...filesIn(d.dataDir)].join("\n"), stop: () => d.stop() };
 }
 
 async function distributed(): Promise<Setup> {
@@ -38,13 +33,7 @@ async function distributed(): Promise<Setup> {
   return {
     d,
     other: { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) },
-    everythingKept: async () => {
-      const client = await new MongoClient((await mongo()).url).connect();
-      const db = client.db(d.db);
-      const dumps = await Promise.all((await db.listCollections().toArray()).map(async (c) => JSON.stringify(await db.collection(c.name).find().toArray())));
-      await client.close();
-      return [...dumps, ...readdirSync(d.logs).map((f) => readFileSync(join(d.logs, f), "utf8"))].join("\n");
-    },
+    everythingKept: async () => [...(await mongoDump(d.db)), ...filesIn(d.logs, "utf8")].join("\n"),
     stop: () => d.stop(),
   };
 }

@@ -13,11 +13,11 @@ import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/env.ts";
-import type { Logger } from "../../shared/log.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { capturingLogger } from "../helpers/kept.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
 
 /**
@@ -37,12 +37,6 @@ interface Harness {
   workspaces: Map<string, Workspace>;
   lines: string[];
 }
-
-const capturingLogger = (lines: string[]): Logger => {
-  const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, msg, ...fields }));
-  const log: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error"), child: () => log };
-  return log;
-};
 
 /** A fake config: applies billing to the workspaces it knows, not_found for any other. */
 function serveFakeConfig(bus: Bus, calls: Billing[], workspaces: Map<string, Workspace>) {

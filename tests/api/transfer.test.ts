@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { MongoClient } from "mongodb";
-import type { Logger } from "../../shared/log.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { mongo } from "../helpers/infra.ts";
+import { capturingLogger, filesIn, mongoDump } from "../helpers/kept.ts";
 
 const consumePath = "/api/v1/account-transfer-codes/consume";
 const codeShape = /^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/;
@@ -28,14 +25,13 @@ interface Setup {
 async function embedded(): Promise<Setup> {
   let offsetMs = 0;
   const lines: string[] = [];
-  const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ level, msg, ...fields }));
-  const log: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error"), child: () => log };
+  const log = capturingLogger(lines);
   const d = await startEmbedded({}, { now: () => new Date(Date.now() + offsetMs), log });
   return {
     d,
     other: d,
     expireCodesOf: async () => void (offsetMs += 601_000),
-    everythingKept: async () => [...lines, ...readdirSync(d.dataDir).map((f) => readFileSync(join(d.dataDir, f), "latin1"))].join("\n"),
+    everythingKept: async () => [...lines, ...filesIn(d.dataDir)].join("\n"),
     stop: () => d.stop(),
   };
 }
@@ -53,13 +49,7 @@ async function distributed(): Promise<Setup> {
       await codes.updateMany({ accountId }, { expiresAt: new Date(Date.now() - 1_000).toISOString() });
       await store.close();
     },
-    everythingKept: async () => {
-      const client = await new MongoClient((await mongo()).url).connect();
-      const db = client.db(d.db);
-      const dumps = await Promise.all((await db.listCollections().toArray()).map(async (c) => JSON.stringify(await db.collection(c.name).find().toArray())));
-      await client.close();
-      return [...dumps, ...readdirSync(d.logs).map((f) => readFileSync(join(d.logs, f), "utf8"))].join("\n");
-    },
+    everythingKept: async () => [...(await mongoDump(d.db)), ...filesIn(d.logs, "utf8")].join("\n"),
     stop: () => d.stop(),
   };
 }
