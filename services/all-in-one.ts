@@ -25,14 +25,14 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   const authStore = await openStore(env, "auth-bridge");
   const billingStore = await openStore(env, "billing");
   const savesStore = await openStore(env, "saves");
-  const config = await runConfig(bus, configStore, log);
+  const config = await runConfig(bus, configStore, plans, log);
   await runAccounts(bus, accountsStore, plans, log, now);
   await runTransfer(bus, transferStore, env, log, now);
   await runAuthBridge(bus, authStore, env, plans, log, now);
   await runBilling(bus, billingStore, env, log, now);
   await runSaves(bus, savesStore, log, now);
   const bootstrap = await bootstrapDefaults(config);
-  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, plans });
+  const gateway = createGateway({ bus, log: log.child({ service: "gateway" }), adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES });
   const stops = [() => configStore.close(), () => accountsStore.close(), () => transferStore.close(), () => authStore.close(), () => billingStore.close(), () => savesStore.close(), () => bus.close()];
   return { gateway, bus, bootstrap, stops };
 }

@@ -1,10 +1,12 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
+import type { PlanCatalog } from "../../shared/plans.ts";
 import type { Repo } from "./repo.ts";
 
 export interface Deps {
   repo: Repo;
   bus: Bus;
   log: Logger;
+  plans: PlanCatalog;
   now: () => Date;
 }

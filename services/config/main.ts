@@ -1,4 +1,5 @@
+import { loadPlans } from "../../shared/plans.ts";
 import { runStandalone } from "../../shared/standalone.ts";
 import { runConfig } from "./start.ts";
 
-await runStandalone("config", (bus, store, _env, log) => runConfig(bus, store, log));
+await runStandalone("config", async (bus, store, env, log) => runConfig(bus, store, await loadPlans(env.SAVEPOINT_PLANS), log));

@@ -6,6 +6,7 @@ import { SyncPolicy } from "../../shared/contract/common.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
+import { entitlementsOf } from "./entitlements.ts";
 import { settingsOf } from "./settings.ts";
 
 /** A new key for one environment of a project; the caller sees it once, the store only its hash. */
@@ -75,7 +76,7 @@ export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Te
     keyId: key._id,
     plan: workspace.plan,
     billingStatus: workspace.billingStatus,
-    ...(workspace.pastDueSince ? { pastDueSince: workspace.pastDueSince } : {}),
+    entitlements: entitlementsOf(deps.plans, workspace, key.environment, now),
     syncPolicy: SyncPolicy.parse(JSON.parse(project.syncPolicy)),
     settings: settingsOf(project),
   };

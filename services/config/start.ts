@@ -1,12 +1,13 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
+import type { PlanCatalog } from "../../shared/plans.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { openRepo } from "./repo.ts";
 import { startConfig } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
-export async function runConfig(bus: Bus, store: Store, log: Logger) {
-  const deps = { repo: await openRepo(store), bus, log: log.child({ service: "config" }), now: () => new Date() };
+export async function runConfig(bus: Bus, store: Store, plans: PlanCatalog, log: Logger) {
+  const deps = { repo: await openRepo(store), bus, plans, log: log.child({ service: "config" }), now: () => new Date() };
   startConfig(deps);
   return deps;
 }

@@ -6,7 +6,6 @@ import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { createAuth } from "./auth.ts";
 import { clientIp } from "./client-ip.ts";
@@ -27,8 +26,6 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Peers whose X-Forwarded-For names the client (SAVEPOINT_TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
-  /** The plan catalog the runtime limits come from. */
-  plans: PlanCatalog;
 }
 
 const json = (status: number, body: unknown, requestId: string) =>
@@ -47,11 +44,11 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [], plans }: GatewayOptions) {
+export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [] }: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs);
   const proxies = new Set(trustedProxies);
   const usage = createUsage(bus, log);
-  const limits = createLimits(usage, plans);
+  const limits = createLimits(usage);
 
   async function handle(r: Route, request: Request, client: ClientInfo, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();

@@ -1,7 +1,6 @@
 import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { openBus, stopOnSignal } from "../../shared/open.ts";
-import { loadPlans } from "../../shared/plans.ts";
 import { startOrExit } from "../../shared/standalone.ts";
 import { createGateway } from "./app.ts";
 import { adminApi, addresses, listenOptions } from "./listen.ts";
@@ -12,8 +11,7 @@ await startOrExit("gateway", async () => {
   const env = readEnv();
   if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
   const bus = await openBus(env, "gateway", log);
-  const plans = await loadPlans(env.SAVEPOINT_PLANS);
-  const gateway = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, plans });
+  const gateway = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES });
   const server = gateway.listen(listenOptions(env));
   log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
   stopOnSignal(log, [() => bus.close(), () => server.stop()]);

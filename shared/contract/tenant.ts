@@ -3,6 +3,15 @@ import { AccountId, Environment, SyncPolicy } from "./common.ts";
 import { PlanName } from "../plans.ts";
 import { ProjectSettings } from "./settings.ts";
 
+/** A workspace's runtime allowance in one environment (decisions.md, Plans and billing); null is unlimited. */
+export const Entitlements = z.object({
+  /** Unpaid, or past due for more than 7 days: every runtime route answers 402. */
+  paymentRequired: z.boolean(),
+  monthlyRequests: z.int().positive().nullable(),
+  perMinute: z.int().positive().nullable(),
+});
+export type Entitlements = z.infer<typeof Entitlements>;
+
 /**
  * Who is calling, as the gateway established it from the runtime key. Services trust it and never
  * see the raw key.
@@ -16,8 +25,8 @@ export const Tenant = z.object({
   keyId: z.string(),
   plan: PlanName,
   billingStatus: z.string(),
-  /** Since when the workspace's subscription is past due: 402 on runtime routes after 7 days. */
-  pastDueSince: z.iso.datetime().optional(),
+  /** What the plan and billing allow, as config decided it: the gateway only counts and compares. */
+  entitlements: Entitlements,
   syncPolicy: SyncPolicy,
   settings: ProjectSettings,
 });
