@@ -1,11 +1,15 @@
 import { fail } from "./contract/errors.ts";
 import { newId } from "./ids.ts";
+import { dayAfter, deleteDaysBefore } from "./prune-days.ts";
 import type { Collection } from "./store/port.ts";
 
-/** One counted event: a document, so counting needs no atomic increment the store port lacks. */
-export type HitDoc = { _id: string; scope: string; window: number; at: string };
+/** One counted event: a document, so concurrent events are counted exactly without a lease. */
+export type HitDoc = { _id: string; scope: string; window: number; at: string; pruneDay?: string };
 
-export const hitIndexes = [{ name: "scope_window", fields: ["scope", "window"] }];
+export const hitIndexes = [
+  { name: "scope_window", fields: ["scope", "window"] },
+  { name: "prune_day", fields: ["pruneDay"] },
+];
 
 /**
  * Counts events per scope (a client IP, a runtime key) in fixed windows, in a service's own store, so
@@ -23,10 +27,11 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
     /** Records one event and returns how many the window now holds, this one included. */
     async record(scope: string, windowSeconds: number): Promise<number> {
       const window = windowOf(windowSeconds);
-      await hits.insert({ _id: newId("hit"), scope, window, at: new Date(nowMs).toISOString() });
+      const now = new Date(nowMs);
+      // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
+      await hits.insert({ _id: newId("hit"), scope, window, at: now.toISOString(), pruneDay: dayAfter(now) });
       const n = await hits.count({ scope, window });
-      // Earlier windows no longer count: drop the last one while here.
-      await hits.delete({ scope, window: window - 1 });
+      await deleteDaysBefore(hits, "pruneDay", now.toISOString().slice(0, 10));
       return n;
     },
   };

@@ -30,7 +30,7 @@ export type BillingStateDoc = {
 };
 
 /** Requests counted by every gateway copy, one document per scope and window (`_id` = `scope|window`). */
-export type UsageDoc = { _id: string; scope: string; window: string; n: number };
+export type UsageDoc = { _id: string; scope: string; window: string; n: number; pruneDay?: string };
 
 export interface Repo {
   events: Collection<EventDoc>;
@@ -44,6 +44,6 @@ export async function openRepo(store: Store): Promise<Repo> {
     events: await store.collection<EventDoc>("billingEvents"),
     customers: await store.collection<CustomerDoc>("billingCustomers"),
     states: await store.collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
-    usage: await store.collection<UsageDoc>("usageCounts"),
+    usage: await store.collection<UsageDoc>("usageCounts", [{ name: "prune_day", fields: ["pruneDay"] }]),
   };
 }

@@ -6,6 +6,7 @@ import type { Deps } from "./deps.ts";
 import { parsePricePlans } from "./price-plans.ts";
 import { openRepo } from "./repo.ts";
 import { startBilling } from "./service.ts";
+import { scheduleUsagePruning } from "./usage.ts";
 
 /**
  * Opens the service's collections and serves it on `bus`. STRIPE_PRICE_PLANS is read here, once: a bad
@@ -23,5 +24,6 @@ export async function runBilling(bus: Bus, store: Store, env: Env, log: Logger, 
   };
   if (!deps.webhookSecret) deps.log.warn("STRIPE_WEBHOOK_SECRET is not set: the Stripe webhook answers 503");
   startBilling(deps);
+  scheduleUsagePruning(deps);
   return deps;
 }

@@ -3,6 +3,8 @@ import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
 import type { Usage } from "./usage.ts";
 
 const minuteOf = (ms: number) => Math.floor(ms / 60_000);
+/** Days billing keeps a window's total: a minute's is needed for two minutes, a month's for the month. */
+const keep = { minute: 1, month: 40 };
 const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 
 /**
@@ -31,12 +33,12 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
       usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
 
       if (monthlyRequests !== null) {
-        await usage.refresh(env, month);
+        await usage.refresh(env, month, keep.month);
         const used = usage.used(env, month);
         if (used >= monthlyRequests) throw fail.monthlyQuotaExceeded(tenant.plan, used, monthlyRequests);
       }
       if (perMinute !== null) {
-        await usage.refresh(env, thisMinute);
+        await usage.refresh(env, thisMinute, keep.minute);
         if (usage.used(env, thisMinute) + usage.used(env, lastMinute) >= 2 * perMinute) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute });
       }
       const perSession = tenant.settings.rateLimits.sessionRequestsPerMinute;
@@ -44,9 +46,9 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
         throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perSession });
       }
 
-      if (monthlyRequests !== null) usage.add(env, month);
-      if (perMinute !== null) usage.add(env, thisMinute);
-      if (session) usage.add(`session:${session.sessionId}`, thisMinute);
+      if (monthlyRequests !== null) usage.add(env, month, keep.month);
+      if (perMinute !== null) usage.add(env, thisMinute, keep.minute);
+      if (session) usage.add(`session:${session.sessionId}`, thisMinute, keep.minute);
     },
   };
 }

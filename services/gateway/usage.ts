@@ -6,6 +6,8 @@ import type { Logger } from "../../shared/log.ts";
 interface Count {
   scope: string;
   window: string;
+  /** How long billing keeps the window's total (days). */
+  keepDays: number;
   /** Counted here, not yet reported. */
   pending: number;
   /** Reported, not yet answered: counted once, whichever report carries it. */
@@ -39,7 +41,7 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
       return n;
     });
     try {
-      const { totals } = await callEndpoint(bus, internal.reportUsage, { counts: entries.map((c, i) => ({ scope: c.scope, window: c.window, n: sent[i]! })) });
+      const { totals } = await callEndpoint(bus, internal.reportUsage, { counts: entries.map((c, i) => ({ scope: c.scope, window: c.window, n: sent[i]!, keepDays: c.keepDays })) });
       entries.forEach((c, i) => {
         c.inFlight -= sent[i]!;
         c.read = false;
@@ -66,10 +68,10 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
   const timer = setInterval(() => void flush(), flushMs);
   timer.unref?.();
 
-  const entry = (scope: string, window: string) => {
+  const entry = (scope: string, window: string, keepDays: number) => {
     const key = keyOf(scope, window);
     let c = counts.get(key);
-    if (!c) counts.set(key, (c = { scope, window, pending: 0, inFlight: 0, known: 0, read: false, refreshedAt: 0 }));
+    if (!c) counts.set(key, (c = { scope, window, keepDays, pending: 0, inFlight: 0, known: 0, read: false, refreshedAt: 0 }));
     return c;
   };
 
@@ -81,10 +83,11 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
       c.read = true;
       return c.known + c.inFlight + c.pending;
     },
-    add: (scope: string, window: string) => void entry(scope, window).pending++,
+    /** Counts one request; `keepDays` says how long billing should keep the window's total. */
+    add: (scope: string, window: string, keepDays: number) => void entry(scope, window, keepDays).pending++,
     /** Makes sure the total of a scope and window is at most one batch old. */
-    async refresh(scope: string, window: string): Promise<void> {
-      const c = entry(scope, window);
+    async refresh(scope: string, window: string, keepDays: number): Promise<void> {
+      const c = entry(scope, window, keepDays);
       if (Date.now() - c.refreshedAt <= flushMs) return;
       await report([c]).catch((err) => {
         // Billing is out of reach: count locally, and ask again only after another batch.

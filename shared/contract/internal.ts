@@ -66,7 +66,17 @@ export const internal = {
    */
   reportUsage: endpoint(
     "billing.usage.report",
-    z.object({ counts: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
+    z.object({
+      counts: z.array(
+        z.object({
+          scope: z.string(),
+          window: z.string(),
+          n: z.int().min(0),
+          /** How many days after the window began its total is still needed (then it is pruned). */
+          keepDays: z.int().min(1).max(400),
+        }),
+      ),
+    }),
     z.object({ totals: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
   ),
   /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */

@@ -18,6 +18,7 @@ import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { capturingLogger } from "../helpers/kept.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
 
 /**
@@ -352,7 +353,7 @@ for (const [name, open] of adapters) {
       await h.bus.close();
       await h.store.close();
     });
-    const report = (counts: { scope: string; window: string; n: number }[]) => callEndpoint(h.bus, internal.reportUsage, { counts });
+    const report = (counts: { scope: string; window: string; n: number }[]) => callEndpoint(h.bus, internal.reportUsage, { counts: counts.map((c) => ({ ...c, keepDays: 1 })) });
 
     test("counts add up to shared totals per scope and window; 0 only reads; a pair named twice is summed", async () => {
       const env = `env:${uid()}`;
@@ -363,7 +364,13 @@ for (const [name, open] of adapters) {
       });
       expect(await report([{ scope: env, window: "2030-01", n: 3 }, { scope: env, window: "2030-01", n: 4 }])).toEqual({ totals: [{ scope: env, window: "2030-01", n: 12 }] });
       expect(await report([{ scope: env, window: "2030-01", n: 0 }])).toEqual({ totals: [{ scope: env, window: "2030-01", n: 12 }] });
-      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toEqual({ _id: `${env}|2030-01`, scope: env, window: "2030-01", n: 12 });
+      // Kept for keepDays (1 here) and a day of margin after the day it was first counted, then pruned.
+      const stored = { _id: `${env}|2030-01`, scope: env, window: "2030-01", n: 12, pruneDay: dayAfter(new Date(), 2) };
+      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toEqual(stored);
+      expect(await deleteDaysBefore(h.deps.repo.usage, "pruneDay", dayAfter(new Date(), 2))).toBe(0);
+      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toEqual(stored);
+      await deleteDaysBefore(h.deps.repo.usage, "pruneDay", dayAfter(new Date(), 3));
+      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toBeNull();
     });
 
     test("20 gateways reporting at once: every count is kept", async () => {

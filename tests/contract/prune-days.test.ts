@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import type { Store } from "../../shared/store/port.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { type HitDoc, hitIndexes, windowCounter } from "../../shared/window-counter.ts";
+import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+
+const adapters: [string, () => Promise<Store>][] = [
+  ["sqlite", async () => createSqliteStore(join(tempDir("prune"), "prune.sqlite"))],
+  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("prune"))],
+];
+
+type Item = { _id: string; pruneDay?: string };
+
+for (const [name, open] of adapters) {
+  describe(`short-lived records are pruned by day (${name})`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(() => store.close());
+
+    test("every day before today goes, oldest first, however many; today, later days and undated records stay", async () => {
+      const items = await store.collection<Item>("items", [{ name: "prune_day", fields: ["pruneDay"] }]);
+      const days = ["2026-01-01", "2026-01-02", "2026-02-10", "2026-03-01", "2026-03-02"];
+      for (const [i, day] of days.entries()) for (let k = 0; k < 3; k++) await items.insert({ _id: `i${i}-${k}`, pruneDay: day });
+      await items.insert({ _id: "undated" });
+      expect(await deleteDaysBefore(items, "pruneDay", "2026-03-01")).toBe(9);
+      expect((await items.find({})).map((d) => d.pruneDay ?? "none").sort()).toEqual(["2026-03-01", "2026-03-01", "2026-03-01", "2026-03-02", "2026-03-02", "2026-03-02", "none"]);
+      expect(await deleteDaysBefore(items, "pruneDay", "2026-03-01")).toBe(0);
+    });
+
+    test("counted events go once the day after their own has passed", async () => {
+      const hits = await store.collection<HitDoc>("hits", hitIndexes);
+      const lateEvening = Date.parse("2026-05-01T23:51:00.000Z");
+      await windowCounter(hits, lateEvening).record("ip:a", 600);
+      expect((await hits.find({ scope: "ip:a" }))[0]!.pruneDay).toBe(dayAfter(new Date(lateEvening)));
+      expect(await windowCounter(hits, Date.parse("2026-05-01T23:58:00.000Z")).record("ip:a", 600)).toBe(2);
+      expect(await windowCounter(hits, Date.parse("2026-05-02T12:00:00.000Z")).record("ip:b", 60)).toBe(1);
+      expect(await hits.count({ scope: "ip:a" })).toBe(2);
+      // Two days on, recording anything prunes them.
+      await windowCounter(hits, Date.parse("2026-05-03T12:00:00.000Z")).record("ip:b", 60);
+      expect(await hits.count({ scope: "ip:a" })).toBe(0);
+    });
+  });
+}
