@@ -10,7 +10,7 @@ import { adminApi, addresses, listenOptions } from "./gateway/listen.ts";
 await startOrExit("savepoint", async () => {
   const log = createLogger({ app: "savepoint" });
   const env = readEnv();
-  const { gateway, bootstrap, stops } = await startAllInOne(env, log);
+  const { gateway, bootstrap, stops, drain } = await startAllInOne(env, log);
   const server = gateway.listen(listenOptions(env));
 
   // Printed for a person starting it by hand, so on stdout rather than in the JSON log.
@@ -24,5 +24,5 @@ await startOrExit("savepoint", async () => {
     console.log(`Created workspace ${bootstrap.workspaceId}, project ${bootstrap.projectId} (plan self_hosted).`);
     console.log(`Stage runtime key (shown once, keep it): ${bootstrap.runtimeKey}`);
   }
-  stopOnSignal(log, [...stops, () => server.stop()]);
+  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), ...[...stops].reverse()]);
 });

@@ -17,6 +17,22 @@ export const Env = z.object({
   SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SAVEPOINT_PLANS: optional,
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Cleanup jobs: deliveries before a job is dead-lettered, the delays between them, and how long a delivery may go unacknowledged. */
+  SAVEPOINT_JOB_MAX_DELIVER: z.coerce.number().int().min(1).max(100).default(8),
+  SAVEPOINT_JOB_BACKOFF_MS: z
+    .string()
+    .default("1000,5000,30000,120000")
+    .transform((v) => v.split(",").map((s) => Number(s.trim())))
+    .refine((list) => list.length > 0 && list.every((n) => Number.isInteger(n) && n >= 0), "must be comma-separated milliseconds, such as 1000,5000,30000"),
+  SAVEPOINT_JOB_ACK_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Replicas of each JetStream work-queue stream: 3 on a 3-node cluster, so a job outlives a node. */
+  SAVEPOINT_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** A service's own port for /metrics, /healthz and /readyz (distributed deployment); unset: none. */
+  SAVEPOINT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** On SIGTERM the gateway reports not ready and closes connections for this long before it stops listening. */
+  SAVEPOINT_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
+  /** How long a process waits at start for its bus and store to answer before it gives up. */
+  SAVEPOINT_START_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   /** Read by the logger itself (shared/log.ts); checked here so a typo stops start-up. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */

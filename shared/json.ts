@@ -53,6 +53,18 @@ export function hasLoneSurrogate(value: unknown): boolean {
 }
 
 /**
+ * Whether JSON text nests deeper than `limit`. Text with no more than `limit` opening brackets cannot,
+ * and counting them is a native search; only text with more is scanned character by character.
+ */
+export function deeperThan(text: string, limit: number): boolean {
+  let opens = 0;
+  for (const bracket of ["{", "["]) {
+    for (let i = text.indexOf(bracket); i !== -1 && opens <= limit; i = text.indexOf(bracket, i + 1)) opens++;
+  }
+  return opens > limit && textDepth(text) > limit;
+}
+
+/**
  * Nesting depth of JSON text, counted without parsing. A cheap guard run before `JSON.parse`, so
  * that neither the parser nor anything after it walks a hostile depth.
  */

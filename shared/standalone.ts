@@ -2,6 +2,8 @@ import type { Bus } from "./bus/port.ts";
 import { type Env, readEnv } from "./env.ts";
 import { type Logger, createLogger } from "./log.ts";
 import { openBus, openStore, stopOnSignal } from "./open.ts";
+import { serveOps } from "./ops-server.ts";
+import { checkOwnReadiness, serveReadiness } from "./readiness.ts";
 import type { Store } from "./store/port.ts";
 
 /**
@@ -19,7 +21,8 @@ export async function startOrExit(name: string, start: () => Promise<void>): Pro
 
 /**
  * A service alone, for the distributed deployment: its own bus connection (copies share its queue
- * group) and store, stopped in reverse on SIGTERM.
+ * group) and store, both waited for at start, its operator port when SAVEPOINT_METRICS_PORT is set,
+ * and on SIGTERM a drain: no new requests, those in flight answered, then exit 0.
  */
 export function runStandalone(name: string, run: (bus: Bus, store: Store, env: Env, log: Logger) => Promise<unknown>): Promise<void> {
   return startOrExit(name, async () => {
@@ -27,9 +30,13 @@ export function runStandalone(name: string, run: (bus: Bus, store: Store, env: E
     const env = readEnv();
     if (!env.NATS_URL) throw new Error(`NATS_URL: required to run the ${name} service on its own`);
     const bus = await openBus(env, name, log);
-    const store = await openStore(env, name);
+    const store = await openStore(env, name, log);
     await run(bus, store, env, log);
+    serveReadiness(bus, name, store);
+    let stopping = false;
+    const ops = env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, async () => ({ ...(await checkOwnReadiness(bus, store)), ...(stopping ? { ready: false, draining: true } : {}) }), log);
     log.info(`${name} service ready`);
-    stopOnSignal(log, [() => store.close(), () => bus.close()]);
+    // Leaving the bus first lets the requests in flight finish and their replies go out; then the store.
+    stopOnSignal(log, [() => (stopping = true), () => bus.close(), () => store.close(), () => ops?.stop()]);
   });
 }

@@ -1,5 +1,6 @@
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
+import { failpoint } from "../../shared/failpoint.ts";
 import type { Deps } from "./deps.ts";
 
 /**
@@ -18,6 +19,7 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
   await repo.sessions.updateMany({ accountId: job.id, revokedAt: null }, { revokedAt: at });
   // The transfer and auth-bridge services own codes and links; while one is out of reach the job
   // fails and comes back.
+  failpoint("cleanup.mid-job");
   await callEndpoint(deps.bus, internal.eraseTransferCodes, { accountId: job.id });
   await callEndpoint(deps.bus, internal.eraseLinks, { accountId: job.id });
   await repo.snapshots.delete({ accountId: job.id });

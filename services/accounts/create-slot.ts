@@ -4,9 +4,9 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { newId } from "../../shared/ids.ts";
 import type { PlanName } from "../../shared/plans.ts";
-import { DuplicateKeyError } from "../../shared/store/port.ts";
+import { DuplicateKeyError, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
-import { writeSnapshot } from "./history.ts";
+import { snapshotWrites } from "./history.ts";
 import { loadAccount } from "./load.ts";
 import { type SlotDoc, activeKeyOf, activeSlotsOf, seatKeyOf, toSlotResponse } from "./repo.ts";
 
@@ -19,8 +19,6 @@ import { type SlotDoc, activeKeyOf, activeSlotsOf, seatKeyOf, toSlotResponse } f
 export async function insertSlot(deps: Deps, plan: PlanName, account: { _id: string; envId: string }, req: CreateAccountSlotRequest, now: Date): Promise<SlotDoc> {
   const { repo } = deps;
   const cap = deps.plans[plan].maxActiveSlots;
-  const at = now.toISOString();
-  const activeKey = activeKeyOf(account._id, req.slotId);
   // Each lost race means another create took a seat, so this ends within cap + 1 rounds.
   for (let round = 0; round <= cap; round++) {
     const active = await activeSlotsOf(repo, account._id);
@@ -30,32 +28,41 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: { _id: str
     if (free.length === 0) throw fail.slotLimitReached(cap);
     // A random free seat keeps concurrent creates from all racing for the same one.
     const seatKey = free[Math.floor(Math.random() * free.length)]!;
-    const slot: SlotDoc = {
-      _id: newId("slt"),
-      accountId: account._id,
-      envId: account.envId,
-      slotId: req.slotId,
-      activeKey,
-      seatKey,
-      status: "active",
-      slotInfo: JSON.stringify(req.slotInfo ?? {}),
-      data: JSON.stringify(req.data),
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      lastSnapshotAt: at,
-      snapshotSeq: 1,
-    };
+    const { slot, snapshot } = newSlot(deps, plan, account, req, seatKey, now);
     try {
-      await repo.slots.insert(slot);
+      await repo.slots.insert(slot, snapshot);
     } catch (err) {
       if (err instanceof DuplicateKeyError) continue; // the id or the seat was taken meanwhile: look again
-      throw err;
+      // MongoDB: the slot stands without its first snapshot; only history misses it.
+      if (err instanceof FollowerFailedError) deps.log.warn("snapshot not written", { err: err.cause });
+      else throw err;
     }
-    await writeSnapshot(deps, plan, { ownerId: slot._id, accountId: account._id, seq: 1, version: 1, payload: { slotInfo: req.slotInfo ?? {}, data: req.data }, at: now });
     return slot;
   }
   throw fail.serviceUnavailable();
+}
+
+/** A slot document at version 1 in seat `seatKey`, and the writes of its first snapshot. */
+export function newSlot(deps: Deps, plan: PlanName, account: { _id: string; envId: string }, req: CreateAccountSlotRequest, seatKey: string, now: Date): { slot: SlotDoc; snapshot: Write[] } {
+  const at = now.toISOString();
+  const slot: SlotDoc = {
+    _id: newId("slt"),
+    accountId: account._id,
+    envId: account.envId,
+    slotId: req.slotId,
+    activeKey: activeKeyOf(account._id, req.slotId),
+    seatKey,
+    status: "active",
+    slotInfo: JSON.stringify(req.slotInfo ?? {}),
+    data: JSON.stringify(req.data),
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    lastSnapshotAt: at,
+    snapshotSeq: 1,
+  };
+  const snapshot = snapshotWrites(deps, plan, { ownerId: slot._id, accountId: account._id, seq: 1, version: 1, payload: { slotInfo: req.slotInfo ?? {}, data: req.data }, at: now });
+  return { slot, snapshot };
 }
 
 /** Route 12. */

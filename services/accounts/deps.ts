@@ -1,4 +1,5 @@
-import type { Bus } from "../../shared/bus/port.ts";
+import type { Idempotency } from "../../shared/idempotency.ts";
+import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { PlanCatalog } from "../../shared/plans.ts";
 import type { Repo } from "./repo.ts";
@@ -10,4 +11,8 @@ export interface Deps {
   plans: PlanCatalog;
   log: Logger;
   now: () => Date;
+  /** How the cleanup queue retries (SAVEPOINT_JOB_*). */
+  jobs: Omit<WorkOptions, "onDead">;
+  /** Records of Idempotency-Key requests: retries get the first answer. */
+  idempotency: Idempotency;
 }

@@ -1,7 +1,8 @@
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
-import type { Tenant } from "../../shared/contract/tenant.ts";
 import type { PlanName } from "../../shared/plans.ts";
+import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
+import type { SnapshotDoc } from "./repo.ts";
 
 /** Where an account's data or a slot stands in its sync history. */
 type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number };
@@ -27,35 +28,53 @@ export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string |
 }
 
 /**
- * Writes snapshot `seq` of an owner and drops the one that falls out of the plan's count. Snapshots
- * follow the durable write they record: if this fails, the write stands and only history misses it.
- * The plan is recorded with its expiry: operator routes carry no tenant, and pruning needs no plan.
+ * The writes that record snapshot `seq` of an owner: the snapshot, and the removal of the one that
+ * falls out of the plan's count. They ride with the write they record (port.ts, Write): on SQLite one
+ * commit holds all of them. The plan is recorded with its expiry: operator routes carry no tenant,
+ * and pruning needs no plan.
  */
-export async function writeSnapshot(
+export function snapshotWrites(
   deps: Deps,
   plan: PlanName,
   snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date },
-): Promise<boolean> {
-  const { repo, log } = deps;
-  try {
-    await repo.snapshots.insert({
-      _id: `${snap.ownerId}:${snap.seq}`,
-      ownerId: snap.ownerId,
-      accountId: snap.accountId,
-      seq: snap.seq,
-      version: snap.version,
-      payload: JSON.stringify(snap.payload),
-      createdAt: snap.at.toISOString(),
-      plan,
-      ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
-    });
-  } catch (err) {
-    log.warn("snapshot not written", { ownerId: snap.ownerId, seq: snap.seq, err });
-    return false;
-  }
+): Write[] {
+  const { snapshots } = deps.repo;
+  const doc: SnapshotDoc = {
+    _id: `${snap.ownerId}:${snap.seq}`,
+    ownerId: snap.ownerId,
+    accountId: snap.accountId,
+    seq: snap.seq,
+    version: snap.version,
+    payload: JSON.stringify(snap.payload),
+    createdAt: snap.at.toISOString(),
+    plan,
+    ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
+  };
   const kept = deps.plans[plan].snapshot.keptPerSlot;
-  if (snap.seq > kept) await repo.snapshots.delete({ _id: `${snap.ownerId}:${snap.seq - kept}` }).catch(() => 0);
-  return true;
+  const writes: Write[] = [{ insert: doc, into: snapshots }];
+  if (snap.seq > kept) writes.push({ delete: { _id: `${snap.ownerId}:${snap.seq - kept}` }, from: snapshots });
+  return writes;
+}
+
+/**
+ * A conditional update and, when due, its snapshot. Where the store cannot commit them together
+ * (MongoDB) and the snapshot fails after the write, the write stands and only history misses it.
+ */
+export async function updateWithHistory<T extends Doc>(
+  deps: Deps,
+  c: Collection<T>,
+  filter: Filter<T>,
+  changes: Partial<T>,
+  snapshot: Write[] | undefined,
+): Promise<{ updated: T | null; historyRetained: boolean }> {
+  try {
+    const updated = await c.update(filter, changes, snapshot);
+    return { updated, historyRetained: Boolean(updated && snapshot) };
+  } catch (err) {
+    if (!(err instanceof FollowerFailedError)) throw err;
+    deps.log.warn("snapshot not written", { err: err.cause });
+    return { updated: err.updated as T, historyRetained: false };
+  }
 }
 
 /** `sync_interval_below_policy` when this sync came sooner than the policy asks clients to wait. */
@@ -80,15 +99,7 @@ export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync"
   return { now, at, snapshot, seq, changes };
 }
 
-/** The answer to a sync that was written: records the snapshot when due, warns when it came too soon. */
-export async function acceptedSync(
-  deps: Deps,
-  tenant: Tenant,
-  before: Tracked,
-  stamp: ReturnType<typeof syncStamp>,
-  snap: { ownerId: string; accountId: string; version: number; payload: unknown },
-): Promise<SyncAcceptedResponse> {
-  const historyRetained = stamp.snapshot ? await writeSnapshot(deps, tenant.plan, { ...snap, seq: stamp.seq, at: stamp.now }) : false;
-  const warnings = intervalWarnings(before.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
-  return { status: "accepted", version: snap.version, updatedAt: stamp.at, historyRetained, ...(warnings ? { warnings } : {}) };
+/** The answer to a sync that was written. */
+export function acceptedSync(version: number, stamp: { at: string }, historyRetained: boolean, warnings: string[] | undefined): SyncAcceptedResponse {
+  return { status: "accepted", version, updatedAt: stamp.at, historyRetained, ...(warnings ? { warnings } : {}) };
 }

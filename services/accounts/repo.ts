@@ -22,6 +22,8 @@ export type AccountDoc = {
   snapshotSeq: number;
   deletedAt?: string;
   cleanupPending?: boolean;
+  /** The last keyed sync's stamp (write-mark.ts). */
+  lastWrite?: string;
 };
 
 export type SlotStatus = "active" | "archived" | "deleted";
@@ -51,6 +53,8 @@ export type SlotDoc = {
   snapshotSeq: number;
   deletedAt?: string;
   cleanupPending?: boolean;
+  /** The last keyed sync's stamp (write-mark.ts). */
+  lastWrite?: string;
 };
 
 /** Keyed by the SHA-256 of the token; the token itself is never stored. */
@@ -87,6 +91,9 @@ export type SnapshotDoc = {
   expiresDay?: string;
 };
 
+/** A cleanup job out of deliveries (dead-letters.ts). `job` is its JSON. */
+export type DeadLetterDoc = { _id: string; queue: string; job: string; deliveries: number; error: string; failedAt: string };
+
 export interface Repo {
   /** Account creations by client IP (decisions.md, Plans: 30 a minute unless the project says otherwise). */
   creations: Collection<HitDoc>;
@@ -94,6 +101,7 @@ export interface Repo {
   slots: Collection<SlotDoc>;
   sessions: Collection<SessionDoc>;
   snapshots: Collection<SnapshotDoc>;
+  deadLetters: Collection<DeadLetterDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -112,6 +120,7 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "session_id", fields: ["sessionId"], unique: true },
       { name: "account", fields: ["accountId"] },
     ]),
+    deadLetters: await store.collection<DeadLetterDoc>("deadLetters"),
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
       { name: "account", fields: ["accountId"] },

@@ -2,7 +2,7 @@ import type { AccountResponse } from "../../shared/contract/accounts.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { Deps } from "./deps.ts";
 import { adminAccount } from "./admin-target.ts";
-import { syncStamp, writeSnapshot } from "./history.ts";
+import { snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
 import { activeSlotsOf, toAccountResponse } from "./repo.ts";
 import { restorePoint } from "./restore-points.ts";
 
@@ -20,13 +20,16 @@ export async function adminRestoreAccountData(deps: Deps, accountId: string, ver
     const account = await adminAccount(deps, accountId);
     const { payload, plan } = await restorePoint(deps, account, version);
     const stamp = syncStamp(deps, plan, account, "restore");
-    const restored = await repo.accounts.update(
+    const snapshot = snapshotWrites(deps, plan, { ownerId: account._id, accountId, seq: stamp.seq, version: account.version + 1, payload, at: stamp.now });
+    const { updated } = await updateWithHistory(
+      deps,
+      repo.accounts,
       { _id: account._id, version: account.version, status: account.status },
       { accountData: JSON.stringify(payload.accountData), version: account.version + 1, ...stamp.changes },
+      snapshot,
     );
-    if (!restored) continue; // a sync or a status change won: look again
-    await writeSnapshot(deps, plan, { ownerId: account._id, accountId, seq: stamp.seq, version: restored.version, payload, at: stamp.now });
-    return toAccountResponse(restored, await activeSlotsOf(repo, accountId));
+    if (!updated) continue; // a sync or a status change won: look again
+    return toAccountResponse(updated, await activeSlotsOf(repo, accountId));
   }
   throw fail.serviceUnavailable();
 }

@@ -2,7 +2,7 @@ import type { SlotResponse } from "../../shared/contract/accounts.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { Deps } from "./deps.ts";
 import { adminAccount } from "./admin-target.ts";
-import { syncStamp, writeSnapshot } from "./history.ts";
+import { snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
 import { activeSlotForWrite } from "./load.ts";
 import { toSlotResponse } from "./repo.ts";
 import { restorePoint } from "./restore-points.ts";
@@ -23,13 +23,16 @@ export async function adminRestoreSlot(deps: Deps, accountId: string, slotId: st
     const slot = await activeSlotForWrite(repo, accountId, slotId);
     const { payload, plan } = await restorePoint(deps, slot, version);
     const stamp = syncStamp(deps, plan, slot, "restore");
-    const restored = await repo.slots.update(
+    const snapshot = snapshotWrites(deps, plan, { ownerId: slot._id, accountId, seq: stamp.seq, version: slot.version + 1, payload, at: stamp.now });
+    const { updated } = await updateWithHistory(
+      deps,
+      repo.slots,
       { _id: slot._id, version: slot.version, status: "active" },
       { slotInfo: JSON.stringify(payload.slotInfo), data: JSON.stringify(payload.data), version: slot.version + 1, ...stamp.changes },
+      snapshot,
     );
-    if (!restored) continue; // a sync won: restore on top of what it wrote
-    await writeSnapshot(deps, plan, { ownerId: slot._id, accountId, seq: stamp.seq, version: restored.version, payload, at: stamp.now });
-    return toSlotResponse(restored);
+    if (!updated) continue; // a sync won: restore on top of what it wrote
+    return toSlotResponse(updated);
   }
   throw fail.serviceUnavailable();
 }

@@ -1,4 +1,4 @@
-import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { adminGetAccount, adminRevokeSession, adminSetStatus } from "./admin-account.ts";
@@ -6,6 +6,7 @@ import { archiveSlot } from "./archive-slot.ts";
 import { requeuePending, runCleanup } from "./cleanup.ts";
 import { createAccount, openAccount } from "./create-account.ts";
 import { createSlot } from "./create-slot.ts";
+import { adminDiscardDeadLetter, adminListDeadLetters, adminRetryDeadLetter, recordDeadLetter } from "./dead-letters.ts";
 import { deleteAccount } from "./delete-account.ts";
 import { deleteSlot } from "./delete-slot.ts";
 import { adminDataHistory } from "./data-history.ts";
@@ -30,16 +31,16 @@ export const group = "accounts";
  * and the hourly pruning of snapshots past retention.
  */
 export async function startAccounts(deps: Deps): Promise<void> {
-  const { bus } = deps;
-  serveRoute(bus, group, routes.createAccount, (m) => createAccount(deps, m));
+  const { bus, idempotency } = deps;
+  serveIdempotentRoute(bus, group, routes.createAccount, idempotency, (m) => createAccount(deps, m));
   serveRoute(bus, group, routes.getAccount, (m) => getAccount(deps, m));
   serveRoute(bus, group, routes.deleteAccount, (m) => deleteAccount(deps, m));
-  serveRoute(bus, group, routes.syncAccountData, (m) => syncAccountData(deps, m));
+  serveIdempotentRoute(bus, group, routes.syncAccountData, idempotency, (m, key) => syncAccountData(deps, m, key));
   serveRoute(bus, group, routes.listSlots, (m) => listSlots(deps, m));
-  serveRoute(bus, group, routes.createSlot, (m) => createSlot(deps, m));
+  serveIdempotentRoute(bus, group, routes.createSlot, idempotency, (m) => createSlot(deps, m));
   serveRoute(bus, group, routes.getSlot, (m) => getSlot(deps, m));
-  serveRoute(bus, group, routes.syncSlot, (m) => syncSlot(deps, m));
-  serveRoute(bus, group, routes.archiveSlot, (m) => archiveSlot(deps, m));
+  serveIdempotentRoute(bus, group, routes.syncSlot, idempotency, (m, key) => syncSlot(deps, m, key));
+  serveIdempotentRoute(bus, group, routes.archiveSlot, idempotency, (m) => archiveSlot(deps, m));
   serveRoute(bus, group, routes.deleteSlot, (m) => deleteSlot(deps, m));
   serveRoute(bus, group, adminRoutes.getAccount, (m) => adminGetAccount(deps, m.params.accountId, m.query));
   serveRoute(bus, group, adminRoutes.suspendAccount, (m) => adminSetStatus(deps, m.params.accountId, "suspended"));
@@ -54,7 +55,14 @@ export async function startAccounts(deps: Deps): Promise<void> {
   serveEndpoint(bus, group, internal.issueSession, (input) => issueSession(deps, input));
   serveEndpoint(bus, group, internal.openAccount, (input) => openAccount(deps, input.tenant, {}, input.deviceLabel));
 
-  bus.work(queues.cleanup.name, (job) => runCleanup(deps, queues.cleanup.schema.parse(job)));
+  serveRoute(bus, group, adminRoutes.listDeadLetters, () => adminListDeadLetters(deps));
+  serveRoute(bus, group, adminRoutes.retryDeadLetter, (m) => adminRetryDeadLetter(deps, m.params.deadLetterId));
+  serveRoute(bus, group, adminRoutes.discardDeadLetter, (m) => adminDiscardDeadLetter(deps, m.params.deadLetterId));
+
+  bus.work(queues.cleanup.name, (job) => runCleanup(deps, queues.cleanup.schema.parse(job)), {
+    ...deps.jobs,
+    onDead: (job, failure) => recordDeadLetter(deps, job, failure),
+  });
   const requeued = await requeuePending(deps);
   if (requeued > 0) deps.log.info("requeued pending cleanup", { jobs: requeued });
   schedulePruning(deps);

@@ -1,15 +1,19 @@
 import type { Bus } from "../../shared/bus/port.ts";
+import type { Env } from "../../shared/env.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { PlanCatalog } from "../../shared/plans.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { checkPayloadBudget } from "./payload-budget.ts";
+import { openIdempotency } from "../../shared/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startAccounts } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
-export async function runAccounts(bus: Bus, store: Store, plans: PlanCatalog, log: Logger, now: () => Date = () => new Date()) {
+export async function runAccounts(bus: Bus, store: Store, env: Env, plans: PlanCatalog, log: Logger, now: () => Date = () => new Date()) {
   checkPayloadBudget(plans, bus.maxPayload);
-  const deps = { repo: await openRepo(store), bus, plans, log: log.child({ service: "accounts" }), now };
+  const scoped = log.child({ service: "accounts" });
+  const jobs = { maxDeliver: env.SAVEPOINT_JOB_MAX_DELIVER, backoffMs: env.SAVEPOINT_JOB_BACKOFF_MS, ackWaitMs: env.SAVEPOINT_JOB_ACK_WAIT_MS };
+  const deps = { repo: await openRepo(store), bus, plans, log: scoped, now, jobs, idempotency: await openIdempotency(store, scoped, now) };
   await startAccounts(deps);
   return deps;
 }

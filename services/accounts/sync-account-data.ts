@@ -5,9 +5,12 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../shared/json.ts";
 import type { Deps } from "./deps.ts";
-import { acceptedSync, syncStamp } from "./history.ts";
+import type { Replayed } from "../../shared/bus/reply.ts";
+import type { WriteKey } from "../../shared/idempotency.ts";
+import { acceptedSync, intervalWarnings, snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
+import { earlierAnswer, writeMark } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
 
@@ -25,33 +28,35 @@ export function applyPatch(current: Record<string, unknown>, patch: Record<strin
 }
 
 /** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
-export async function syncAccountData(deps: Deps, msg: Message): Promise<SyncAcceptedResponse | AccountConflictWire> {
+export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<SyncAcceptedResponse | AccountConflictWire | Replayed> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
-  if (account.version !== body.baseVersion) return conflict(deps, account);
+  if (account.version !== body.baseVersion) return (await earlierAnswer(deps, account, account._id, key)) ?? conflict(deps, account);
 
   const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
   const size = jsonByteLength(next);
   if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
 
   const stamp = syncStamp(deps, tenant.plan, account);
-  const updated = await repo.accounts.update(
+  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
+  const version = body.baseVersion + 1;
+  const snapshot = stamp.snapshot ? snapshotWrites(deps, tenant.plan, { ownerId: account._id, accountId: account._id, seq: stamp.seq, version, payload: { accountData: next }, at: stamp.now }) : undefined;
+  const { updated, historyRetained } = await updateWithHistory(
+    deps,
+    repo.accounts,
     { _id: account._id, version: body.baseVersion, status: "active" },
-    {
-      accountData: JSON.stringify(next),
-      version: body.baseVersion + 1,
-      ...stamp.changes,
-    },
+    { accountData: JSON.stringify(next), version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    snapshot,
   );
   if (!updated) {
     // Lost a race after the read: answer with whatever won.
     const current = await repo.accounts.get(account._id);
     if (!current) throw fail.notFound("Account");
-    return conflict(deps, usable(current));
+    return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(deps, usable(current));
   }
 
-  return acceptedSync(deps, tenant, account, stamp, { ownerId: account._id, accountId: account._id, version: updated.version, payload: { accountData: next } });
+  return acceptedSync(version, stamp, historyRetained, warnings);
 }
 
 async function conflict(deps: Deps, account: AccountDoc): Promise<AccountConflictWire> {

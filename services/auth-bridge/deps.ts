@@ -1,3 +1,4 @@
+import type { Idempotency } from "../../shared/idempotency.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { PlanCatalog } from "../../shared/plans.ts";
@@ -12,6 +13,8 @@ export interface Deps {
   plans: PlanCatalog;
   keySets: KeySets;
   now: () => Date;
+  /** Records of Idempotency-Key requests: retries get the first answer. */
+  idempotency: Idempotency;
   /** HMAC key of the link ids (provider and subject). */
   secret: string;
 }

@@ -6,15 +6,18 @@ import { serviceSecret } from "../../shared/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { createKeySets } from "./key-sets.ts";
+import { openIdempotency } from "../../shared/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startAuthBridge } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
 export async function runAuthBridge(bus: Bus, store: Store, env: Env, plans: PlanCatalog, log: Logger, now: () => Date = () => new Date()): Promise<Deps> {
+  const scoped = log.child({ service: "auth-bridge" });
   const deps: Deps = {
     repo: await openRepo(store),
     bus,
-    log: log.child({ service: "auth-bridge" }),
+    log: scoped,
+    idempotency: await openIdempotency(store, scoped, now),
     plans,
     keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS }),
     now,

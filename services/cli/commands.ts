@@ -50,6 +50,9 @@ const table: Record<string, { route: Route; note?: string }> = {
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
   "auth-provider set": { route: adminRoutes.setAuthProvider },
   "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
+  "dead-letter list": { route: adminRoutes.listDeadLetters },
+  "dead-letter retry": { route: adminRoutes.retryDeadLetter, note: "The worker runs it again with a fresh set of deliveries." },
+  "dead-letter discard": { route: adminRoutes.discardDeadLetter },
 };
 
 interface Property {

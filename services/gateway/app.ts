@@ -1,18 +1,25 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
-import { type Bus, requestIdHeader } from "../../shared/bus/port.ts";
+import { type Bus, defaultRequestTimeoutMs, requestIdHeader } from "../../shared/bus/port.ts";
+import { Replayed } from "../../shared/bus/reply.ts";
+import { idempotencyKeyHeader, timeoutHeader } from "../../shared/idempotency.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { type Route, needsTenant } from "../../shared/contract/route.ts";
+import { type Route, needsTenant, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
+import { metrics, metricsContentType, renderMetrics, since } from "../../shared/metrics.ts";
+import { checkReadiness } from "../../shared/readiness.ts";
 import type { Logger } from "../../shared/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
+import { idempotencyKeyOf } from "./idempotency-key.ts";
 import { createAuth } from "./auth.ts";
 import { clientIp } from "./client-ip.ts";
 import { readJsonBody, readTextBody } from "./body.ts";
 import { createLimits } from "./limits.ts";
 import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
+import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse, jsonHeaders } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 import { validate } from "./validate.ts";
@@ -26,10 +33,12 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Peers whose X-Forwarded-For names the client (SAVEPOINT_TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** Set while the gateway stops (drain.ts). */
+  drain?: Drain;
 }
 
-const json = (status: number, body: unknown, requestId: string) =>
-  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId) });
+const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
+  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
 
 /** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
 function withETag(request: Request, body: unknown, requestId: string): Response {
@@ -44,17 +53,24 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [] }: GatewayOptions) {
+export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain() }: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs);
   const proxies = new Set(trustedProxies);
   const usage = createUsage(bus, log);
   const limits = createLimits(usage);
+  // Probes come every few seconds from every balancer: one round of questions a second is enough.
+  let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
+  const readiness = () => {
+    if (!lastReadiness || Date.now() - lastReadiness.at > 1_000) lastReadiness = { at: Date.now(), state: checkReadiness(bus) };
+    return lastReadiness.state;
+  };
 
   async function handle(r: Route, request: Request, client: ClientInfo, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
     if (!r.subject) throw fail.notImplemented();
     if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
     checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
+    const idempotencyKey = takesIdempotencyKey(r) ? idempotencyKeyOf(request.headers) : undefined;
 
     const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
     if (tenant) limits.requirePayment(tenant);
@@ -74,15 +90,29 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
         ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request))
         : undefined;
 
-    const value = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: busHeaders, timeoutMs });
-    if (r.etag) return withETag(request, value, requestId);
-    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId);
-    return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId);
+    // The service learns how long this gateway waits: an Idempotency-Key's claim lasts as long.
+    const routeHeaders = { ...busHeaders, [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs), ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}) };
+    const answer = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
+    if (r.etag) return withETag(request, answer, requestId);
+    const replayed = answer instanceof Replayed;
+    const value = replayed ? answer.value : answer;
+    const extra = replayed ? { "idempotent-replayed": "true" } : undefined;
+    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId, extra);
+    metrics.conflicts.inc({ route: r.operationId });
+    return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId, extra);
   }
 
   const app = new Elysia()
     .use(docsRoutes(allRoutes))
-    .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)));
+    .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
+    .get("/readyz", async ({ request }) => {
+      const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
+      return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
+    })
+    .get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }))
+    .mapResponse(({ response }) => {
+      if (drain.state.draining && response instanceof Response) response.headers.set("connection", "close");
+    });
 
   const methodsByPath = new Map<string, string[]>();
   for (const r of allRoutes) {
@@ -92,21 +122,31 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
       r.method,
       r.path,
       async ({ request, params, query, server }) => {
-        const requestId = requestIdOf(request.headers);
-        const client = { ip: clientIp(server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), proxies) };
-        try {
-          return await handle(r, request, client, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
-        } catch (err) {
-          // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
-          if (request.signal.aborted) {
-            log.debug("client disconnected", { requestId, route: r.operationId });
-            return errorResponse(fail.invalidRequest([{ path: "body", message: "The client closed the request." }]), requestId, log);
-          }
-          return errorResponse(err, requestId, log);
-        }
+        const start = performance.now();
+        const response = await answer(r, request, params, query, server);
+        const labels = { route: r.operationId, method: r.method, status: response.status };
+        metrics.httpRequests.inc(labels);
+        metrics.httpDuration.observe(labels, since(start));
+        return response;
       },
       { parse: "none" },
     );
+  }
+
+  /** A route's answer, whatever happens: failures are rendered in the envelope here. */
+  async function answer(r: Route, request: Request, params: unknown, query: unknown, server: Server<unknown> | null): Promise<Response> {
+    const requestId = requestIdOf(request.headers);
+    const client = { ip: clientIp(server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), proxies) };
+    try {
+      return await handle(r, request, client, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
+    } catch (err) {
+      // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
+      if (request.signal.aborted) {
+        log.debug("client disconnected", { requestId, route: r.operationId });
+        return errorResponse(fail.invalidRequest([{ path: "body", message: "The client closed the request." }]), requestId, log);
+      }
+      return errorResponse(err, requestId, log);
+    }
   }
   // A known path with another method is 405 with Allow, not 404.
   for (const [path, methods] of methodsByPath) {

@@ -1,6 +1,6 @@
 import { Limits } from "../../shared/contract/common.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { hasLoneSurrogate, maxJsonDepth, textDepth } from "../../shared/json.ts";
+import { deeperThan, hasLoneSurrogate, maxJsonDepth } from "../../shared/json.ts";
 
 const tooLarge = (actualBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Limits.requestBodyBytes} bytes.`, {
@@ -24,6 +24,9 @@ export async function readTextBody(request: Request): Promise<string | undefined
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > Limits.requestBodyBytes) throw tooLarge(declared);
   if (!request.body) return undefined;
+  // A declared length within the limit is read in one piece: streaming it chunk by chunk cost the
+  // gateway more than parsing it.
+  if (declared >= 0) return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
 
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -32,9 +35,13 @@ export async function readTextBody(request: Request): Promise<string | undefined
     if (size > Limits.requestBodyBytes) throw tooLarge(size);
     chunks.push(chunk);
   }
-  if (size === 0) return undefined;
+  return decodeUtf8(Buffer.concat(chunks, size));
+}
+
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  if (bytes.byteLength === 0) return undefined;
   try {
-    return utf8.decode(Buffer.concat(chunks, size));
+    return utf8.decode(bytes);
   } catch {
     throw malformed("The body is not valid UTF-8");
   }
@@ -47,13 +54,14 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
   // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
-  if (textDepth(text) > maxJsonDepth + requestShapeDepth) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
+  if (deeperThan(text, maxJsonDepth + requestShapeDepth)) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw malformed("Malformed JSON");
   }
-  if (hasLoneSurrogate(value)) throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
+  // Text decoded from UTF-8 holds no surrogate of its own: one can only come from a \u escape.
+  if (text.includes("\\u") && hasLoneSurrogate(value)) throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
   return value;
 }

@@ -15,6 +15,7 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * and compares.
  */
 export function createLimits(usage: Usage, now: () => number = Date.now) {
+  let forgotten = "";
   return {
     requirePayment(tenant: Tenant): void {
       if (tenant.entitlements.paymentRequired) throw fail.paymentRequired(tenant.plan, tenant.billingStatus);
@@ -30,7 +31,11 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
       const thisMinute = `minute:${minute}`;
       const lastMinute = `minute:${minute - 1}`;
       const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
-      usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
+      // Windows end once a minute: forget the ended ones then, not on every request.
+      if (forgotten !== thisMinute) {
+        forgotten = thisMinute;
+        usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
+      }
 
       if (monthlyRequests !== null) {
         await usage.refresh(env, month, keep.month);

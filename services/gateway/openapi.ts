@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { ErrorResponse } from "../../shared/contract/errors.ts";
-import type { Route } from "../../shared/contract/route.ts";
+import { type Route, takesIdempotencyKey } from "../../shared/contract/route.ts";
 
 type Io = "input" | "output";
 type JsonSchema = Record<string, unknown>;
@@ -112,6 +112,15 @@ function parameters(r: Route, input: (s: z.ZodType) => JsonSchema, components: R
   return out;
 }
 
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
+  description:
+    "Any unique string, such as a UUID, per logical write. Within 24 hours a retry with the same key, credentials and body gets the first answer again, with `Idempotent-Replayed: true`; the same key with another body is 409 `idempotency_key_reused`, and while the first request still runs 409 with `details.reason` `in_progress` and Retry-After.",
+};
+
 const jsonContent = (schema: unknown) => ({ "application/json": { schema } });
 
 function security(r: Route) {
@@ -133,7 +142,8 @@ export function openApiDocument(routes: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const responses: Record<string, unknown> = { [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: jsonContent(output(r.ok[1])) } };
-    for (const status of r.errors) {
+    const idempotent = takesIdempotencyKey(r);
+    for (const status of idempotent && !r.errors.includes(409) ? [...r.errors, 409] : r.errors) {
       const schema = status === 409 && r.conflict ? { oneOf: [output(r.conflict), error] } : error;
       responses[status] = { description: STATUS_CODES[status], content: jsonContent(schema) };
     }
@@ -143,7 +153,7 @@ export function openApiDocument(routes: readonly Route[]) {
       summary: r.number ? `${r.number}. ${r.summary}` : r.summary,
       tags: [r.tag],
       security: security(r),
-      parameters: parameters(r, input, components),
+      parameters: [...parameters(r, input, components), ...(idempotent ? [idempotencyKeyParameter] : [])],
       ...(r.body ? { requestBody: { required: !r.bodyOptional, content: jsonContent(input(r.body)) } } : {}),
       responses,
     };

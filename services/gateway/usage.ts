@@ -33,7 +33,16 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
   const keyOf = (scope: string, window: string) => `${scope}|${window}`;
   let inFlight: Promise<void> | undefined;
 
-  async function report(entries: Count[]): Promise<void> {
+  // One report at a time: a reply's totals then include every count reported before it, and never
+  // one still in flight in another report (which would count it twice until that one answered).
+  let chain: Promise<void> = Promise.resolve();
+  function report(entries: Count[]): Promise<void> {
+    const run = chain.then(() => send(entries));
+    chain = run.catch(() => {});
+    return run;
+  }
+
+  async function send(entries: Count[]): Promise<void> {
     const sent = entries.map((c) => {
       const n = c.pending;
       c.pending = 0;

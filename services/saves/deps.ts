@@ -1,3 +1,4 @@
+import type { Idempotency } from "../../shared/idempotency.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { Repo } from "./repo.ts";
@@ -8,4 +9,6 @@ export interface Deps {
   bus: Bus;
   log: Logger;
   now: () => Date;
+  /** Records of Idempotency-Key requests: retries get the first answer. */
+  idempotency: Idempotency;
 }

@@ -15,6 +15,8 @@ export type SaveDoc = {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** `<key>@<version>`: the Idempotency-Key record id of the keyed write that made this version. */
+  lastWrite?: string;
 };
 
 export interface Repo {

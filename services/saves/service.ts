@@ -1,4 +1,4 @@
-import { serveRoute } from "../../shared/bus/serve.ts";
+import { serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import { getSave } from "./get-save.ts";
@@ -8,6 +8,6 @@ export const group = "saves";
 
 /** The save-based model: one save per id, no accounts (route 18 and its load route). */
 export function startSaves(deps: Deps): void {
-  serveRoute(deps.bus, group, routes.syncSave, (m) => syncSave(deps, m));
+  serveIdempotentRoute(deps.bus, group, routes.syncSave, deps.idempotency, (m, key) => syncSave(deps, m, key));
   serveRoute(deps.bus, group, routes.getSave, (m) => getSave(deps, m));
 }

@@ -2,6 +2,8 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
+import { Replayed } from "../../shared/bus/reply.ts";
+import type { WriteKey } from "../../shared/idempotency.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { type SaveDoc, saveDocId, toSave } from "./repo.ts";
@@ -11,13 +13,19 @@ type Answer = { status: "accepted"; save: Save } | { status: "conflict"; save: S
 
 const conflict = (doc: SaveDoc, clientBaseVersion: number): Answer => ({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
 
+// A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
+// answer recognises the current version as its own (shared/idempotency.ts).
+const markOf = (key: WriteKey, version: number) => (key ? { lastWrite: `${key}@${version}` } : {});
+const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
+  key && doc.lastWrite === `${key}@${doc.version}` ? new Replayed({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
+
 /**
  * Route 18 (decisions.md, Save-based model): `baseVersion` 0 creates the save at version 1; the
  * current version is accepted as the next one; anything else is the 409 with the canonical save. The
  * version check is inside the one conditional write (or the unique insert), so of concurrent writers
  * from one base exactly one is accepted. An omitted `metadata` or `state` keeps the stored one.
  */
-export async function syncSave(deps: Deps, msg: Message): Promise<Answer> {
+export async function syncSave(deps: Deps, msg: Message, key?: WriteKey): Promise<Answer | Replayed> {
   const { repo } = deps;
   const { body } = msg;
   const _id = saveDocId(msg.tenant.envId, msg.params.saveId);
@@ -37,6 +45,7 @@ export async function syncSave(deps: Deps, msg: Message): Promise<Answer> {
       version: 1,
       createdAt: at,
       updatedAt: at,
+      ...markOf(key, 1),
     };
     try {
       await repo.saves.insert(doc);
@@ -48,7 +57,7 @@ export async function syncSave(deps: Deps, msg: Message): Promise<Answer> {
   }
 
   // A stale writer (a lost create race included) gets the canonical save, whatever else it sent.
-  if (current.version !== body.baseVersion) return conflict(current, body.baseVersion);
+  if (current.version !== body.baseVersion) return staleOrOwn(current, body.baseVersion, key);
   if (body.externalUserId !== undefined && body.externalUserId !== current.externalUserId) {
     throw fail.invalidRequest([{ path: "body.externalUserId", message: "a save's externalUserId cannot change" }]);
   }
@@ -59,9 +68,10 @@ export async function syncSave(deps: Deps, msg: Message): Promise<Answer> {
       ...(body.state !== undefined ? { state: JSON.stringify(body.state) } : {}),
       version: body.baseVersion + 1,
       updatedAt: at,
+      ...markOf(key, body.baseVersion + 1),
     },
   );
   // Another writer won between the read and the write: answer with the state that won.
-  if (!updated) return conflict((await repo.saves.get(_id))!, body.baseVersion);
+  if (!updated) return staleOrOwn((await repo.saves.get(_id))!, body.baseVersion, key);
   return { status: "accepted", save: toSave(updated) };
 }

@@ -28,7 +28,7 @@ export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
     /** Records a failed attempt; returns `failure`, or 429 when this attempt went over a limit. */
     async recordFailure(failure: AppError): Promise<AppError> {
       let answer = failure;
-      for (const s of scopes) if ((await counter.record(s.scope, s.windowSeconds)) > s.limit) answer = refusal(s);
+      for (const s of scopes) if ((await counter.record(s.scope, s.windowSeconds, s.limit + 1)) > s.limit) answer = refusal(s);
       return answer;
     },
   };

@@ -1,4 +1,4 @@
-import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveIdempotentRoute } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { consumeCode } from "./consume-code.ts";
@@ -11,7 +11,7 @@ export const group = "transfer";
 /** Transfer codes: create (route 9), consume (route 10), and erasure for deleted accounts. */
 export function startTransfer(deps: Deps): void {
   const { bus } = deps;
-  serveRoute(bus, group, routes.createTransferCode, (m) => createCode(deps, m));
-  serveRoute(bus, group, routes.consumeTransferCode, (m) => consumeCode(deps, m));
+  serveIdempotentRoute(bus, group, routes.createTransferCode, deps.idempotency, (m) => createCode(deps, m));
+  serveIdempotentRoute(bus, group, routes.consumeTransferCode, deps.idempotency, (m) => consumeCode(deps, m));
   serveEndpoint(bus, group, internal.eraseTransferCodes, (input) => eraseCodes(deps, input.accountId));
 }

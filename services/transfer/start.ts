@@ -4,16 +4,19 @@ import type { Logger } from "../../shared/log.ts";
 import { serviceSecret } from "../../shared/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
+import { openIdempotency } from "../../shared/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startTransfer } from "./service.ts";
 
 /** Opens the service's collections and serves it on `bus`. */
 export async function runTransfer(bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> {
+  const scoped = log.child({ service: "transfer" });
   const deps: Deps = {
     repo: await openRepo(store),
     bus,
-    log: log.child({ service: "transfer" }),
+    log: scoped,
     now,
+    idempotency: await openIdempotency(store, scoped, now),
     secret: serviceSecret(env, "SAVEPOINT_TRANSFER_SECRET"),
   };
   startTransfer(deps);

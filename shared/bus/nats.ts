@@ -1,7 +1,10 @@
 import {
   AckPolicy,
   type ConsumerMessages,
+  type JsMsg,
+  type Subscription,
   ErrorCode,
+  Events,
   type NatsConnection,
   RetentionPolicy,
   StorageType,
@@ -9,11 +12,17 @@ import {
   headers as natsHeaders,
   nanos,
 } from "nats";
-import { fail } from "../contract/errors.ts";
+import { fail, isAppError } from "../contract/errors.ts";
 import { Limits } from "../contract/common.ts";
 import type { Logger } from "../log.ts";
-import { type Bus, type Headers, type RequestOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
+import { metrics } from "../metrics.ts";
+import { type Bus, type Headers, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { type Reply, runHandler, unwrapReply } from "./reply.ts";
+import { backoffAfter, failureText } from "./retry.ts";
+
+// Deliveries past `maxDeliver` only record the job as dead: its worker died every time it ran it (a
+// job that crashes the process), or recording it failed. JetStream stops after these spare ones.
+const spareDeliveries = 3;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -34,14 +43,18 @@ export interface NatsBusOptions {
   url: string;
   name: string;
   log: Logger;
+  /** Replicas of the work-queue streams (SAVEPOINT_NATS_REPLICAS). */
+  replicas?: number;
 }
 
 /**
  * NATS adapter: request-reply on queue groups (one group per service), core pub/sub for events, and a
  * JetStream work-queue stream per queue with one durable consumer shared by every worker.
  */
-export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise<Bus> {
-  const nc: NatsConnection = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOptions): Promise<Bus> {
+  // A comma-separated NATS_URL names the nodes of a cluster; the client fails over between them.
+  const servers = url.split(",").map((s) => s.trim()).filter(Boolean);
+  const nc: NatsConnection = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   // The largest valid request (contract limits) and the 1 MiB body cap must fit one message.
   if (nc.info && nc.info.max_payload < Limits.requestBodyBytes) {
     await nc.close();
@@ -49,25 +62,43 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
   }
   const inFlight = new Set<Promise<unknown>>();
   const consumers: ConsumerMessages[] = [];
+  const served: Subscription[] = [];
   let closing = false;
+  // While the client reconnects it would hold requests until they time out: answer 503 at once instead.
+  // Requests already sent when the connection drops may or may not have been served, and their replies
+  // cannot come back on a new connection: they are 504 at once, not after the full timeout.
+  let up = true;
+  const pending = new Set<(err: Error) => void>();
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === Events.Disconnect) {
+        up = false;
+        for (const abandon of pending) abandon(fail.serviceTimeout());
+        pending.clear();
+        log.warn("NATS connection lost; reconnecting", { server: s.data });
+      } else if (s.type === Events.Reconnect) {
+        up = true;
+        log.info("NATS connection restored", { server: s.data });
+      }
+    }
+  })();
 
   const jsm = await nc.jetstreamManager();
   const js = nc.jetstream();
+  // The stream once per queue, whoever asks first (a producer or a worker); a worker then sets its
+  // own consumer's retry settings (ensureConsumer).
   const ensured = new Map<string, Promise<void>>();
-  const ensureQueue = (queue: string) => {
+  const ensureStream = (queue: string) => {
     let p = ensured.get(queue);
     if (!p) {
       p = (async () => {
         const stream = streamName(queue);
-        try {
-          await jsm.streams.info(stream);
-        } catch {
-          await jsm.streams.add({ name: stream, subjects: [workSubject(queue)], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
-        }
-        try {
-          await jsm.consumers.info(stream, queue);
-        } catch {
-          await jsm.consumers.add(stream, { durable_name: queue, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000) });
+        const existing = await jsm.streams.info(stream).catch(() => undefined);
+        if (!existing) {
+          await jsm.streams.add({ name: stream, subjects: [workSubject(queue)], retention: RetentionPolicy.Workqueue, storage: StorageType.File, num_replicas: replicas });
+        } else if (existing.config.num_replicas !== replicas) {
+          // A cluster grown since the stream was made: JetStream moves it to the new replica count.
+          await jsm.streams.update(stream, { ...existing.config, num_replicas: replicas });
         }
       })();
       p.catch(() => ensured.delete(queue));
@@ -75,19 +106,36 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
     }
     return p;
   };
+  const ensureConsumer = async (queue: string, options: WorkOptions) => {
+    await ensureStream(queue);
+    const stream = streamName(queue);
+    const consumer = { ack_wait: nanos(options.ackWaitMs), max_deliver: options.maxDeliver + spareDeliveries };
+    try {
+      await jsm.consumers.info(stream, queue);
+      await jsm.consumers.update(stream, queue, consumer);
+    } catch {
+      await jsm.consumers.add(stream, { durable_name: queue, ack_policy: AckPolicy.Explicit, ...consumer });
+    }
+  };
 
   return {
     maxPayload: nc.info?.max_payload ?? Limits.requestBodyBytes,
+    inProcess: false,
+
+    connected: () => up && !nc.isClosed(),
 
     async request(subject: string, data: unknown, options: RequestOptions = {}) {
+      if (!up) throw fail.serviceUnavailable();
       const encoded = encode(data);
+      let abandon: (err: Error) => void = () => {};
+      const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+      pending.add(abandon);
       try {
-        const msg = await nc.request(subject, encoded, {
-          timeout: options.timeoutMs ?? defaultRequestTimeoutMs,
-          headers: headersOf(options.headers),
-        });
+        const reply = nc.request(subject, encoded, { timeout: options.timeoutMs ?? defaultRequestTimeoutMs, headers: headersOf(options.headers) });
+        const msg = await Promise.race([reply, abandoned]);
         return unwrapReply(decode(msg.data) as Reply);
       } catch (err) {
+        if (isAppError(err)) throw err;
         const code = (err as { code?: string }).code;
         if (code === ErrorCode.NoResponders) throw fail.serviceUnavailable();
         if (code === ErrorCode.Timeout) throw fail.serviceTimeout();
@@ -95,11 +143,13 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
         // Only a body the gateway forwards unparsed (a signed webhook) can outgrow a message.
         if (code === ErrorCode.MaxPayloadExceeded) throw fail.payloadTooLarge("body", nc.info?.max_payload ?? 0, encoded.byteLength);
         throw err;
+      } finally {
+        pending.delete(abandon);
       }
     },
 
     serve(group, subject, handler) {
-      nc.subscribe(subject, {
+      const sub = nc.subscribe(subject, {
         queue: group,
         callback: (err, msg) => {
           if (err) return log.error("subscription failed", { subject, err });
@@ -119,6 +169,7 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
           work.finally(() => inFlight.delete(work));
         },
       });
+      served.push(sub);
     },
 
     publish(subject, data) {
@@ -139,25 +190,58 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
     },
 
     async enqueue(queue, job) {
-      await ensureQueue(queue);
+      await ensureStream(queue);
       // Resolves on the stream's ack: the job is stored before the caller answers anyone.
       await js.publish(workSubject(queue), encode(job));
     },
 
-    work(queue, handler) {
+    work(queue, handler, options) {
+      const count = (outcome: string) => metrics.jobs.inc({ queue, outcome });
+      const deliver = async (m: JsMsg) => {
+        const deliveries = m.info.deliveryCount;
+        let job: unknown;
+        try {
+          job = decode(m.data);
+        } catch {
+          job = decoder.decode(m.data);
+        }
+        if (deliveries > options.maxDeliver) {
+          await options.onDead(job, { deliveries: deliveries - 1, error: "its worker stopped while running it" });
+          m.term();
+          return count("dead");
+        }
+        // A long job tells JetStream it is alive, so only a dead worker's job comes back after ack_wait.
+        const alive = setInterval(() => m.working(), Math.max(100, options.ackWaitMs / 2));
+        try {
+          await handler(job);
+          // Acknowledged only now: the handler resolved after its writes were durable.
+          m.ack();
+          count("done");
+        } catch (err) {
+          if (deliveries < options.maxDeliver) {
+            log.warn("job failed; will be redelivered", { queue, deliveries, err });
+            m.nak(backoffAfter(options, deliveries));
+            return count("retried");
+          }
+          log.error("job out of deliveries; dead-lettered", { queue, deliveries, err });
+          await options.onDead(job, { deliveries, error: failureText(err) });
+          m.term();
+          count("dead");
+        } finally {
+          clearInterval(alive);
+        }
+      };
       void (async () => {
-        await ensureQueue(queue);
+        await ensureConsumer(queue, options);
         const consumer = await js.consumers.get(streamName(queue), queue);
         const messages = await consumer.consume({ max_messages: 16 });
         consumers.push(messages);
         for await (const m of messages) {
-          const run = handler(decode(m.data)).then(
-            () => m.ack(),
-            (err) => {
-              log.warn("job failed; will be redelivered", { queue, err });
-              m.nak(1_000);
-            },
-          );
+          const run = deliver(m).catch((err) => {
+            // Not even recorded as dead (the store is down): it comes back after the longest backoff.
+            log.error("job not recorded", { queue, err });
+            m.nak(backoffAfter(options, options.maxDeliver));
+          });
           inFlight.add(run);
           await run;
           inFlight.delete(run);
@@ -170,6 +254,9 @@ export async function createNatsBus({ url, name, log }: NatsBusOptions): Promise
     async close() {
       closing = true;
       for (const c of consumers) c.stop();
+      // No new requests reach this copy (the queue group sends them to the others); the ones it
+      // already took are answered before the connection goes.
+      await Promise.allSettled(served.map((s) => s.drain()));
       await Promise.allSettled([...inFlight]);
       await nc.drain().catch(() => nc.close());
     },

@@ -17,9 +17,29 @@ export interface RequestOptions {
   headers?: Headers;
 }
 
+/** How a work queue retries: decided by the service, the same on both adapters. */
+export interface WorkOptions {
+  /** Deliveries of a job before it is given up on. */
+  maxDeliver: number;
+  /** Delay before each redelivery after a failure; the last one repeats. */
+  backoffMs: readonly number[];
+  /** A delivery not acknowledged in this time counts as failed (its worker died) and comes back. */
+  ackWaitMs: number;
+  /**
+   * Where a job out of deliveries goes (its handler kept failing, or its worker kept dying while
+   * running it): recorded for an operator, never retried in an endless loop.
+   */
+  onDead(job: unknown, failure: { deliveries: number; error: string }): Promise<void>;
+}
+
 export interface Bus {
   /** The largest message, in bytes, a request or reply may be (Infinity in process). */
   readonly maxPayload: number;
+  /**
+   * Requests reach handlers in this process as the caller's own objects, never serialized: a route's
+   * message was validated by the gateway that built it, and is not validated again (serve.ts).
+   */
+  readonly inProcess: boolean;
   /**
    * Sends a request to one instance of the service serving `subject`. Resolves with the handler's
    * value; rejects with the handler's AppError, `service_unavailable` when nothing serves the
@@ -33,8 +53,13 @@ export interface Bus {
   subscribe(subject: string, handler: (data: unknown) => void): void;
   /** Adds a job; resolves once it is stored durably (where the adapter is durable). */
   enqueue(queue: string, job: unknown): Promise<void>;
-  /** Consumes jobs one at a time; a job whose handler throws is delivered again later. */
-  work(queue: string, handler: (job: unknown) => Promise<void>): void;
+  /**
+   * Consumes jobs one at a time; a job is acknowledged once its handler resolves, delivered again
+   * after a failure (`options`), and handed to `options.onDead` when out of deliveries.
+   */
+  work(queue: string, handler: (job: unknown) => Promise<void>, options: WorkOptions): void;
+  /** Whether the bus can carry requests now (NATS: connected, not reconnecting). */
+  connected(): boolean;
   /** Stops serving and consuming after in-flight handlers finish. */
   close(): Promise<void>;
 }

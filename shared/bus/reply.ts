@@ -4,7 +4,12 @@ import { StoreUnavailableError } from "../store/port.ts";
 import type { RequestHandler, RequestMeta } from "./port.ts";
 
 /** What crosses the wire as a reply. An error carries only its code, message and details. */
-export type Reply = { ok: true; value: unknown } | { ok: false; error: ReturnType<AppError["toJSON"]> };
+export type Reply = { ok: true; value: unknown; replayed?: true } | { ok: false; error: ReturnType<AppError["toJSON"]> };
+
+/** A handler's answer given again to a retry with the same Idempotency-Key (shared/idempotency.ts). */
+export class Replayed {
+  constructor(readonly value: unknown) {}
+}
 
 /**
  * Runs a handler and turns its outcome into a Reply. Expected errors cross as codes; anything else is
@@ -12,7 +17,8 @@ export type Reply = { ok: true; value: unknown } | { ok: false; error: ReturnTyp
  */
 export async function runHandler(handler: RequestHandler, data: unknown, meta: RequestMeta, log: Logger, subject: string): Promise<Reply> {
   try {
-    return { ok: true, value: await handler(data, meta) };
+    const value = await handler(data, meta);
+    return value instanceof Replayed ? { ok: true, value: value.value, replayed: true } : { ok: true, value };
   } catch (err) {
     if (isAppError(err)) return { ok: false, error: err.toJSON() };
     if (err instanceof StoreUnavailableError) {
@@ -24,8 +30,8 @@ export async function runHandler(handler: RequestHandler, data: unknown, meta: R
   }
 }
 
-/** Turns a Reply back into a value or a thrown AppError on the caller's side. */
+/** Turns a Reply back into a value (a `Replayed` one for a replay) or a thrown AppError on the caller's side. */
 export function unwrapReply(reply: Reply): unknown {
-  if (reply.ok) return reply.value;
+  if (reply.ok) return reply.replayed ? new Replayed(reply.value) : reply.value;
   throw new AppError(reply.error.code as AppError["code"], reply.error.message, reply.error.details);
 }

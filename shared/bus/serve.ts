@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fail } from "../contract/errors.ts";
 import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Endpoint } from "../contract/internal.ts";
+import type { Idempotency, WriteKey } from "../idempotency.ts";
 import type { Bus, RequestMeta, RequestOptions } from "./port.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
@@ -11,8 +12,9 @@ function parse<T>(schema: z.ZodType<T>, data: unknown): T {
 }
 
 /**
- * Serves a route's subject for a service's queue group. The message is validated with the route's own
- * schemas: the service does not trust the wire, even from its own gateway.
+ * Serves a route's subject for a service's queue group. A message from the wire is validated with the
+ * route's own schemas: the service does not trust the wire, even from its own gateway. A message from
+ * this process is the gateway's own, built from what it validated with the same schemas: once is enough.
  */
 export function serveRoute<R extends Route>(
   bus: Bus,
@@ -22,7 +24,8 @@ export function serveRoute<R extends Route>(
 ): void {
   if (!r.subject) throw new Error(`${r.operationId} has no subject`);
   const schema = routeMessage(r);
-  bus.serve(group, r.subject, (data, meta) => handler(parse(schema, data), meta));
+  if (bus.inProcess) bus.serve(group, r.subject, (data, meta) => handler(data as RouteMessage<R>, meta));
+  else bus.serve(group, r.subject, (data, meta) => handler(parse(schema, data), meta));
 }
 
 export function serveEndpoint<Req extends z.ZodType, Res extends z.ZodType>(
@@ -42,4 +45,15 @@ export async function callEndpoint<Req extends z.ZodType, Res extends z.ZodType>
   options?: RequestOptions,
 ): Promise<z.infer<Res>> {
   return e.reply.parse(await bus.request(e.subject, input, options));
+}
+
+/** `serveRoute` for a POST of the runtime API: an Idempotency-Key makes retries get the first answer. */
+export function serveIdempotentRoute<R extends Route>(
+  bus: Bus,
+  group: string,
+  r: R,
+  idempotency: Idempotency,
+  handler: (msg: RouteMessage<R>, key: WriteKey) => Promise<unknown>,
+): void {
+  serveRoute(bus, group, r, idempotency.wrap(r.operationId, handler));
 }

@@ -193,3 +193,21 @@ export const AccountExport = z
   })
   .meta({ id: "AccountExport" });
 export type AccountExport = z.infer<typeof AccountExport>;
+
+/** A cleanup job that ran out of deliveries (decisions.md, History and cleanup): kept for an operator. */
+export const DeadLetterPath = z.strictObject({ deadLetterId: z.string().regex(/^[A-Za-z0-9_:.-]{1,200}$/, "must be a dead letter id, as listed") });
+export const DeadLetter = z
+  .object({
+    deadLetterId: z.string(),
+    queue: z.string(),
+    /** The job as it was queued (or its raw text, when it was not valid JSON). */
+    job: z.unknown(),
+    deliveries: z.int(),
+    /** The last failure's message. */
+    error: z.string(),
+    failedAt: Timestamp,
+  })
+  .meta({ id: "DeadLetter" });
+export const DeadLetterList = z.object({ deadLetters: z.array(DeadLetter) }).meta({ id: "DeadLetterList" });
+export const RetryDeadLetterResponse = z.object({ deadLetterId: z.string(), requeued: z.literal(true) }).meta({ id: "RetryDeadLetterResponse" });
+export const DiscardDeadLetterResponse = z.object({ deadLetterId: z.string(), discarded: z.literal(true) }).meta({ id: "DiscardDeadLetterResponse" });

@@ -94,6 +94,7 @@ export const fail = {
   accountSuspended: () => new AppError("account_suspended", "The account is suspended."),
   slotDeleted: (slotId: string) => new AppError("slot_deleted", "The slot has been deleted.", { slotId }),
   slotArchived: (slotId: string) => new AppError("slot_archived", "The slot is archived and cannot be changed.", { slotId }),
+  idempotencyKeyReused: (message: string, details?: Record<string, unknown>) => new AppError("idempotency_key_reused", message, details),
   slotAlreadyExists: (slotId: string) => new AppError("slot_already_exists", "An active slot with this id already exists.", { slotId }),
   slotLimitReached: (limit: number) =>
     new AppError("slot_limit_reached", `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`, { limit }),

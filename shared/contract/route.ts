@@ -11,6 +11,9 @@ export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admi
 type WithTenant = "runtimeKey" | "session" | "optionalSession";
 export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
 
+/** POSTs of the runtime API take an Idempotency-Key (decisions.md, Idempotent retries). */
+export const takesIdempotencyKey = (r: Pick<Route, "method" | "auth">) => r.method === "POST" && needsTenant(r.auth);
+
 const noParams = z.strictObject({});
 // Unknown query keys are dropped, not refused: cache-busters such as `?_=123` are common.
 const noQuery = z.object({});

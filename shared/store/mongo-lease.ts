@@ -3,7 +3,9 @@ import { randomBase62 } from "../ids.ts";
 
 export type Lease = { _id: string; owner: string; expiresAt: number };
 
-const leaseMs = 10_000;
+// Long enough for one conditional write on a loaded server; short, because a holder killed mid-write
+// leaves its lease behind and every writer of that document waits it out.
+const leaseMs = 3_000;
 
 /**
  * Per-document mutual exclusion through a unique `_id` insert, for servers whose findAndModify is not
@@ -31,7 +33,8 @@ export async function withLease<R>(
       if (held && held.expiresAt < Date.now()) await leases.deleteOne({ _id: key, owner: held.owner });
       if (!(await stillWanted())) return null;
       if (Date.now() > deadline) throw new Error(`lease on ${key} not acquired`);
-      await Bun.sleep(Math.min(1 + attempt, 20) * Math.random());
+      // Backing off: waiters that spin make every write of the server slower.
+      await Bun.sleep((5 + Math.min(attempt * 5, 100)) * Math.random());
     }
   }
   try {

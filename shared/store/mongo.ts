@@ -1,10 +1,10 @@
 import { type Document, type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
 import { type Lease, withLease } from "./mongo-lease.ts";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, StoreUnavailableError, checkField } from "./port.ts";
+import { type Collection, type Doc, DuplicateKeyError, type Filter, FollowerFailedError, type FindOptions, type Index, type Store, StoreUnavailableError, type Write, checkField } from "./port.ts";
 
 const duplicateKey = 11000;
-// FerretDB 1.x answers a unique violation inside findAndModify with code 1 and SQLite's message.
-const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || /UNIQUE constraint failed/.test(err.message);
+// FerretDB 1.x answers a unique violation inside findAndModify with code 1 and its backend's message.
+const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(err.message);
 
 // Server errors (a bad query, a duplicate key) are bugs or typed outcomes; everything else the driver
 // throws (selection timeouts, network errors, a closed pool) means the database is out of reach.
@@ -21,6 +21,19 @@ async function guard<R>(op: () => Promise<R>): Promise<R> {
 }
 
 const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** The followers of a first write, in order (port.ts, Write): two round trips at most for a sync. */
+async function follow(then: readonly Write[] | undefined, updated: unknown): Promise<void> {
+  if (!then) return;
+  try {
+    for (const w of then) {
+      if ("insert" in w) await w.into.insert(w.insert);
+      else await w.from.delete(w.delete);
+    }
+  } catch (err) {
+    throw new FollowerFailedError(updated, err);
+  }
+}
 
 class MongoDocs<T extends Doc> implements Collection<T> {
   constructor(
@@ -48,15 +61,22 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     });
   }
 
-  count(filter: Filter<T>) {
-    return guard(() => this.c.countDocuments(clean(filter)));
+  count(filter: Filter<T>, upTo?: number) {
+    return guard(() => this.c.countDocuments(clean(filter), upTo === undefined ? {} : { limit: upTo }));
   }
 
-  async insert(doc: T) {
+  async insert(doc: T, then?: readonly Write[]) {
     await guard(() => this.c.insertOne(clean(doc) as Doc));
+    await follow(then, undefined);
   }
 
-  update(filter: Filter<T>, changes: Partial<T>) {
+  async update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
+    const updated = await this.updateOne(filter, changes);
+    if (updated) await follow(then, updated);
+    return updated;
+  }
+
+  private updateOne(filter: Filter<T>, changes: Partial<T>) {
     const apply = (f: Filter<T>) => this.c.findOneAndUpdate(clean(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
     const leases = this.leases;
     if (!leases) return guard(() => apply(filter));
@@ -110,7 +130,11 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
     writeConcern: { w: "majority", journal: true },
     serverSelectionTimeoutMS: 3_000,
   });
-  await guard(() => client.connect());
+  // A failed connect keeps its pool's timers: close it, the caller may retry (shared/open.ts).
+  await guard(() => client.connect()).catch(async (err) => {
+    await client.close().catch(() => {});
+    throw err;
+  });
   const db = client.db(dbName);
   const buildInfo = await guard(() => db.admin().command({ buildInfo: 1 }));
   const leases = "ferretdbVersion" in buildInfo ? db.collection<Lease>("_leases") : undefined;

@@ -22,21 +22,31 @@ export interface FindOptions<T extends Doc> {
   skip?: number;
 }
 
+/**
+ * A write that rides along with an insert or a conditional update (`then`): on SQLite in the same
+ * transaction, so all of them commit together or none does; on MongoDB, which has no multi-document
+ * transactions without a replica set's sessions, right after it, in order. A crash between leaves the
+ * first write without its followers, never a follower without its first write.
+ */
+// `any`: a follower may go to any collection of the same store.
+export type Write = { insert: Doc; into: Collection<any> } | { delete: Filter<any>; from: Collection<any> };
+
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | null>;
   /** The first match in `sort` order (any match without one). */
   findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null>;
   /** Every match, in `sort` order; `limit` and `skip` page through them. Never cut off silently. */
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
-  count(filter: Filter<T>): Promise<number>;
-  /** Rejects with DuplicateKeyError when `_id` or a unique index is taken. */
-  insert(doc: T): Promise<void>;
+  /** How many match; with `upTo`, counting stops there (a limit check needs no more). */
+  count(filter: Filter<T>, upTo?: number): Promise<number>;
+  /** Rejects with DuplicateKeyError when `_id` or a unique index is taken; then writes `then` (see Write). */
+  insert(doc: T, then?: readonly Write[]): Promise<void>;
   /**
    * Atomically sets `changes` on the one document matching `filter` and returns it as updated, or
    * null when none matches: a version in the filter makes this a conditional write. Fields left
-   * undefined in `changes` are not touched.
+   * undefined in `changes` are not touched. When it matched, `then` is written too (see Write).
    */
-  update(filter: Filter<T>, changes: Partial<T>): Promise<T | null>;
+  update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]): Promise<T | null>;
   /**
    * Atomically adds `by` to the number in `field` of document `id` and returns the document as
    * updated; a missing document is created from `init` with `field` = `by`. Concurrent increments
@@ -60,6 +70,17 @@ export class DuplicateKeyError extends Error {
   constructor(readonly index: string) {
     super(`duplicate key on ${index}`);
     this.name = "DuplicateKeyError";
+  }
+}
+
+/**
+ * MongoDB only: the first write of an insert or update with `then` stands, and a follower failed.
+ * `updated` is what the update returned.
+ */
+export class FollowerFailedError extends Error {
+  constructor(readonly updated: unknown, cause: unknown) {
+    super("a write after the first one failed", { cause });
+    this.name = "FollowerFailedError";
   }
 }
 

@@ -1,7 +1,7 @@
-import { Database, type SQLQueryBindings } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, checkField } from "./port.ts";
+import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, type Write, checkField } from "./port.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
 const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
@@ -9,7 +9,8 @@ const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 
 function where(filter: Filter<Doc>): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
   const args: SQLQueryBindings[] = [];
-  for (const [field, value] of Object.entries(filter)) {
+  for (const field in filter) {
+    const value = filter[field];
     if (value === undefined) continue;
     if (field === "_id") {
       parts.push("_id = ?");
@@ -30,20 +31,142 @@ const int = (n: number) => {
   return n;
 };
 
-const withoutUndefined = <T extends object>(o: T): T =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+const withoutUndefined = <T extends object>(o: T): T => {
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out as T;
+};
 
-function isUniqueViolation(err: unknown): string | null {
+function uniqueViolation(err: unknown): DuplicateKeyError | null {
   const e = err as { code?: string; message?: string };
-  if (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return e.message ?? "unique";
+  if (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new DuplicateKeyError(e.message ?? "unique");
   return null;
 }
 
+/** One queued write: what to do, never a closure, so a batch costs no allocation beyond its record. */
+type Op =
+  | { kind: "insert"; c: SqliteCollection<Doc>; doc: Doc; then?: readonly Write[] }
+  | { kind: "update"; c: SqliteCollection<Doc>; filter: Filter<Doc>; changes: Partial<Doc>; many: boolean; then?: readonly Write[] }
+  | { kind: "increment"; c: SqliteCollection<Doc>; id: string; field: string; by: number; init: object }
+  | { kind: "delete"; c: SqliteCollection<Doc>; filter: Filter<Doc> };
+type Queued = Op & { resolve(value: unknown): void; reject(err: unknown): void };
+
+/**
+ * Group commit on one connection. Writes queue during a turn of the event loop and commit together
+ * in one transaction on the next (requests that arrived while the previous commit's fsync held the
+ * loop make up the next batch). Each write runs in its own savepoint, so one that fails rolls back
+ * alone; each promise settles only after the COMMIT that holds its write has returned, which under
+ * `synchronous=FULL` means it is on disk.
+ */
+class GroupCommit {
+  private queue: Queued[] = [];
+  private scheduled = false;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly undo: Statement;
+
+  constructor(private readonly db: Database) {
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+    this.savepoint = db.prepare("SAVEPOINT w");
+    this.release = db.prepare("RELEASE w");
+    this.undo = db.prepare("ROLLBACK TO w");
+  }
+
+  submit<R>(op: Op): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ ...op, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits what is queued now (at close: nothing queued is dropped). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const results: unknown[] = new Array(batch.length);
+    const failed: (unknown | undefined)[] = new Array(batch.length);
+    try {
+      this.begin.run();
+    } catch (err) {
+      for (const q of batch) q.reject(err);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      this.savepoint.run();
+      try {
+        results[i] = apply(batch[i]!);
+        this.release.run();
+      } catch (err) {
+        this.undo.run();
+        this.release.run();
+        failed[i] = uniqueViolation(err) ?? err;
+      }
+    }
+    try {
+      this.commit.run();
+    } catch (err) {
+      // Nothing of the batch is durable: every write of it fails, none is half done.
+      if (this.db.inTransaction) this.rollback.run();
+      for (const q of batch) q.reject(err);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      if (failed[i] !== undefined) batch[i]!.reject(failed[i]);
+      else batch[i]!.resolve(results[i]);
+    }
+  }
+}
+
+function apply(op: Op): unknown {
+  switch (op.kind) {
+    case "insert":
+      op.c.insertNow(op.doc);
+      applyAll(op.then);
+      return undefined;
+    case "update": {
+      const updated = op.c.updateNow(op.filter, op.changes, op.many);
+      if (updated.length > 0) applyAll(op.then);
+      return op.many ? updated.length : (updated[0] ?? null);
+    }
+    case "increment":
+      return op.c.incrementNow(op.id, op.field, op.by, op.init);
+    case "delete":
+      return op.c.deleteNow(op.filter);
+  }
+}
+
+function applyAll(writes: readonly Write[] | undefined): void {
+  if (!writes) return;
+  for (const w of writes) {
+    if ("insert" in w) (w.into as unknown as SqliteCollection<Doc>).insertNow(w.insert);
+    else (w.from as unknown as SqliteCollection<Doc>).deleteNow(w.delete);
+  }
+}
+
 class SqliteCollection<T extends Doc> implements Collection<T> {
+  private readonly byId: Statement<{ doc: string }, [string]>;
+  private readonly insertRow: Statement;
+  private readonly writeRow: Statement;
+
   constructor(
     private readonly db: Database,
     private readonly table: string,
-  ) {}
+    private readonly writer: GroupCommit,
+  ) {
+    this.byId = db.prepare(`SELECT doc FROM "${table}" WHERE _id = ?`);
+    this.insertRow = db.prepare(`INSERT INTO "${table}" (_id, doc) VALUES (?, ?)`);
+    this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
+  }
 
   private rows(sql: string, args: SQLQueryBindings[]): T[] {
     return this.db
@@ -53,7 +176,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string) {
-    return this.rows(`SELECT doc FROM "${this.table}" WHERE _id = ?`, [id])[0] ?? null;
+    const row = this.byId.get(id);
+    return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null> {
@@ -70,82 +194,74 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
-  async count(filter: Filter<T>) {
+  async count(filter: Filter<T>, upTo?: number) {
     const w = where(filter as Filter<Doc>);
-    return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM "${this.table}" ${w.sql}`).get(...w.args)!.n;
+    const rows = upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
+    return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
   }
 
-  async insert(doc: T) {
-    try {
-      this.db.query(`INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?)`).run(doc._id, JSON.stringify(withoutUndefined(doc)));
-    } catch (err) {
-      const index = isUniqueViolation(err);
-      if (index) throw new DuplicateKeyError(index);
-      throw err;
+  insert(doc: T, then?: readonly Write[]) {
+    return this.writer.submit<void>({ kind: "insert", c: this as unknown as SqliteCollection<Doc>, doc, then });
+  }
+
+  update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
+    return this.writer.submit<T | null>({ kind: "update", c: this as unknown as SqliteCollection<Doc>, filter: filter as Filter<Doc>, changes, many: false, then });
+  }
+
+  increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
+    return this.writer.submit<T>({ kind: "increment", c: this as unknown as SqliteCollection<Doc>, id, field, by, init });
+  }
+
+  updateMany(filter: Filter<T>, changes: Partial<T>) {
+    return this.writer.submit<number>({ kind: "update", c: this as unknown as SqliteCollection<Doc>, filter: filter as Filter<Doc>, changes, many: true });
+  }
+
+  delete(filter: Filter<T>) {
+    return this.writer.submit<number>({ kind: "delete", c: this as unknown as SqliteCollection<Doc>, filter: filter as Filter<Doc> });
+  }
+
+  // The *Now methods run inside GroupCommit's transaction, on the one connection: no other writer can
+  // slip between a filter's match and its write.
+
+  insertNow(doc: Doc): void {
+    this.insertRow.run(doc._id, JSON.stringify(withoutUndefined(doc)));
+  }
+
+  updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
+    const w = where(filter);
+    const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${many ? "" : "LIMIT 1"}`, w.args);
+    const set = withoutUndefined(changes);
+    for (let i = 0; i < matched.length; i++) {
+      const next = Object.assign(matched[i]!, set);
+      this.writeRow.run(JSON.stringify(next), next._id);
     }
+    return matched;
   }
 
-  async update(filter: Filter<T>, changes: Partial<T>) {
-    return this.updateWhere(filter, changes, "LIMIT 1")[0] ?? null;
-  }
-
-  // One statement: the add happens inside SQLite under its write lock, never as a read here and a
-  // write later, so concurrent increments from any thread or process all count.
-  async increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
+  // One statement: the add happens inside SQLite, never as a read here and a write later.
+  incrementNow(id: string, field: string, by: number, init: object): T {
     const at = `'$.${checkField(field)}'`;
     const seed = JSON.stringify(withoutUndefined({ _id: id, ...init, [field]: by }));
     const sql =
       `INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?) ` +
       `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${at}, coalesce(json_extract(doc, ${at}), 0) + ?) RETURNING doc`;
-    try {
-      const row = this.db.query<{ doc: string }, SQLQueryBindings[]>(sql).get(id, seed, by);
-      return JSON.parse(row!.doc) as T;
-    } catch (err) {
-      const index = isUniqueViolation(err);
-      if (index) throw new DuplicateKeyError(index);
-      throw err;
-    }
+    return JSON.parse(this.db.query<{ doc: string }, SQLQueryBindings[]>(sql).get(id, seed, by)!.doc) as T;
   }
 
-  async updateMany(filter: Filter<T>, changes: Partial<T>) {
-    return this.updateWhere(filter, changes, "").length;
-  }
-
-  // Read and write inside one IMMEDIATE transaction: it takes the write lock first, so no other
-  // writer (thread or process) can slip between the filter match and the write.
-  private updateWhere(filter: Filter<T>, changes: Partial<T>, limit: "LIMIT 1" | ""): T[] {
-    const w = where(filter as Filter<Doc>);
-    const tx = this.db.transaction(() => {
-      const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${limit}`, w.args);
-      const write = this.db.query(`UPDATE "${this.table}" SET doc = ? WHERE _id = ?`);
-      return matched.map((doc) => {
-        const next = { ...doc, ...withoutUndefined(changes) } as T;
-        try {
-          write.run(JSON.stringify(next), next._id);
-        } catch (err) {
-          const index = isUniqueViolation(err);
-          if (index) throw new DuplicateKeyError(index);
-          throw err;
-        }
-        return next;
-      });
-    });
-    return tx.immediate();
-  }
-
-  async delete(filter: Filter<T>) {
-    const w = where(filter as Filter<Doc>);
+  deleteNow(filter: Filter<Doc>): number {
+    const w = where(filter);
     return this.db.query(`DELETE FROM "${this.table}" ${w.sql}`).run(...w.args).changes;
   }
 }
 
-/** SQLite store for the embedded deployment: one file, WAL, every commit synced to disk. */
+/** SQLite store for the embedded deployment: one file, WAL, every commit synced to disk, group commit. */
 export function createSqliteStore(file: string): Store {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL"); // an accepted write survives a power cut, not only a crash
   db.exec("PRAGMA busy_timeout = 5000");
+  const writer = new GroupCommit(db);
   return {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
@@ -154,12 +270,13 @@ export function createSqliteStore(file: string): Store {
         const columns = index.fields.map(path).join(", ");
         db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`);
       }
-      return new SqliteCollection<T>(db, table) as Collection<T>;
+      return new SqliteCollection<T>(db, table, writer) as Collection<T>;
     },
     async ping() {
       db.query("SELECT 1").get();
     },
     async close() {
+      writer.flush();
       db.close();
     },
   };

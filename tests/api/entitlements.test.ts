@@ -119,16 +119,32 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       expect(limited.headers.get("ratelimit-reset")).toBe(String(retryAfter));
     });
 
-    test("each session is limited to its project's requests a minute", async () => {
+    test("each session is limited to its project's requests a minute, counted across gateway copies", async () => {
       const t = await newTenant(s.d);
       await admin(s.d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 4 } });
       const acc = await newAccount(s.d, t.key);
       const other = await newAccount(s.d, t.key);
       await awayFromWindowEnd(60);
-      for (let i = 0; i < 4; i++) expect((await acc.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+      for (let i = 0; i < 4; i++) {
+        const via = i % 2 === 0 ? s.d : s.other;
+        expect((await call(via, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session })).status).toBe(200);
+      }
+      await countsShared();
       const limited = await acc.call("GET", "/api/v1/accounts/{acc}");
       expect([limited.status, limited.body.error.code, limited.body.error.details.limit]).toEqual([429, "rate_limited", 4]);
       expect((await other.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    });
+
+    test("each client IP may create its project's accounts a minute, counted across gateway copies", async () => {
+      const t = await newTenant(s.d);
+      await admin(s.d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { accountCreationsPerIpPerMinute: 3 } });
+      await awayFromWindowEnd(60);
+      const client = { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` };
+      const create = (via: Deployment) => call(via, "POST", "/api/v1/accounts", { key: t.key, body: {}, headers: client });
+      expect([(await create(s.d)).status, (await create(s.other)).status, (await create(s.d)).status]).toEqual([201, 201, 201]);
+      const limited = await create(s.other);
+      expect([limited.status, limited.body.error.code, limited.body.error.details.limit]).toEqual([429, "rate_limited", 3]);
+      expect((await call(s.other, "POST", "/api/v1/accounts", { key: t.key, body: {}, headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(201);
     });
   });
 }

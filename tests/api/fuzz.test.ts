@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type Deployment, deploymentNames, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { type Fixture, type FuzzCase, caseFor, describeFailure, fuzzEnv, fuzzTenant, implemented, newFixture, problemsOf, render, send, strayCase, track } from "../helpers/fuzz-arbitraries.ts";
@@ -16,11 +16,13 @@ if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, 
 console.log(`fuzz: seed ${seed} (FUZZ_SEED=<n> to change it)`);
 
 // In-process answers take about a millisecond; real processes over NATS and FerretDB take tens.
-// Routes with a body have the most to get wrong, so they get the most cases.
-// With 37 routes that is about 5,500 requests in-process and 600 over NATS and FerretDB.
+// Routes with a body have the most to get wrong, so they get the most cases. The test run sends
+// about 5,500 requests in-process and 700 over NATS and FerretDB; FUZZ_FULL=1 sends over 10,000 to
+// the distributed deployment (README, Fuzzing). Each suite prints how many it sent.
+const full = process.env.FUZZ_FULL === "1";
 const runs = {
   embedded: { withBody: 200, withoutBody: 60, stray: 300, sequences: 100 },
-  distributed: { withBody: 15, withoutBody: 10, stray: 40, sequences: 15 },
+  distributed: full ? { withBody: 290, withoutBody: 180, stray: 800, sequences: 280 } : { withBody: 15, withoutBody: 10, stray: 40, sequences: 15 },
 };
 
 // Deployments of its own, not the run's shared ones: the fuzzer spends per-client limits (failed
@@ -41,7 +43,10 @@ for (const name of deploymentNames) {
       d = await start[name]();
       tenant = await fuzzTenant(d);
     });
+    let sent = 0;
+    const answers = new Map<string, number>();
     afterAll(async () => {
+      console.log(`fuzz (${name}): ${sent} requests sent; answers by status ${JSON.stringify(Object.fromEntries([...answers].sort()))}`);
       tenant?.stop();
       await d?.stop();
     });
@@ -55,6 +60,9 @@ for (const name of deploymentNames) {
           const req = render(c, fx);
           const res = await send(d, req);
           if (res === undefined) continue; // not even a client could send it
+          sent++;
+          const status = res instanceof Error ? "error" : String(res.status);
+          answers.set(status, (answers.get(status) ?? 0) + 1);
           track(c, res, fx, operationId);
           const problems = problemsOf(req, res);
           const before = done.length ? `after ${done.join(", ")}\n` : "";
@@ -87,5 +95,13 @@ for (const name of deploymentNames) {
       const step = fc.oneof(...implemented.filter((r) => r.subject).map((r) => caseFor(r, options).map((c): Step => ({ operationId: r.operationId, c }))));
       await holds(fc.array(step, { minLength: 2, maxLength: 8 }), () => newFixture(d, tenant), runs[name].sequences);
     }, 600_000);
+
+    if (name === "distributed") {
+      test("no process crashed: every gateway and service copy is still running", () => {
+        const procs = (d as unknown as { procs: Bun.Subprocess[] }).procs;
+        expect(procs.length).toBeGreaterThan(7);
+        expect(procs.filter((p) => p.exitCode !== null || p.signalCode !== null).length).toBe(0);
+      });
+    }
   });
 }

@@ -40,3 +40,22 @@ export async function rssMiB(pid: number): Promise<number> {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
 }
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Bun.file(`/proc/${pid}/stat`).text().catch(() => "");
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** `runLoad` with the server's CPU per request: `pids` are the processes that serve it. */
+export async function measure(pids: number[], workers: number, seconds: number, makeWorker: (index: number) => Promise<() => Promise<boolean>>) {
+  const senders = await Promise.all(Array.from({ length: workers }, (_, i) => makeWorker(i)));
+  const cpu = async () => (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0);
+  const before = await cpu();
+  const result = await runLoad(workers, seconds, async (i) => senders[i]!);
+  const used = (await cpu()) - before;
+  return { ...result, cpuPerRequest: used / Math.max(1, result.requests - result.errors) };
+}
+export type Measured = Awaited<ReturnType<typeof measure>>;

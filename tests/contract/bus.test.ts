@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
-import type { Bus } from "../../shared/bus/port.ts";
+import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
 import { AppError } from "../../shared/contract/errors.ts";
 import { createLogger } from "../../shared/log.ts";
 import { nats, startNats } from "../helpers/infra.ts";
 
 const log = createLogger({ test: "bus" });
+const dead: [unknown, { deliveries: number; error: string }][] = [];
+const retries: WorkOptions = { maxDeliver: 3, backoffMs: [50, 100], ackWaitMs: 2_000, onDead: async (job, failure) => void dead.push([job, failure]) };
 const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as AppError);
 
 const adapters: [string, () => Promise<Bus>, boolean][] = [
@@ -94,10 +96,27 @@ for (const [name, open, durable] of adapters) {
       bus.work(queue, async (job) => {
         attempts.push(job);
         if (attempts.length === 1) throw new Error("transient");
-      });
+      }, retries);
       await bus.enqueue(queue, { id: 7 });
       for (let i = 0; i < 300 && attempts.length < 2; i++) await Bun.sleep(10);
       expect(attempts).toEqual([{ id: 7 }, { id: 7 }]);
+    });
+
+    test("a job that keeps failing is delivered maxDeliver times, backing off, then dead-lettered once", async () => {
+      const queue = `q${crypto.randomUUID().slice(0, 8)}`;
+      const at: number[] = [];
+      bus.work(queue, async () => {
+        at.push(Date.now());
+        throw new Error("poison");
+      }, retries);
+      const id = `poison-${name}`;
+      await bus.enqueue(queue, { id });
+      for (let i = 0; i < 300 && !dead.some(([job]) => (job as { id?: string }).id === id); i++) await Bun.sleep(10);
+      await Bun.sleep(300);
+      expect(at).toHaveLength(3);
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(45);
+      expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(95);
+      expect(dead.filter(([job]) => (job as { id?: string }).id === id)).toEqual([[{ id }, { deliveries: 3, error: "poison" }]]);
     });
 
     if (durable) {
@@ -108,7 +127,7 @@ for (const [name, open, durable] of adapters) {
         await producer.close();
         const consumer = await open();
         const got: unknown[] = [];
-        consumer.work(queue, async (job) => void got.push(job));
+        consumer.work(queue, async (job) => void got.push(job), retries);
         for (let i = 0; i < 300 && got.length < 1; i++) await Bun.sleep(10);
         await consumer.close();
         expect(got).toEqual([{ id: "durable" }]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createMongoStore } from "../../shared/store/mongo.ts";
-import { type Collection, DuplicateKeyError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
+import { type Collection, DuplicateKeyError, FollowerFailedError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
@@ -136,6 +136,61 @@ for (const [name, open] of adapters) {
       expect((await items.find({ owner, flag: false })).length).toBe(3);
       expect(await items.delete({ owner })).toBe(3);
       expect(await items.count({ owner })).toBe(0);
+    });
+
+    test("an update with followers writes them when it matches, and none when it does not", async () => {
+      const doc = item();
+      await items.insert(doc);
+      const old = item({ owner: doc._id });
+      await items.insert(old);
+      const snap = item({ owner: doc._id, payload: "snapshot" });
+      const then = [{ insert: snap, into: items }, { delete: { _id: old._id }, from: items }];
+      expect(await items.update({ _id: doc._id, version: 9 }, { version: 10 }, then)).toBeNull();
+      expect([await items.get(snap._id), (await items.get(old._id))?._id]).toEqual([null, old._id]);
+      expect((await items.update({ _id: doc._id, version: 1 }, { version: 2 }, then))?.version).toBe(2);
+      expect([(await items.get(snap._id))?.payload, await items.get(old._id)]).toEqual(["snapshot", null]);
+    });
+
+    test(name === "sqlite" ? "a follower that fails undoes the first write: all or nothing" : "a follower that fails leaves the first write, and says so", async () => {
+      const doc = item();
+      const taken = item();
+      await items.insert(doc);
+      await items.insert(taken);
+      const clash = [{ insert: item({ key: taken.key }), into: items }];
+      const failed = await items.update({ _id: doc._id, version: 1 }, { version: 2 }, clash).then(() => undefined, (err) => err);
+      if (name === "sqlite") {
+        expect(failed).toBeInstanceOf(DuplicateKeyError);
+        expect((await items.get(doc._id))?.version).toBe(1);
+      } else {
+        expect(failed).toBeInstanceOf(FollowerFailedError);
+        expect((failed as FollowerFailedError).updated).toMatchObject({ _id: doc._id, version: 2 });
+        expect((await items.get(doc._id))?.version).toBe(2);
+      }
+      expect(await items.count({ key: taken.key })).toBe(1);
+    });
+
+    test("writes issued together are judged one by one: a loser or a duplicate fails alone", async () => {
+      const doc = item();
+      const taken = item();
+      await items.insert(doc);
+      await items.insert(taken);
+      const fresh = item();
+      const [won, lost, duplicate, inserted, counted] = await Promise.allSettled([
+        items.update({ _id: doc._id, version: 1 }, { version: 2, note: "first" }),
+        items.update({ _id: doc._id, version: 1 }, { version: 2, note: "second" }),
+        items.insert(item({ key: taken.key })),
+        items.insert(fresh),
+        counters.increment(`c_${id()}`, "n", 1, { scope: "s", window: "w" }),
+      ]);
+      // Exactly one of the two updates from version 1 applies (which one is the store's choice).
+      const outcomes = [won, lost].map((r) => (r.status === "fulfilled" ? (r.value as Item | null)?.note ?? null : "rejected"));
+      expect(outcomes.filter((o) => o === null)).toHaveLength(1);
+      const winner = outcomes.find((o) => o !== null);
+      expect(duplicate.status === "rejected" && duplicate.reason).toBeInstanceOf(DuplicateKeyError);
+      expect(inserted.status).toBe("fulfilled");
+      expect(counted).toMatchObject({ status: "fulfilled", value: { n: 1 } });
+      expect(await items.get(fresh._id)).toEqual(fresh);
+      expect((await items.get(doc._id))?.note).toBe(winner!);
     });
   });
 }

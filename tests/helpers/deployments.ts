@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
@@ -51,18 +52,54 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
 
 export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge" | "billing" | "saves";
 
+/** One process of a distributed deployment, as spawned (a respawned copy is a new entry). */
+export interface ServiceProcess {
+  name: ServiceName;
+  proc: Bun.Subprocess;
+  pid: number;
+  /** Its stdout and stderr, one file per process. */
+  log: string;
+  /** The NATS URL it was given. */
+  natsUrl: string;
+  /** SAVEPOINT_METRICS_PORT (/metrics, /healthz, /readyz); undefined for gateways. */
+  metricsPort?: number;
+  /** The gateway's HTTP port. */
+  port?: number;
+}
+
+export interface DistributedOptions {
+  services?: ServiceName[];
+  copies?: Partial<Record<ServiceName, number>>;
+  env?: Record<string, string>;
+  /** Use this NATS (a URL, or several comma-separated for a cluster) instead of starting one. */
+  natsUrl?: string;
+  /** Use this MongoDB-wire server instead of the run's shared one (still a fresh database). */
+  mongoUrl?: string;
+  /**
+   * How a comma-separated `natsUrl` reaches the services. nats.js 2.29.3 does not split a string in
+   * `servers`: "a,b,c" connects to c alone (the others are learnt from c), so by default each process
+   * gets one node's URL, the nodes taken in turn. "as-is" passes the list unchanged.
+   */
+  natsUrlMode?: "rotate" | "as-is";
+}
+
 /**
  * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
  * own NATS server (queue groups of two deployments must not mix) and the run's MongoDB-wire server
  * with its own database. `copies` runs several processes of a service (2 accounts by default); every
- * gateway copy listens on its own port (`bases`).
+ * gateway copy listens on its own port (`bases`). `natsUrl` and `mongoUrl` put it on servers a test
+ * started (a cluster, a store it kills). Every non-gateway process gets its own free port in
+ * SAVEPOINT_METRICS_PORT (`metricsPorts`, parallel to `procs`), and every process its own log file
+ * (`logPaths`, parallel to `procs`; `processes` has both).
  */
-export async function startDistributed(options: { services?: ServiceName[]; copies?: Partial<Record<ServiceName, number>>; env?: Record<string, string> } = {}) {
-  const natsServer = await startNats();
+export async function startDistributed(options: DistributedOptions = {}) {
+  const natsServer = options.natsUrl ? undefined : await startNats();
+  const natsUrl = options.natsUrl ?? natsServer!.url;
+  const natsUrls = natsUrl.split(",").map((u) => u.trim()).filter(Boolean);
   const env = {
     ...process.env,
-    NATS_URL: natsServer.url,
-    MONGODB_URL: (await mongo()).url,
+    NATS_URL: natsUrl,
+    MONGODB_URL: options.mongoUrl ?? (await mongo()).url,
     MONGODB_DB: uniqueDb("dist"),
     SAVEPOINT_TRANSFER_SECRET: "test-transfer-secret-0123456789abcdef",
     SAVEPOINT_LINK_SECRET: "test-link-secret-0123456789abcdefghij",
@@ -75,14 +112,29 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
   const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "billing", "saves", "gateway"];
   const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
+  const processes: ServiceProcess[] = [];
+  const metricsPorts: (number | undefined)[] = [];
+  const logPaths: string[] = [];
   const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [], billing: [], saves: [] };
   const ports: number[] = [];
   const logs = tempDir("logs");
+  const rotate = natsUrls.length > 1 && (options.natsUrlMode ?? "rotate") === "rotate";
+  /** Starts one more process of `name` (also a replacement for a killed copy); `extra` adds to its env. */
   const spawn = (name: ServiceName, extra: Record<string, string> = {}) => {
+    const index = procs.length;
     // Logs go to files: a child holding the test runner's pipes would keep it waiting after the run.
-    const log = Bun.file(join(logs, `${name}-${procs.length}.log`));
-    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env: { ...env, ...extra }, stdout: log, stderr: log });
+    const logPath = join(logs, `${name}-${index}.log`);
+    const log = Bun.file(logPath);
+    const own: Record<string, string> = {};
+    if (rotate) own.NATS_URL = natsUrls[index % natsUrls.length]!;
+    if (name !== "gateway") own.SAVEPOINT_METRICS_PORT = String(freePort());
+    const procEnv: Record<string, string | undefined> = { ...env, ...own, ...extra };
+    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env: procEnv, stdout: log, stderr: log });
+    const metricsPort = name === "gateway" ? undefined : Number(procEnv.SAVEPOINT_METRICS_PORT) || undefined;
     procs.push(proc);
+    metricsPorts.push(metricsPort);
+    logPaths.push(logPath);
+    processes.push({ name, proc, pid: proc.pid, log: logPath, natsUrl: procEnv.NATS_URL!, metricsPort, port: procEnv.PORT ? Number(procEnv.PORT) : undefined });
     byName[name].push(proc);
     trackChild(proc);
     return proc;
@@ -98,50 +150,100 @@ export async function startDistributed(options: { services?: ServiceName[]; copi
   }
   for (const port of ports) await waitForPort(port, 30_000, "gateway");
   const bases = ports.map((port) => `http://127.0.0.1:${port}`);
-  const deployment: Deployment & { base: string; bases: string[]; db: string; logs: string; procs: Bun.Subprocess[]; byName: typeof byName; spawn: typeof spawn } = {
+  const deployment: Deployment & {
+    base: string;
+    bases: string[];
+    db: string;
+    natsUrl: string;
+    mongoUrl: string;
+    logs: string;
+    procs: Bun.Subprocess[];
+    processes: ServiceProcess[];
+    metricsPorts: (number | undefined)[];
+    logPaths: string[];
+    byName: typeof byName;
+    spawn: typeof spawn;
+    processOf(proc: Bun.Subprocess): ServiceProcess | undefined;
+  } = {
     name: "distributed",
     base: bases[0]!,
     db: env.MONGODB_DB,
+    natsUrl,
+    mongoUrl: env.MONGODB_URL,
     bases,
     logs,
     procs,
+    processes,
+    metricsPorts,
+    logPaths,
     byName,
     spawn,
+    processOf: (proc) => processes.find((p) => p.proc === proc),
     request: (path, init) => fetch(`${bases[0]}${path}`, init),
     stop: async () => {
       for (const p of procs) p.kill();
-      await Promise.all(procs.map((p) => p.exited));
-      natsServer.stop();
+      // SIGTERM first; a process still running after the grace period is named, then killed.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 10_000)));
+      const outcomes = await Promise.all(procs.map((p) => Promise.race([p.exited.then(() => "exited" as const), grace])));
+      clearTimeout(timer);
+      const late = outcomes.flatMap((r, i) => (r === "late" ? [processes[i]!] : []));
+      if (late.length) {
+        console.warn(`startDistributed stop: still running 10 s after SIGTERM, killed: ${late.map((p) => `${p.name} pid ${p.pid} (log ${p.log})`).join("; ")}`);
+        for (const p of late) p.proc.kill("SIGKILL");
+        await Promise.all(late.map((p) => p.proc.exited));
+      }
+      natsServer?.stop();
     },
   };
   // Services subscribe a moment after their process starts: wait until each answers over the bus.
-  if (services.includes("config")) await until(async () => (await deployment.request("/admin/v1/runtime-keys/key_probe", { method: "DELETE", headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
-  if (services.includes("accounts")) await until(async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
-  if (services.includes("transfer")) await untilServed(natsServer.url, internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
-  if (services.includes("auth-bridge")) await untilServed(natsServer.url, internal.listLinks.subject, { accountId: "acc_probe" });
-  if (services.includes("billing")) await untilServed(natsServer.url, internal.reportUsage.subject, { counts: [] });
-  if (services.includes("saves")) await untilServed(natsServer.url, contractRoutes.getSave.subject, {});
+  // The probe connects to one node: a comma-separated string would reach the last one only.
+  const probeUrl = natsUrls[0]!;
+  const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes);
+  const served = async (name: ServiceName, subject: string, probe: unknown) => {
+    const bus = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
+    const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
+    try {
+      await ready(name, () => bus.request(subject, probe, { timeoutMs: 1_000 }).then(() => true, answered));
+    } finally {
+      await bus.close();
+    }
+  };
+  // A deployment that never became ready is stopped here: its caller has nothing to stop.
+  try {
+    if (services.includes("config")) await ready("config", async () => (await deployment.request("/admin/v1/runtime-keys/key_probe", { method: "DELETE", headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
+    if (services.includes("accounts")) await ready("accounts", async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
+    if (services.includes("transfer")) await served("transfer", internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
+    if (services.includes("auth-bridge")) await served("auth-bridge", internal.listLinks.subject, { accountId: "acc_probe" });
+    if (services.includes("billing")) await served("billing", internal.reportUsage.subject, { counts: [] });
+    if (services.includes("saves")) await served("saves", contractRoutes.getSave.subject, {});
+  } catch (err) {
+    await deployment.stop();
+    throw err;
+  }
   return deployment;
 }
 
-/** Waits until some copy of a service answers `subject` over the deployment's NATS, with anything. */
-async function untilServed(natsUrl: string, subject: string, probe: unknown) {
-  const bus = await createNatsBus({ url: natsUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
-  const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
-  try {
-    await until(() => bus.request(subject, probe, { timeoutMs: 1_000 }).then(() => true, answered));
-  } finally {
-    await bus.close();
-  }
-}
+export type DistributedDeployment = Awaited<ReturnType<typeof startDistributed>>;
 
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000) {
+/**
+ * Polls `check` until `name` is ready, for up to 20 s. A process that exits meanwhile fails it at once;
+ * either failure names the process and ends with its log's last lines, so CI output shows the cause.
+ */
+async function until(name: ServiceName, check: () => Promise<boolean>, processes: ServiceProcess[], timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
+    const exited = processes.find((p) => p.proc.exitCode !== null || p.proc.signalCode !== null);
+    if (exited) throw notReady(`${exited.name} exited (${exited.proc.exitCode ?? exited.proc.signalCode}) during start-up`, [exited]);
     await Bun.sleep(50);
   }
-  throw new Error("deployment did not become ready");
+  throw notReady(`${name} did not answer within ${timeoutMs / 1000} s`, processes.filter((p) => p.name === name));
+}
+
+function notReady(what: string, culprits: ServiceProcess[]): Error {
+  const tails = culprits.map((p) => `--- ${p.name} pid ${p.pid} (${p.log}) ---\n${readFileSync(p.log, "utf8").trimEnd().split("\n").slice(-15).join("\n")}`);
+  return new Error([`deployment did not become ready: ${what}`, ...tails].join("\n"));
 }
 
 const shared: Partial<Record<Deployment["name"], Promise<Deployment>>> = {};

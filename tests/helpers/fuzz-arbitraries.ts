@@ -419,6 +419,14 @@ const stripeSignatureHeader = fc.oneof(
   w(1, none),
 );
 
+// Idempotency-Key: mostly absent; few distinct values, so replays and "reused with another body" occur.
+const idempotencyKey = fc.oneof(
+  w(6, none),
+  w(2, one("idempotency-key", ["k1"], ["k2"], ["retry-0001"])),
+  w(1, one("idempotency-key", [""], ["k".repeat(255)], ["k".repeat(256)], ["é"], [" spaced key "])),
+  w(1, headerText.map((t): Header[] => [["idempotency-key", [t]]])),
+);
+
 const acceptEncoding = fc.oneof(w(6, none), w(1, one("accept-encoding", ["gzip"], ["br, gzip;q=0"], ["*"], ["identity;q=0"], ["x".repeat(500)])));
 
 // A lying Content-Length only makes sense in-process: over a socket it would break HTTP framing.
@@ -431,7 +439,7 @@ const contentLength = fc.oneof(w(30, none), w(1, one("content-length", ["-1"], [
 export function headersFor(auth: Auth, options: { inProcess: boolean }, route: { accountInPath?: boolean; signed?: boolean } = {}): fc.Arbitrary<Header[]> {
   const account = route.accountInPath === false && (auth === "session" || auth === "optionalSession") ? accountIdHeader : aliases;
   return fc
-    .tuple(authorization(auth === "admin" ? "adminToken" : "key"), session(auth), account, requestId, contentType, forwardedFor, acceptEncoding, route.signed ? stripeSignatureHeader : none, options.inProcess ? contentLength : none)
+    .tuple(authorization(auth === "admin" ? "adminToken" : "key"), session(auth), account, requestId, contentType, forwardedFor, idempotencyKey, acceptEncoding, route.signed ? stripeSignatureHeader : none, options.inProcess ? contentLength : none)
     .map((groups) => groups.flat());
 }
 

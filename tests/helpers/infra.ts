@@ -13,10 +13,14 @@ import { dockerAnswers, ferretdbBin, natsServerBin } from "./tools.ts";
 const children: { kill(): void }[] = [];
 const dirs: string[] = [];
 
-/** Kills every process the run started and removes its temporary directories. */
+/**
+ * Kills every process the run started and removes its temporary directories (kept, logs and all, when
+ * SAVEPOINT_KEEP_TEMP is set: for reading a failed run's service logs afterwards).
+ */
 export function stopChildren(): void {
   for (const c of children.splice(0)) c.kill();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  const kept = dirs.splice(0);
+  if (!process.env.SAVEPOINT_KEEP_TEMP) for (const d of kept) rmSync(d, { recursive: true, force: true });
 }
 process.on("exit", stopChildren);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -78,14 +82,18 @@ export function nats(): Promise<{ url: string }> {
 }
 
 let sharedMongo: Promise<{ url: string; kind: string }> | undefined;
-/** The run's MongoDB-wire server: MONGODB_URL, MongoDB in Docker, or FerretDB on SQLite. */
+/** The run's MongoDB-wire server: MONGODB_URL, FerretDB (on PostgreSQL where reachable, else SQLite), or MongoDB in Docker. */
 export function mongo(): Promise<{ url: string; kind: string }> {
   if (process.env.MONGODB_URL) return Promise.resolve({ url: process.env.MONGODB_URL, kind: "external" });
   return (sharedMongo ??= (async () => {
     if (await Bun.file(ferretdbBin).exists()) {
-      const port = freePort();
-      await spawnServer([ferretdbBin, "--listen-addr", `127.0.0.1:${port}`, "--handler", "sqlite", "--sqlite-url", `file:${tempDir("ferretdb")}/`], port, "FerretDB");
-      return { url: `mongodb://127.0.0.1:${port}/`, kind: "ferretdb" };
+      // On PostgreSQL where one answers (about 2.4 times faster end to end), else on SQLite.
+      const { startFerretOnPostgres, dropDatabaseSync } = await import("./cluster.ts");
+      const ferret = await startFerretOnPostgres();
+      children.push({ kill: () => void ferret.kill("SIGKILL").then(() => ferret.database && dropDatabaseSync(ferret.database)) });
+      if (ferret.database) process.on("exit", () => dropDatabaseSync(ferret.database!));
+      console.log(`tests: ${ferret.note}`);
+      return { url: ferret.url, kind: `ferretdb-${ferret.handler}` };
     }
     if (await dockerAnswers()) {
       const { GenericContainer } = await import("testcontainers");

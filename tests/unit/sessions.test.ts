@@ -5,6 +5,7 @@ import { openSession } from "../../services/accounts/sessions.ts";
 import { runAccounts } from "../../services/accounts/start.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { sha256Hex } from "../../shared/crypto.ts";
+import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { defaultPlans } from "../../shared/plans.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
@@ -17,7 +18,7 @@ describe("device sessions record their last use at most once a minute", () => {
   let clock = Date.parse("2026-01-01T00:00:00.000Z");
   let deps: Awaited<ReturnType<typeof runAccounts>>;
   beforeAll(async () => {
-    deps = await runAccounts(bus, store, defaultPlans, log, () => new Date(clock));
+    deps = await runAccounts(bus, store, readEnv({}), defaultPlans, log, () => new Date(clock));
   });
   afterAll(async () => {
     await bus.close();

@@ -1,0 +1,95 @@
+/**
+ * Prometheus metrics for one process (text exposition format 0.0.4). In the embedded deployment every
+ * service shares the process, so its series carry a `service` label where that matters. Series are
+ * created on first use: a label set nobody used is simply absent.
+ */
+type Labels = Record<string, string | number>;
+
+const escape = (v: string) => (/[\\\n"]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"') : v);
+// On every request: a plain loop, no intermediate arrays.
+const labelText = (labels: Labels) => {
+  let text = "";
+  for (const k in labels) text += `${text ? "," : "{"}${k}="${escape(String(labels[k]))}"`;
+  return text ? `${text}}` : "";
+};
+
+interface Metric {
+  render(): string[];
+}
+
+class Counter implements Metric {
+  private readonly series = new Map<string, { labels: Labels; value: number }>();
+  constructor(readonly name: string, readonly help: string) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelText(labels);
+    const s = this.series.get(key);
+    if (s) s.value += by;
+    else this.series.set(key, { labels, value: by });
+  }
+
+  render() {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.series].map(([k, s]) => `${this.name}${k} ${s.value}`)];
+  }
+}
+
+class Histogram implements Metric {
+  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+
+  observe(labels: Labels, seconds: number): void {
+    const key = labelText(labels);
+    let s = this.series.get(key);
+    if (!s) this.series.set(key, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    for (let i = 0; i < this.buckets.length; i++) if (seconds <= this.buckets[i]!) s.counts[i]!++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  render() {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const s of this.series.values()) {
+      this.buckets.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${s.counts[i]}`));
+      lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: "+Inf" })} ${s.count}`);
+      lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`, `${this.name}_count${labelText(s.labels)} ${s.count}`);
+    }
+    return lines;
+  }
+}
+
+class Gauge implements Metric {
+  constructor(readonly name: string, readonly help: string, readonly read: () => number) {}
+  render() {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.read()}`];
+  }
+}
+
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const registry: Metric[] = [];
+const add = <M extends Metric>(m: M) => (registry.push(m), m);
+
+/** Seconds since `start` (a `performance.now()` reading). */
+export const since = (start: number) => (performance.now() - start) / 1000;
+
+/** Every series this process exports; names and meanings are listed in README.md, Operating. */
+export const metrics = {
+  httpRequests: add(new Counter("savepoint_http_requests_total", "HTTP requests answered by the gateway, by route, method and status.")),
+  httpDuration: add(new Histogram("savepoint_http_request_duration_seconds", "Gateway time from request to answer, by route, method and status.", latencyBuckets)),
+  conflicts: add(new Counter("savepoint_sync_conflicts_total", "Syncs answered 409 with the server's state (stale baseVersion), by route.")),
+  busRequests: add(new Histogram("savepoint_bus_request_duration_seconds", "Bus request-reply round trips as the caller saw them, by subject and outcome (ok or an error code).", latencyBuckets)),
+  handled: add(new Histogram("savepoint_handler_duration_seconds", "Time services spent answering bus requests, by service, subject and outcome.", latencyBuckets)),
+  storeErrors: add(new Counter("savepoint_store_errors_total", "Store operations that failed because the database was unreachable, by service.")),
+  jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
+  rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),
+  cpu: add(new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  })),
+  uptime: add(new Gauge("process_uptime_seconds", "Seconds since this process started.", () => process.uptime())),
+};
+
+export function renderMetrics(): string {
+  return registry.flatMap((m) => m.render()).join("\n") + "\n";
+}
+
+export const metricsContentType = "text/plain; version=0.0.4; charset=utf-8";

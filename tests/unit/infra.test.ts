@@ -1,0 +1,365 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { runInNewContext } from "node:vm";
+
+// The distributed deployment's container files (infra/), read as files: the topology compose would
+// start, the configs each container mounts, and the image. No Docker engine is needed.
+
+const root = join(import.meta.dir, "../..");
+const infra = join(root, "infra");
+const read = (path: string) => readFileSync(join(root, path), "utf8");
+
+type Healthcheck = { test?: string[] | string; interval?: string; disable?: boolean };
+type Service = {
+  image?: string;
+  build?: { context?: string; dockerfile?: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  restart?: string;
+  healthcheck?: Healthcheck;
+  depends_on?: Record<string, { condition: string }>;
+  deploy?: { replicas?: number };
+  ports?: string[];
+  expose?: string[];
+  volumes?: string[];
+  container_name?: string;
+  networks?: string[] | Record<string, { ipv4_address?: string } | null>;
+  profiles?: string[];
+  stop_grace_period?: string;
+};
+type Compose = {
+  services: Record<string, Service>;
+  networks?: Record<string, { ipam?: { config?: { subnet?: string; ip_range?: string }[] } }>;
+  volumes?: Record<string, unknown>;
+};
+
+const composeText = read("infra/compose.yaml");
+const compose = Bun.YAML.parse(composeText) as Compose;
+const services = compose.services;
+
+/** The compose services that run our code: `bun services/<name>/main.ts`. */
+const appServices = Object.entries(services).filter(([, s]) => s.command?.[0] === "bun");
+const ofName = (prefix: string) => Object.keys(services).filter((n) => new RegExp(`^${prefix}\\d+$`).test(n)).sort();
+
+// --- tiny parsers ---------------------------------------------------------------------------------------
+
+/** The NATS config keys this deployment depends on (server_name, jetstream, cluster routes). */
+function parseNatsConf(text: string) {
+  const body = text
+    .split("\n")
+    .map((l) => l.replace(/(^|\s)(#|\/\/).*$/, ""))
+    .join("\n");
+  const block = (name: string) => {
+    const start = new RegExp(`(^|\\n)\\s*${name}\\s*[:=]?\\s*\\{`).exec(body);
+    if (!start) return undefined;
+    let depth = 0;
+    for (let i = start.index + start[0].length - 1; i < body.length; i++) {
+      if (body[i] === "{") depth++;
+      if (body[i] === "}" && --depth === 0) return body.slice(start.index + start[0].length, i);
+    }
+    return undefined;
+  };
+  const cluster = block("cluster");
+  const routesText = cluster ? /routes\s*[:=]?\s*\[([^\]]*)\]/.exec(cluster)?.[1] : undefined;
+  return {
+    serverName: /(^|\n)\s*server_name\s*[:=]\s*"?([\w.-]+)"?/.exec(body)?.[2],
+    jetstream: block("jetstream"),
+    storeDir: /store_dir\s*[:=]\s*"?([^\s"]+)"?/.exec(block("jetstream") ?? "")?.[1],
+    clusterName: /(^|\n)\s*name\s*[:=]\s*"?([\w.-]+)"?/.exec(cluster ?? "")?.[2],
+    routes: (routesText ?? "").split(/[\s,]+/).filter(Boolean),
+  };
+}
+
+/** Runs infra/mongo/init-replica-set.js against a fake `rs`, returning the configs it initiated. */
+function runInitScript(alreadyInitiated: boolean) {
+  const initiated: { _id: string; members: { _id: number; host: string }[] }[] = [];
+  let state = alreadyInitiated;
+  const rs = {
+    status() {
+      if (!state) throw Object.assign(new Error("no replset config has been received"), { code: 94, codeName: "NotYetInitialized" });
+      return { ok: 1, members: [{ name: "mongo1:27017", stateStr: "PRIMARY" }] };
+    },
+    initiate(config: (typeof initiated)[number]) {
+      initiated.push(config);
+      state = true;
+      return { ok: 1 };
+    },
+  };
+  const quit = (code: number) => {
+    throw new Error(`quit(${code})`);
+  };
+  runInNewContext(read("infra/mongo/init-replica-set.js"), { rs, print: () => {}, sleep: () => {}, quit, Date, JSON });
+  return initiated;
+}
+
+const haproxyCfg = read("infra/haproxy/haproxy.cfg");
+const envExample = read("infra/.env.example");
+const dockerfile = read("infra/Dockerfile");
+const natsServer = Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined);
+
+// --- MongoDB --------------------------------------------------------------------------------------------
+
+describe("infra: MongoDB replica set", () => {
+  const members = ofName("mongo");
+
+  test("three members, each mongod in replica set rs0 with its own volume", () => {
+    expect(members).toEqual(["mongo1", "mongo2", "mongo3"]);
+    const volumes = new Set<string>();
+    for (const name of members) {
+      const s = services[name]!;
+      expect(s.image).toMatch(/^mongo:7(\.|$)/);
+      const cmd = s.command ?? [];
+      expect(cmd[0]).toBe("mongod");
+      expect(cmd[cmd.indexOf("--replSet") + 1]).toBe("rs0");
+      expect(cmd).toContain("--bind_ip_all");
+      const dataVolume = (s.volumes ?? []).find((v) => v.endsWith(":/data/db"))?.split(":")[0];
+      expect(dataVolume).toBeDefined();
+      expect(compose.volumes).toHaveProperty(dataVolume!);
+      volumes.add(dataVolume!);
+    }
+    expect(volumes.size).toBe(3);
+  });
+
+  test("an init step initiates rs0 once, with all three members, after they are healthy", () => {
+    const init = services["mongo-init"]!;
+    expect(init.command?.join(" ")).toContain("init-replica-set.js");
+    expect(init.volumes?.some((v) => v.startsWith("./mongo/init-replica-set.js:"))).toBe(true);
+    for (const m of members) expect(init.depends_on?.[m]?.condition).toBe("service_healthy");
+
+    const [config, ...more] = runInitScript(false);
+    expect(more).toEqual([]);
+    expect(config!._id).toBe("rs0");
+    expect(config!.members.map((m) => m.host).sort()).toEqual(members.map((m) => `${m}:27017`));
+    expect(new Set(config!.members.map((m) => m._id)).size).toBe(3);
+    // Run again on an initiated set: nothing is re-initiated.
+    expect(runInitScript(true)).toEqual([]);
+  });
+
+  test("the apps connect to all three members of rs0 and wait for the init step", () => {
+    for (const [name, s] of appServices) {
+      // A seed list (host,host,host) is no WHATWG URL: split it by hand.
+      const [, hosts, query] = /^mongodb:\/\/([^/?]+)\/[^?]*\?(.*)$/.exec(s.environment!.MONGODB_URL!) ?? [];
+      expect(hosts?.split(",").sort(), name).toEqual(members.map((m) => `${m}:27017`));
+      expect(new URLSearchParams(query).get("replicaSet"), name).toBe("rs0");
+      expect(s.depends_on?.["mongo-init"]?.condition, name).toBe("service_completed_successfully");
+    }
+  });
+});
+
+// --- NATS -----------------------------------------------------------------------------------------------
+
+describe("infra: NATS cluster", () => {
+  const nodes = ofName("nats");
+  const confOf = (node: string) => {
+    const mount = (services[node]!.volumes ?? []).find((v) => v.includes(":/etc/nats/nats.conf"));
+    expect(mount, node).toBeDefined();
+    return join(infra, mount!.split(":")[0]!);
+  };
+
+  test("three nodes, each with its own config file and data volume", () => {
+    expect(nodes).toEqual(["nats1", "nats2", "nats3"]);
+    expect(new Set(nodes.map(confOf)).size).toBe(3);
+    for (const node of nodes) {
+      const s = services[node]!;
+      expect(s.image).toMatch(/^nats:2\.10/);
+      expect(s.command?.join(" ")).toContain("/etc/nats/nats.conf");
+      const data = (s.volumes ?? []).find((v) => /^[\w-]+:\/data$/.test(v))?.split(":")[0];
+      expect(compose.volumes, node).toHaveProperty(data!);
+    }
+  });
+
+  test("each node has JetStream, its own server_name, and routes to the two others", () => {
+    const names = new Set<string>();
+    for (const node of nodes) {
+      const conf = parseNatsConf(readFileSync(confOf(node), "utf8"));
+      expect(conf.serverName, node).toBe(node);
+      names.add(conf.serverName!);
+      expect(conf.jetstream, node).toBeDefined();
+      expect(conf.storeDir, node).toStartWith("/data");
+      expect(conf.clusterName, node).toBe("savepoint");
+      const hosts = conf.routes.map((r) => new URL(r).host).sort();
+      expect(hosts, node).toEqual(nodes.filter((n) => n !== node).map((n) => `${n}:6222`));
+    }
+    expect(names.size).toBe(3);
+  });
+
+  test("each config passes nats-server's own check (nats-server -c FILE -t)", () => {
+    expect(natsServer, "nats-server not found on PATH or at /usr/sbin").toBeDefined();
+    for (const node of nodes) {
+      const r = Bun.spawnSync([natsServer!, "-c", confOf(node), "-t"], { stdout: "pipe", stderr: "pipe" });
+      expect(`${r.stdout}${r.stderr}`, node).toContain("is valid");
+      expect(r.exitCode, node).toBe(0);
+    }
+  });
+
+  test("the apps list all three nodes and wait for them to be healthy", () => {
+    for (const [name, s] of appServices) {
+      const urls = s.environment!.NATS_URL!.split(",").map((u) => new URL(u.trim()));
+      expect(urls.map((u) => u.host).sort(), name).toEqual(nodes.map((n) => `${n}:4222`));
+      for (const n of nodes) expect(s.depends_on?.[n]?.condition, name).toBe("service_healthy");
+    }
+  });
+});
+
+// --- gateway and proxy ----------------------------------------------------------------------------------
+
+describe("infra: gateway and proxy", () => {
+  const gateway = services.gateway!;
+  const proxy = services.proxy!;
+
+  test("two gateway replicas, found by the proxy under the compose name gateway:8080", () => {
+    expect(gateway.deploy?.replicas).toBe(2);
+    expect(gateway.command).toEqual(["bun", "services/gateway/main.ts"]);
+    expect(proxy.image).toMatch(/^haproxy:/);
+    expect(proxy.volumes?.some((v) => v.startsWith("./haproxy/haproxy.cfg:"))).toBe(true);
+    const backend = /\nbackend gateways\n([\s\S]*?)(\n\S|$)/.exec(haproxyCfg)?.[1] ?? "";
+    expect(backend).toMatch(/^\s*server-template \S+ \d+ gateway:8080 check\s*$/m);
+    expect(backend).toMatch(/^\s*default-server .*\bresolvers docker\b/m);
+    expect(backend).toMatch(/http-check send meth GET uri \/readyz/);
+    expect(haproxyCfg).toMatch(/^\s*retry-on conn-failure\s*$/m);
+    expect(haproxyCfg).toMatch(/^\s*option forwardfor\b/m);
+  });
+
+  test("only the proxy publishes a port: 8080, and the gateways trust its fixed address alone", () => {
+    for (const [name, s] of Object.entries(services)) {
+      if (name === "proxy" || s.profiles?.includes("monitoring")) continue;
+      expect(s.ports, name).toBeUndefined();
+    }
+    expect(proxy.ports).toEqual(["${SAVEPOINT_HTTP_PORT:-8080}:8080"]);
+    expect(haproxyCfg).toMatch(/^\s*bind :8080\s*$/m);
+
+    const networks = proxy.networks as Record<string, { ipv4_address?: string }>;
+    const [[net, { ipv4_address: proxyIp }]] = Object.entries(networks) as [[string, { ipv4_address: string }]];
+    expect(gateway.environment?.SAVEPOINT_TRUSTED_PROXIES).toBe(proxyIp);
+    const ipam = compose.networks?.[net]?.ipam?.config?.[0];
+    const inCidr = (ip: string, cidr: string) => {
+      const [base, bits] = cidr.split("/");
+      const n = (a: string) => a.split(".").reduce((acc, x) => acc * 256 + Number(x), 0);
+      const size = 2 ** (32 - Number(bits));
+      return Math.floor(n(ip) / size) === Math.floor(n(base!) / size);
+    };
+    expect(inCidr(proxyIp, ipam!.subnet!)).toBe(true);
+    // Outside the range Docker hands out, so no other container can take it first.
+    expect(inCidr(proxyIp, ipam!.ip_range!)).toBe(false);
+  });
+
+  test("the gateway's health check asks /readyz on 8080; the proxy waits for a healthy gateway", () => {
+    const check = JSON.stringify(gateway.healthcheck?.test);
+    expect(check).toContain("/readyz");
+    expect(check).toContain("8080");
+    expect(gateway.environment?.PORT).toBe("8080");
+    expect(proxy.depends_on?.gateway?.condition).toBe("service_healthy");
+  });
+});
+
+// --- every service --------------------------------------------------------------------------------------
+
+describe("infra: services", () => {
+  test("every service folder with a main.ts (but the CLI) has a compose service running it", () => {
+    const folders = readdirSync(join(root, "services"), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && d.name !== "cli" && existsSync(join(root, "services", d.name, "main.ts")))
+      .map((d) => d.name);
+    expect(folders.length).toBeGreaterThanOrEqual(7);
+    for (const name of folders) expect(services[name]?.command, name).toEqual(["bun", `services/${name}/main.ts`]);
+  });
+
+  test("every service has a health check and a restart policy", () => {
+    for (const [name, s] of Object.entries(services)) {
+      expect(s.restart, name).toMatch(/^(unless-stopped|always|on-failure(:\d+)?)$/);
+      expect(s.healthcheck?.disable, name).not.toBe(true);
+      expect(Array.isArray(s.healthcheck?.test) && s.healthcheck!.test.length > 1, name).toBe(true);
+    }
+  });
+
+  test("the app services can be scaled, drain on SIGTERM and answer /readyz on SAVEPOINT_METRICS_PORT", () => {
+    expect(appServices.length).toBeGreaterThanOrEqual(7);
+    for (const [name, s] of appServices) {
+      expect(s.container_name, name).toBeUndefined();
+      expect(s.ports, name).toBeUndefined();
+      const nets = s.networks;
+      if (nets && !Array.isArray(nets)) for (const cfg of Object.values(nets)) expect(cfg?.ipv4_address, name).toBeUndefined();
+      expect(s.restart, name).toBe("unless-stopped");
+      expect(s.stop_grace_period, name).toBe("30s");
+      expect(s.build?.dockerfile, name).toBe("infra/Dockerfile");
+      expect(s.environment?.SAVEPOINT_METRICS_PORT, name).toBe("9091");
+      if (name !== "gateway") {
+        const check = JSON.stringify(s.healthcheck?.test);
+        expect(check, name).toContain("/readyz");
+        expect(check, name).toContain("SAVEPOINT_METRICS_PORT");
+      }
+    }
+  });
+
+  test("Prometheus (monitoring profile) scrapes every app service", () => {
+    const prometheus = services.prometheus!;
+    expect(prometheus.profiles).toEqual(["monitoring"]);
+    const config = Bun.YAML.parse(read("infra/prometheus/prometheus.yml")) as {
+      scrape_configs: { dns_sd_configs?: { names: string[]; port: number }[] }[];
+    };
+    const scraped = new Map<string, number>();
+    for (const job of config.scrape_configs) for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) scraped.set(n, sd.port);
+    for (const [name] of appServices) expect(scraped.get(name), name).toBe(name === "gateway" ? 8080 : 9091);
+  });
+
+  test("the secrets are required, and every ${VAR} compose reads is in .env.example", () => {
+    const env = appServices[0]![1].environment!;
+    for (const secret of ["SAVEPOINT_ADMIN_TOKEN", "SAVEPOINT_TRANSFER_SECRET", "SAVEPOINT_LINK_SECRET"]) {
+      expect(env[secret], secret).toMatch(new RegExp(`^\\$\\{${secret}:\\?.+\\}$`));
+    }
+    const used = new Set([...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
+    expect(used.size).toBeGreaterThan(5);
+    const listed = new Set([...envExample.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]!));
+    for (const v of used) expect(listed.has(v), `${v} is not in infra/.env.example`).toBe(true);
+  });
+});
+
+// --- image ----------------------------------------------------------------------------------------------
+
+describe("infra: Dockerfile", () => {
+  const lines = dockerfile
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  const stages = lines.reduce<string[][]>((acc, l) => (/^FROM\s/i.test(l) ? [...acc, [l]] : (acc.at(-1)?.push(l), acc)), []);
+  const runtime = stages.at(-1) ?? [];
+
+  test("the runtime stage is Bun, as package.json pins it, and runs as a non-root user", () => {
+    const pinned = JSON.parse(read("package.json")).dependencies.bun as string;
+    expect(dockerfile).toMatch(new RegExp(`^ARG BUN_VERSION=${pinned.replace(/\./g, "\\.")}$`, "m"));
+    expect(runtime[0]).toMatch(/^FROM oven\/bun:\$\{BUN_VERSION\}/);
+    const user = runtime.filter((l) => /^USER\s/i.test(l)).at(-1)?.split(/\s+/)[1];
+    expect(user).toBeDefined();
+    expect(["root", "0", "0:0", "root:root"]).not.toContain(user!);
+    expect(runtime).toContain("ENV NODE_ENV=production");
+    expect(runtime.some((l) => /^STOPSIGNAL SIGTERM$/.test(l))).toBe(true);
+    expect(runtime.some((l) => /^EXPOSE .*\b8080\b/.test(l) && /\b9091\b/.test(l))).toBe(true);
+  });
+
+  test("dependencies come from the lockfile without dev dependencies, testcontainers or the bun package", () => {
+    // Each shell command of each RUN on its own: `a && b` is two.
+    const commands = (stage: string[]) =>
+      stage.filter((l) => /^RUN\s/i.test(l)).flatMap((l) => l.replace(/^RUN\s+/i, "").split(/&&|;/).map((c) => c.trim()));
+    const isInstall = (c: string) => /^(npm|bun|yarn|pnpm)\s+(ci|install|i|add)\b/.test(c);
+    const installs = stages.flatMap(commands).filter(isInstall);
+    expect(installs.length).toBeGreaterThan(0);
+    for (const c of installs) {
+      expect(c).toMatch(/^npm ci\b/);
+      expect(c).toMatch(/\s--omit=dev\b/);
+    }
+    const uninstall = stages.flatMap(commands).find((c) => /^npm uninstall\b/.test(c)) ?? "";
+    const removed = uninstall.split(/\s+/).slice(2).filter((w) => !w.startsWith("-"));
+    expect(uninstall).toMatch(/\s--no-save\b/);
+    expect(removed).toContain("testcontainers");
+    expect(removed).toContain("bun");
+    // The runtime stage takes node_modules from the install stage and installs nothing itself.
+    expect(runtime.some((l) => /^COPY --from=\S+ .*node_modules/.test(l))).toBe(true);
+    expect(commands(runtime).some(isInstall)).toBe(false);
+  });
+
+  test(".dockerignore keeps node_modules, data, .git and tests out of the build context", () => {
+    const ignored = read(".dockerignore").split("\n").map((l) => l.trim());
+    for (const entry of ["**/node_modules", "**/data", ".git", "tests"]) expect(ignored).toContain(entry);
+  });
+});
