@@ -54,7 +54,8 @@ export interface NatsBusOptions {
 export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOptions): Promise<Bus> {
   // A comma-separated NATS_URL names the nodes of a cluster; the client fails over between them.
   const servers = url.split(",").map((s) => s.trim()).filter(Boolean);
-  const nc: NatsConnection = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  // noAsyncTraces: nats.js otherwise builds an Error on every request for a stack it may never show.
+  const nc: NatsConnection = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
   // The largest valid request (contract limits) and the 1 MiB body cap must fit one message.
   if (nc.info && nc.info.max_payload < Limits.requestBodyBytes) {
     await nc.close();
