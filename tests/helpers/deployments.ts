@@ -199,12 +199,14 @@ export async function startDistributed(options: DistributedOptions = {}) {
   // Services subscribe a moment after their process starts: wait until each answers over the bus.
   // The probe connects to one node: a comma-separated string would reach the last one only.
   const probeUrl = natsUrls[0]!;
-  const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes);
+  // One deadline for the whole start: a slow machine may take long over one service, then catch up.
+  const deadline = Date.now() + 40_000;
+  const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes, deadline);
   const served = async (name: ServiceName, subject: string, probe: unknown) => {
     const bus = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
     const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
     try {
-      await ready(name, () => bus.request(subject, probe, { timeoutMs: 1_000 }).then(() => true, answered));
+      await ready(name, () => bus.request(subject, probe, { timeoutMs: 5_000 }).then(() => true, answered));
     } finally {
       await bus.close();
     }
@@ -227,18 +229,17 @@ export async function startDistributed(options: DistributedOptions = {}) {
 export type DistributedDeployment = Awaited<ReturnType<typeof startDistributed>>;
 
 /**
- * Polls `check` until `name` is ready, for up to 20 s. A process that exits meanwhile fails it at once;
- * either failure names the process and ends with its log's last lines, so CI output shows the cause.
+ * Polls `check` until `name` is ready or `deadline` has passed. A process that exits meanwhile fails it at
+ * once; either failure names the process and ends with its log's last lines, so CI output shows the cause.
  */
-async function until(name: ServiceName, check: () => Promise<boolean>, processes: ServiceProcess[], timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
+async function until(name: ServiceName, check: () => Promise<boolean>, processes: ServiceProcess[], deadline: number) {
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
     const exited = processes.find((p) => p.proc.exitCode !== null || p.proc.signalCode !== null);
     if (exited) throw notReady(`${exited.name} exited (${exited.proc.exitCode ?? exited.proc.signalCode}) during start-up`, [exited]);
     await Bun.sleep(50);
   }
-  throw notReady(`${name} did not answer within ${timeoutMs / 1000} s`, processes.filter((p) => p.name === name));
+  throw notReady(`${name} did not answer in time`, processes.filter((p) => p.name === name));
 }
 
 function notReady(what: string, culprits: ServiceProcess[]): Error {
