@@ -254,10 +254,17 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const readRatio = med(gets, "rps") / median(selects.map((r) => r.rps));
   row("G5e", "embedded GET slot (10 KiB) vs raw SELECT", readRatio, "x", ">= 0.60", readRatio >= 0.6, { embedded: gets, rawSelect: selects });
 
+  // Against the statements on the service's own schema (its expression indexes cost about half of
+  // them), and on bare two-column tables as the first runs of this bench measured.
   const statements: { rps: number; cpuPerOp: number }[] = [];
-  for (let i = 0; i < rounds; i++) statements.push(await raw("sqlite-sync-statements"));
+  const bareStatements: { rps: number; cpuPerOp: number }[] = [];
+  for (let i = 0; i < rounds; i++) {
+    statements.push(await raw("sqlite-sync-statements-schema"));
+    bareStatements.push(await raw("sqlite-sync-statements"));
+  }
   const cpuRatio = med(e, "cpuPerRequest") / median(statements.map((r) => r.cpuPerOp));
-  row("G6", "server CPU per accepted embedded sync vs the raw statements it runs", cpuRatio, "x", "<= 2.0", cpuRatio <= 2.0, { serverCpuPerSync: med(e, "cpuPerRequest"), rawStatements: statements });
+  const bareRatio = med(e, "cpuPerRequest") / median(bareStatements.map((r) => r.cpuPerOp));
+  row("G6", `server CPU per accepted embedded sync vs the raw statements it runs on its schema; vs bare tables ${bareRatio.toFixed(2)}x`, cpuRatio, "x", "<= 2.0", cpuRatio <= 2.0, { serverCpuPerSync: med(e, "cpuPerRequest"), rawStatements: statements, rawStatementsBareTables: bareStatements });
 
   const [reg, before] = await interleave(() => measure(s.pids, clients, seconds, registers(s.base, key)), () => raw("sqlite-register-before"));
   const registerRatio = med(reg, "rps") / median(before.map((r) => r.rps));
