@@ -54,6 +54,32 @@ async function asyncLoop(concurrency: number, op: (worker: number, i: number) =>
 
 const slotDoc = (id: string, version: number, body: string) => JSON.stringify({ _id: id, version, payload: body });
 
+/**
+ * G6: the statements of one accepted sync (read the slot, conditional update, its snapshot and the
+ * trim of the oldest), 16 syncs to a commit as group commit does under 16 clients. `slot` and
+ * `snapshot` give the stored documents of slot `s` at a version.
+ */
+function syncStatements(db: Database, slot: (s: number, version: number) => string, snapshot: (s: number, seq: number) => string): number {
+  const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
+  for (let s = 0; s < 16; s++) insert.run(`s${s}`, slot(s, 1));
+  const read = db.prepare<{ doc: string }, [string]>("SELECT doc FROM slots WHERE _id = ?");
+  const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
+  const keep = db.prepare("INSERT INTO snapshots (_id, doc) VALUES (?, ?)");
+  const trim = db.prepare("DELETE FROM snapshots WHERE _id = ?");
+  const batch = db.transaction(() => {
+    for (let s = 0; s < 16; s++) {
+      const { version } = JSON.parse(read.get(`s${s}`)!.doc) as { version: number };
+      update.run(slot(s, version + 1), `s${s}`, version);
+      keep.run(`s${s}:${version + 1}`, snapshot(s, version + 1));
+      trim.run(`s${s}:${version - 99}`);
+    }
+  });
+  return loop(() => {
+    batch.immediate();
+    return 16;
+  });
+}
+
 const kinds: Record<string, () => Promise<number>> = {
   // G3e: one conditional UPDATE per commit, 16 slots in turn, as a naive store does.
   async "sqlite-update"() {
@@ -91,28 +117,10 @@ const kinds: Record<string, () => Promise<number>> = {
     cleanup();
     return ops;
   },
-  // G6: the statements one accepted sync runs (read the slot, conditional update with its snapshot
-  // and trim), 16 syncs to a commit as group commit does under 16 clients.
+  // G6 on bare (_id, doc) tables with three-field documents.
   async "sqlite-sync-statements"() {
     const { db, cleanup } = sqlite();
-    const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
-    for (let s = 0; s < 16; s++) insert.run(`s${s}`, slotDoc(`s${s}`, 1, payload));
-    const read = db.prepare<{ doc: string }, [string]>("SELECT doc FROM slots WHERE _id = ?");
-    const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
-    const snapshot = db.prepare("INSERT INTO snapshots (_id, doc) VALUES (?, ?)");
-    const trim = db.prepare("DELETE FROM snapshots WHERE _id = ?");
-    const batch = db.transaction(() => {
-      for (let s = 0; s < 16; s++) {
-        const doc = JSON.parse(read.get(`s${s}`)!.doc) as { version: number };
-        update.run(slotDoc(`s${s}`, doc.version + 1, payload), `s${s}`, doc.version);
-        snapshot.run(`s${s}:${doc.version + 1}`, payload);
-        trim.run(`s${s}:${doc.version - 99}`);
-      }
-    });
-    const ops = loop(() => {
-      batch.immediate();
-      return 16;
-    });
+    const ops = syncStatements(db, (s, version) => slotDoc(`s${s}`, version, payload), () => payload);
     cleanup();
     return ops;
   },
@@ -129,30 +137,13 @@ const kinds: Record<string, () => Promise<number>> = {
     const at = new Date().toISOString();
     const data = JSON.stringify({ blob: "x".repeat(1000) });
     const slot = (s: number, version: number): SlotDoc => ({
-      _id: `slot_${s}`, accountId: `acc_${s}`, envId: "prj_bench:stage", slotId: "main", activeKey: `acc_${s}:main`, seatKey: `acc_${s}:${s}`,
+      _id: `s${s}`, accountId: `acc_${s}`, envId: "prj_bench:stage", slotId: "main", activeKey: `acc_${s}:main`, seatKey: `acc_${s}:${s}`,
       status: "active", slotInfo: "{}", data, version, createdAt: at, updatedAt: at, lastSyncAt: at, lastSnapshotAt: at, snapshotSeq: version,
     });
     const snapshot = (s: number, seq: number): SnapshotDoc => ({
-      _id: `slot_${s}:${seq}`, ownerId: `slot_${s}`, accountId: `acc_${s}`, seq, version: seq, payload, createdAt: at, plan: "self_hosted", expiresAt: at, expiresDay: at.slice(0, 10),
+      _id: `s${s}:${seq}`, ownerId: `s${s}`, accountId: `acc_${s}`, seq, version: seq, payload, createdAt: at, plan: "self_hosted", expiresAt: at, expiresDay: at.slice(0, 10),
     });
-    const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
-    for (let s = 0; s < 16; s++) insert.run(`slot_${s}`, JSON.stringify(slot(s, 1)));
-    const read = db.prepare<{ doc: string }, [string]>("SELECT doc FROM slots WHERE _id = ?");
-    const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
-    const keep = db.prepare("INSERT INTO snapshots (_id, doc) VALUES (?, ?)");
-    const trim = db.prepare("DELETE FROM snapshots WHERE _id = ?");
-    const batch = db.transaction(() => {
-      for (let s = 0; s < 16; s++) {
-        const { version } = JSON.parse(read.get(`slot_${s}`)!.doc) as SlotDoc;
-        update.run(JSON.stringify(slot(s, version + 1)), `slot_${s}`, version);
-        keep.run(`slot_${s}:${version + 1}`, JSON.stringify(snapshot(s, version + 1)));
-        trim.run(`slot_${s}:${version - 99}`);
-      }
-    });
-    const ops = loop(() => {
-      batch.immediate();
-      return 16;
-    });
+    const ops = syncStatements(db, (s, version) => JSON.stringify(slot(s, version)), (s, seq) => JSON.stringify(snapshot(s, seq)));
     db.close();
     rmSync(dir, { recursive: true, force: true });
     return ops;
