@@ -58,6 +58,26 @@ class Restartable {
     appendFileSync(this.log, `---- restarted by the test at ${new Date().toISOString()} ----\n`);
     this.proc = this.spawn();
   }
+
+  /** Waits until the process accepts connections on `port`; a timeout carries the end of its log. */
+  async listening(port: number, timeoutMs: number, label: string) {
+    await waitForPort(port, timeoutMs, label).catch(async (err) => {
+      throw new Error(`${(err as Error).message}\n${await tail(this.log)}`);
+    });
+  }
+
+  /** What a test does to the server: read its pid, ask whether it runs, kill it, restart it until it listens. */
+  controls(port: number, timeoutMs: number, label: string) {
+    return {
+      pid: () => this.proc.pid,
+      running: () => this.running,
+      kill: (signal?: Signal) => this.kill(signal),
+      restart: async () => {
+        await this.restart();
+        await this.listening(port, timeoutMs, label);
+      },
+    };
+  }
 }
 
 async function tail(path: string, chars = 2000) {
@@ -120,6 +140,7 @@ export async function startNatsCluster(options: { size?: number; clusterName?: s
   const clusterName = options.clusterName ?? `sp-${crypto.randomUUID().slice(0, 6)}`;
   const dir = tempDir("nats-cluster");
   const specs = Array.from({ length: size }, (_, i) => ({ name: `n${i + 1}`, port: freePort(), routePort: freePort(), monitorPort: freePort() }));
+  const servers: Restartable[] = [];
   const nodes: NatsNode[] = specs.map((spec) => {
     const storeDir = join(dir, spec.name, "jetstream");
     mkdirSync(storeDir, { recursive: true });
@@ -144,20 +165,13 @@ export async function startNatsCluster(options: { size?: number; clusterName?: s
     writeFileSync(conf, text);
     const log = join(dir, `${spec.name}.log`);
     const server = new Restartable([bin, "-c", conf], log);
+    servers.push(server);
     const node: NatsNode = {
       ...spec,
       url: `nats://127.0.0.1:${spec.port}`,
       storeDir,
       log,
-      pid: () => server.proc.pid,
-      running: () => server.running,
-      kill: (signal) => server.kill(signal),
-      restart: async () => {
-        await server.restart();
-        await waitForPort(spec.port, 15_000, `nats-server ${spec.name}`).catch(async (err) => {
-          throw new Error(`${(err as Error).message}\n${await tail(log)}`);
-        });
-      },
+      ...server.controls(spec.port, 15_000, `nats-server ${spec.name}`),
       monitor: (path) => getJson(`http://127.0.0.1:${spec.monitorPort}${path}`),
     };
     return node;
@@ -186,9 +200,7 @@ export async function startNatsCluster(options: { size?: number; clusterName?: s
     );
   };
 
-  for (const n of nodes) await waitForPort(n.port, 15_000, `nats-server ${n.name}`).catch(async (err) => {
-    throw new Error(`${(err as Error).message}\n${await tail(n.log)}`);
-  });
+  for (const [i, n] of nodes.entries()) await servers[i]!.listening(n.port, 15_000, `nats-server ${n.name}`);
   await ready();
   const urls = nodes.map((n) => n.url);
   return {
@@ -271,11 +283,7 @@ export async function startFerretOnPostgres(): Promise<FerretServer> {
     mkdirSync(join(dir, "sqlite"), { recursive: true });
   }
   const server = new Restartable([ferretdbBin, "--listen-addr", `127.0.0.1:${port}`, ...backend], log);
-  const opened = async () =>
-    waitForPort(port, 20_000, "FerretDB").catch(async (err) => {
-      throw new Error(`${(err as Error).message}\n${await tail(log)}`);
-    });
-  await opened();
+  await server.listening(port, 20_000, "FerretDB");
   let stopped = false;
   return {
     url: `mongodb://127.0.0.1:${port}/`,
@@ -284,13 +292,7 @@ export async function startFerretOnPostgres(): Promise<FerretServer> {
     note,
     database: handler === "postgresql" ? database : undefined,
     log,
-    pid: () => server.proc.pid,
-    running: () => server.running,
-    kill: (signal) => server.kill(signal),
-    restart: async () => {
-      await server.restart();
-      await opened();
-    },
+    ...server.controls(port, 20_000, "FerretDB"),
     stop: async () => {
       if (stopped) return;
       stopped = true;
