@@ -254,8 +254,8 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const readRatio = med(gets, "rps") / median(selects.map((r) => r.rps));
   row("G5e", "embedded GET slot (10 KiB) vs raw SELECT", readRatio, "x", ">= 0.60", readRatio >= 0.6, { embedded: gets, rawSelect: selects });
 
-  // Against the statements on the service's own schema (its expression indexes cost about half of
-  // them), and on bare two-column tables as the first runs of this bench measured.
+  // Against the statements on the service's own schema (its expression indexes and fuller documents cost
+  // more than half of them), and on bare two-column tables as the first runs of this bench measured.
   const statements: { rps: number; cpuPerOp: number }[] = [];
   const bareStatements: { rps: number; cpuPerOp: number }[] = [];
   for (let i = 0; i < rounds; i++) {
