@@ -129,6 +129,9 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   const client = new MongoClient(url, {
     writeConcern: { w: "majority", journal: true },
     serverSelectionTimeoutMS: 3_000,
+    // A connection opened while the server restarts can hang in its handshake; the driver's default
+    // (30 s) would keep the monitor on it, and every request 503, long after the server is back.
+    connectTimeoutMS: 3_000,
   });
   // A failed connect keeps its pool's timers: close it, the caller may retry (shared/open.ts).
   await guard(() => client.connect()).catch(async (err) => {

@@ -199,3 +199,87 @@ test("a MongoDB store whose server is unreachable reports StoreUnavailableError"
   const error = await createMongoStore(`mongodb://127.0.0.1:${freePort()}/?serverSelectionTimeoutMS=300`, "x").catch((e) => e);
   expect(error).toBeInstanceOf(StoreUnavailableError);
 });
+
+/**
+ * A TCP proxy in front of the store that can play a restart: `restart(ms)` drops every connection,
+ * then for `ms` accepts new ones without answering (a server still starting up), then forwards again.
+ */
+async function restartingProxy(upstreamPort: number) {
+  let answering = true;
+  const pairs = new Set<{ client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> }>();
+  const proxy = Bun.listen<{ pair: { client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> }; early: Uint8Array[] }>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(client) {
+        const pair: { client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> } = { client };
+        client.data = { pair, early: [] };
+        pairs.add(pair);
+        if (!answering) return;
+        void Bun.connect({
+          hostname: "127.0.0.1",
+          port: upstreamPort,
+          socket: {
+            open(server) {
+              pair.server = server;
+              for (const chunk of client.data.early) server.write(chunk);
+            },
+            data: (_server, chunk) => void client.write(chunk),
+            close: () => void client.end(),
+          },
+        }).catch(() => void client.end());
+      },
+      data(client, chunk) {
+        const { pair, early } = client.data;
+        if (pair.server) pair.server.write(chunk);
+        else early.push(new Uint8Array(chunk));
+      },
+      close(client) {
+        client.data.pair.server?.end();
+        pairs.delete(client.data.pair);
+      },
+    },
+  });
+  return {
+    port: proxy.port,
+    async restart(silentMs: number) {
+      answering = false;
+      for (const { client, server } of pairs) {
+        client.end();
+        server?.end();
+      }
+      pairs.clear();
+      await Bun.sleep(silentMs);
+      answering = true;
+    },
+    stop: () => proxy.stop(true),
+  };
+}
+
+test("a MongoDB store is back soon after its server restarts, even when a connection hung in the handshake", async () => {
+  const upstream = new URL((await mongo()).url);
+  const proxy = await restartingProxy(Number(upstream.port));
+  const store = await createMongoStore(`mongodb://127.0.0.1:${proxy.port}/`, uniqueDb("restart"));
+  try {
+    const items = await store.collection<{ _id: string; n: number }>("items");
+    await items.insert({ _id: "a", n: 1 });
+    // Requests keep coming while the server is down, so the driver reconnects into the "start-up",
+    // whose connections are accepted and never answered.
+    let down = true;
+    const traffic = (async () => {
+      while (down) await items.get("a").catch(() => Bun.sleep(20));
+    })();
+    await proxy.restart(1_500);
+    down = false;
+    await traffic;
+    const back = Date.now();
+    let found: { _id: string; n: number } | null = null;
+    while (!found && Date.now() - back < 10_000) found = await items.get("a").catch(() => null);
+    expect(found).toEqual({ _id: "a", n: 1 });
+    // The driver's monitor gave up on the hung handshake and reconnected: 30 s by default.
+    expect(Date.now() - back).toBeLessThan(10_000);
+  } finally {
+    await store.close();
+    proxy.stop();
+  }
+}, 40_000);
