@@ -1,5 +1,6 @@
 import { type Document, type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
 import { type Lease, withLease } from "./mongo-lease.ts";
+import { recycleWhenStuck } from "./mongo-recycle.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, FollowerFailedError, type FindOptions, type Index, type Store, StoreUnavailableError, type Write, checkField } from "./port.ts";
 
 const duplicateKey = 11000;
@@ -140,6 +141,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   });
   const db = client.db(dbName);
   const buildInfo = await guard(() => db.admin().command({ buildInfo: 1 }));
+  const watchdog = recycleWhenStuck(client);
   const leases = "ferretdbVersion" in buildInfo ? db.collection<Lease>("_leases") : undefined;
   return {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
@@ -154,6 +156,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
       await guard(() => db.command({ ping: 1 }));
     },
     async close() {
+      await watchdog.stop();
       await client.close();
     },
   };
