@@ -47,13 +47,16 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
         if (usage.used(env, thisMinute) + usage.used(env, lastMinute) >= 2 * perMinute) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute });
       }
       const perSession = tenant.settings.rateLimits.sessionRequestsPerMinute;
-      if (session && usage.used(`session:${session.sessionId}`, thisMinute) >= perSession) {
-        throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perSession });
+      const sessionScope = session && `session:${session.sessionId}`;
+      if (sessionScope) {
+        // Like the environment's totals: a device that moved to another gateway copy brings its count.
+        await usage.refresh(sessionScope, thisMinute, keep.minute);
+        if (usage.used(sessionScope, thisMinute) >= perSession) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perSession });
       }
 
       if (monthlyRequests !== null) usage.add(env, month, keep.month);
       if (perMinute !== null) usage.add(env, thisMinute, keep.minute);
-      if (session) usage.add(`session:${session.sessionId}`, thisMinute, keep.minute);
+      if (sessionScope) usage.add(sessionScope, thisMinute, keep.minute);
     },
   };
 }
