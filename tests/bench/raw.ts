@@ -54,6 +54,18 @@ async function asyncLoop(concurrency: number, op: (worker: number, i: number) =>
 
 const slotDoc = (id: string, version: number, body: string) => JSON.stringify({ _id: id, version, payload: body });
 
+/** G3e: 16 slots at version 1, and the conditional UPDATE that moves slot `s` one version on. */
+function sixteenSlots(db: Database): (s: number) => void {
+  const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
+  for (let s = 0; s < 16; s++) insert.run(`s${s}`, slotDoc(`s${s}`, 1, payload));
+  const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
+  const versions: number[] = new Array(16).fill(1);
+  return (s) => {
+    update.run(slotDoc(`s${s}`, versions[s]! + 1, payload), `s${s}`, versions[s]!);
+    versions[s]!++;
+  };
+}
+
 /**
  * G6: the statements of one accepted sync (read the slot, conditional update, its snapshot and the
  * trim of the oldest), 16 syncs to a commit as group commit does under 16 clients. `slot` and
@@ -84,14 +96,9 @@ const kinds: Record<string, () => Promise<number>> = {
   // G3e: one conditional UPDATE per commit, 16 slots in turn, as a naive store does.
   async "sqlite-update"() {
     const { db, cleanup } = sqlite();
-    const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
-    for (let s = 0; s < 16; s++) insert.run(`s${s}`, slotDoc(`s${s}`, 1, payload));
-    const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
-    const versions = new Array(16).fill(1);
+    const update = sixteenSlots(db);
     const ops = loop((i) => {
-      const s = i % 16;
-      update.run(slotDoc(`s${s}`, versions[s] + 1, payload), `s${s}`, versions[s]);
-      versions[s]++;
+      update(i % 16);
       return 1;
     });
     cleanup();
@@ -100,15 +107,9 @@ const kinds: Record<string, () => Promise<number>> = {
   // G3e: the same updates, 16 to a transaction: what group commit can reach at best.
   async "sqlite-group"() {
     const { db, cleanup } = sqlite();
-    const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
-    for (let s = 0; s < 16; s++) insert.run(`s${s}`, slotDoc(`s${s}`, 1, payload));
-    const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
-    const versions = new Array(16).fill(1);
+    const update = sixteenSlots(db);
     const batch = db.transaction(() => {
-      for (let s = 0; s < 16; s++) {
-        update.run(slotDoc(`s${s}`, versions[s] + 1, payload), `s${s}`, versions[s]);
-        versions[s]++;
-      }
+      for (let s = 0; s < 16; s++) update(s);
     });
     const ops = loop(() => {
       batch.immediate();
