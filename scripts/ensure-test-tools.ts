@@ -1,6 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { chromiumBin, dockerAnswers, ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
+import { buildFerretdb } from "./build-ferretdb.ts";
+import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, natsServerBin } from "../tests/helpers/tools.ts";
 
 /**
  * Finds or installs what the integration tests run against: nats-server and Chromium (Debian's
@@ -38,17 +37,20 @@ async function ensureChromium() {
   throw new Error("Chromium is missing: install it (apt-get install chromium) or set CHROMIUM_BIN to its executable");
 }
 
+// The infra test checks the proxy config with haproxy itself and runs it in front of a real gateway.
+async function ensureHaproxy() {
+  if (haproxyBin()) return;
+  if ((await aptInstall("haproxy")) && haproxyBin()) return;
+  throw new Error("haproxy is missing: install it (apt-get install haproxy) or set HAPROXY_BIN to its executable");
+}
+
 async function ensureFerretdb() {
   if (process.env.MONGODB_URL || (await Bun.file(ferretdbBin).exists())) return;
-  if (!Bun.which("go")) {
-    if (await dockerAnswers()) return;
-    throw new Error("FerretDB is not built and Go is missing: install Go, set MONGODB_URL, or run a Docker engine");
-  }
-  mkdirSync(dirname(ferretdbBin), { recursive: true });
-  console.log("Building FerretDB 1.24.2 once (a few minutes on a new machine)...");
-  await run(["go", "build", "-o", ferretdbBin, "."], join(import.meta.dir, "..", "infra", "ferretdb"), { GOFLAGS: "-mod=mod" });
+  if (!Bun.which("go") && (await dockerAnswers())) return;
+  await buildFerretdb();
 }
 
 await ensureNats();
 await ensureChromium();
+await ensureHaproxy();
 await ensureFerretdb();

@@ -3,26 +3,33 @@ import { createLogger } from "../shared/log.ts";
 import { stopOnSignal } from "../shared/open.ts";
 import { startOrExit } from "../shared/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
-import { adminApi, addresses, listenOptions } from "./gateway/listen.ts";
+import { adminApi, adminListenOptions, addresses, listenOptions } from "./gateway/listen.ts";
 
 // `npm start`: the embedded deployment by default (in-process bus, SQLite under ./data); the same
 // process runs on NATS and MongoDB when NATS_URL and MONGODB_URL are set.
 await startOrExit("savepoint", async () => {
   const log = createLogger({ app: "savepoint" });
   const env = readEnv();
-  const { gateway, bootstrap, stops, drain } = await startAllInOne(env, log);
+  const { gateway, adminGateway, bootstrap, stops, drain } = await startAllInOne(env, log);
   const server = gateway.listen(listenOptions(env));
+  const adminServer = env.SAVEPOINT_ADMIN_ADDRESS && adminGateway?.listen(adminListenOptions(env.SAVEPOINT_ADMIN_ADDRESS));
 
   // Printed for a person starting it by hand, so on stdout rather than in the JSON log.
   const mode = env.NATS_URL ? "distributed (NATS + MongoDB)" : `embedded (SQLite in ${env.SAVEPOINT_DATA_DIR})`;
   const { url, localUrl } = addresses(env.HOST, server.server!.port!);
   console.log(`Savepoint listening on ${url} — ${mode}`);
   console.log(`Open ${localUrl ?? url}/docs for the API reference.`);
-  console.log(adminApi(env) === "on" ? "Admin API on at /admin/v1 (SAVEPOINT_ADMIN_TOKEN is set)." : "Admin API off: set SAVEPOINT_ADMIN_TOKEN to turn it on.");
+  const adminUrl = adminServer ? addresses(env.SAVEPOINT_ADMIN_ADDRESS!.host, adminServer.server!.port!).url : url;
+  console.log(
+    adminApi(env) === "on"
+      ? `Admin API on at ${adminUrl}/admin/v1, console at ${adminUrl}/console (sign in with SAVEPOINT_ADMIN_TOKEN).`
+      : "Admin API off, and the console with it: restart with SAVEPOINT_ADMIN_TOKEN set to turn them on.",
+  );
+  if (adminServer) console.log(`Metrics at ${adminUrl}/metrics; neither is served on ${url} (SAVEPOINT_ADMIN_ADDRESS).`);
   if (bootstrap) {
     // Printed once, on the start that created it; only its hash is stored.
     console.log(`Created workspace ${bootstrap.workspaceId}, project ${bootstrap.projectId} (plan self_hosted).`);
     console.log(`Stage runtime key (shown once, keep it): ${bootstrap.runtimeKey}`);
   }
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), ...[...stops].reverse()]);
+  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PlanName } from "./plans.ts";
 
 const optional = z.string().trim().min(1).optional();
 
@@ -16,6 +17,8 @@ export const Env = z.object({
   MONGODB_DB: z.string().default("savepoint"),
   SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SAVEPOINT_PLANS: optional,
+  /** The plan of a workspace created without one; unset: `self_hosted`, or `free` when Stripe billing is on. */
+  SAVEPOINT_DEFAULT_PLAN: PlanName.optional(),
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Cleanup jobs: deliveries before a job is dead-lettered, the delays between them, and how long a delivery may go unacknowledged. */
   SAVEPOINT_JOB_MAX_DELIVER: z.coerce.number().int().min(1).max(100).default(8),
@@ -29,6 +32,22 @@ export const Env = z.object({
   SAVEPOINT_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** A service's own port for /metrics, /healthz and /readyz (distributed deployment); unset: none. */
   SAVEPOINT_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * `host:port` of a second gateway listener that alone serves the admin API and /metrics (the public
+   * PORT then answers 404 for them); unset: both on PORT.
+   */
+  SAVEPOINT_ADMIN_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^(?:\[[0-9A-Fa-f:.]+\]|[^\s/:[\]]+):\d{1,5}$/, "must be host:port, such as 127.0.0.1:9090 or [::1]:9090")
+    .transform((v) => {
+      const at = v.lastIndexOf(":");
+      return { host: v.slice(0, at).replace(/^\[(.*)\]$/, "$1"), port: Number(v.slice(at + 1)) };
+    })
+    .refine((a) => a.port <= 65535, "the port must be 0 to 65535")
+    .optional(),
+  /** Failed admin tokens one client IP may send in a minute before its admin requests are 429. */
+  SAVEPOINT_ADMIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** On SIGTERM the gateway reports not ready and closes connections for this long before it stops listening. */
   SAVEPOINT_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
   /** How long a process waits at start for its bus and store to answer before it gives up. */
@@ -46,6 +65,8 @@ export const Env = z.object({
   SAVEPOINT_LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** How soon a token signed by an unknown key may make the auth bridge fetch a provider's key set again. */
   SAVEPOINT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Days the admin audit log keeps an entry; older days are pruned whole (README, Console). */
+  SAVEPOINT_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Stripe endpoint secret (`whsec_...`); unset, the webhook answers 503. */
   STRIPE_WEBHOOK_SECRET: optional,
   /** `price_id=plan` pairs, comma-separated: which plan each Stripe price buys. */

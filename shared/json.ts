@@ -1,5 +1,5 @@
 /**
- * Rules for JSON that must round-trip exactly (decisions.md, Sizes and limits). Everything here is
+ * Rules for JSON that must round-trip exactly (docs/api-rules.md#sizes-and-free-form-json). Everything here is
  * iterative: a hostile body nested 40,000 levels deep must not overflow the stack.
  */
 

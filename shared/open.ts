@@ -6,13 +6,14 @@ import { metered } from "./bus/metered.ts";
 import { createNatsBus } from "./bus/nats.ts";
 import type { Bus } from "./bus/port.ts";
 import { createMongoStore } from "./store/mongo.ts";
+import { NotReplicaSetMemberError } from "./store/mongo-replica-set.ts";
 import type { Store } from "./store/port.ts";
 import { createSqliteStore } from "./store/sqlite.ts";
 
 /**
  * Retries `open` until it succeeds or SAVEPOINT_START_TIMEOUT_MS has passed: in a fresh deployment
  * the bus or the database may come up after the service. A setting the server refuses (too small a
- * max_payload) fails at once.
+ * max_payload, a replica set it is not in) fails at once.
  */
 async function whenReachable<T>(what: string, env: Env, log: Logger, open: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + env.SAVEPOINT_START_TIMEOUT_MS;
@@ -21,7 +22,7 @@ async function whenReachable<T>(what: string, env: Env, log: Logger, open: () =>
       return await open();
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (/max_payload/.test(message) || Date.now() >= deadline) throw err;
+      if (/max_payload/.test(message) || err instanceof NotReplicaSetMemberError || Date.now() >= deadline) throw err;
       if (attempt === 1) log.warn(`waiting for ${what}`, { err: message });
       await Bun.sleep(Math.min(250 * attempt, 2_000));
     }

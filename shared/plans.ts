@@ -1,34 +1,70 @@
 import { z } from "zod";
 
-/** One plan of the catalog (decisions.md, Plans and billing). `null` means unlimited. */
+const MiB = 1_048_576;
+
+/**
+ * What a plan lets one account and one environment's saves store, in bytes (README, Storage budgets).
+ * At least 1 MiB, so a new account with a full first slot always fits.
+ */
+export const StorageBudget = z.object({ bytesPerAccount: z.int().min(MiB), bytesPerEnvironmentSaves: z.int().min(MiB) });
+export type StorageBudget = z.infer<typeof StorageBudget>;
+
+/** One plan of the catalog (docs/api-rules.md#limits-and-plans). `null` means unlimited. */
 export const Plan = z.object({
   monthlyRequests: z.int().positive().nullable(),
   perMinute: z.object({ prod: z.int().positive().nullable(), stage: z.int().positive().nullable() }),
   snapshot: z.object({ everySeconds: z.int().min(0), keptPerSlot: z.int().min(1), retentionDays: z.int().min(1) }),
   authBridgeInProd: z.boolean(),
-  /** Active slots one account may hold (decisions.md, Slots); archived and deleted ones do not count. */
+  /** Active slots one account may hold (docs/api-rules.md#slots); archived and deleted ones do not count. */
   maxActiveSlots: z.int().min(1).default(32),
+  /** Omitted in a catalog file: the default plan of the same name's budgets (PlanCatalog). */
+  storage: StorageBudget.optional(),
 });
-export type Plan = z.infer<typeof Plan>;
+export type Plan = z.infer<typeof Plan> & { storage: StorageBudget };
 
 export const PlanName = z.enum(["free", "starter", "growth", "pro", "self_hosted"]);
 export type PlanName = z.infer<typeof PlanName>;
 
-export const PlanCatalog = z.record(PlanName, Plan);
-export type PlanCatalog = z.infer<typeof PlanCatalog>;
+export type PlanCatalog = Record<PlanName, Plan>;
 
-export const defaultPlans: PlanCatalog = {
+const storageDefaults: Record<PlanName, StorageBudget> = {
+  free: { bytesPerAccount: 4 * MiB, bytesPerEnvironmentSaves: 256 * MiB },
+  starter: { bytesPerAccount: 16 * MiB, bytesPerEnvironmentSaves: 1024 * MiB },
+  growth: { bytesPerAccount: 32 * MiB, bytesPerEnvironmentSaves: 4096 * MiB },
+  pro: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentSaves: 10_240 * MiB },
+  self_hosted: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentSaves: 10_240 * MiB },
+};
+
+/** A catalog file written before storage budgets loads unchanged: each plan gets its default budgets. */
+export const PlanCatalog = z
+  .record(PlanName, Plan)
+  .transform((plans): PlanCatalog => {
+    const named = Object.entries(plans).map(([name, plan]) => [name, { ...plan, storage: plan.storage ?? storageDefaults[name as PlanName] }]);
+    return Object.fromEntries(named) as PlanCatalog;
+  });
+
+// Parsed, so each plan gets its default budgets like a catalog file that omits them.
+export const defaultPlans: PlanCatalog = PlanCatalog.parse({
   free: { monthlyRequests: 100_000, perMinute: { prod: 600, stage: 300 }, snapshot: { everySeconds: 1800, keptPerSlot: 24, retentionDays: 1 }, authBridgeInProd: false, maxActiveSlots: 32 },
   starter: { monthlyRequests: 1_000_000, perMinute: { prod: 3_000, stage: 600 }, snapshot: { everySeconds: 600, keptPerSlot: 100, retentionDays: 7 }, authBridgeInProd: true, maxActiveSlots: 32 },
   growth: { monthlyRequests: 5_000_000, perMinute: { prod: 12_000, stage: 1_200 }, snapshot: { everySeconds: 300, keptPerSlot: 300, retentionDays: 30 }, authBridgeInProd: true, maxActiveSlots: 32 },
   pro: { monthlyRequests: 20_000_000, perMinute: { prod: 30_000, stage: 3_000 }, snapshot: { everySeconds: 60, keptPerSlot: 1_000, retentionDays: 90 }, authBridgeInProd: true, maxActiveSlots: 32 },
   self_hosted: { monthlyRequests: null, perMinute: { prod: null, stage: null }, snapshot: { everySeconds: 0, keptPerSlot: 100, retentionDays: 30 }, authBridgeInProd: true, maxActiveSlots: 32 },
-};
+});
+
+/**
+ * The plan of a workspace created without one: a studio running its own Savepoint gets `self_hosted`
+ * (no quotas); an operator who resells it (Stripe billing on) starts studios on `free`.
+ */
+export const defaultPlanOf = (env: { SAVEPOINT_DEFAULT_PLAN?: PlanName; STRIPE_WEBHOOK_SECRET?: string }): PlanName =>
+  env.SAVEPOINT_DEFAULT_PLAN ?? (env.STRIPE_WEBHOOK_SECRET ? "free" : "self_hosted");
 
 /** The catalog from `SAVEPOINT_PLANS` (a JSON file) or the defaults; a bad file stops start-up. */
 export async function loadPlans(path: string | undefined): Promise<PlanCatalog> {
   if (!path) return defaultPlans;
   const parsed = PlanCatalog.safeParse(await Bun.file(path).json());
-  if (!parsed.success) throw new Error(`SAVEPOINT_PLANS: ${path} is not a valid plan catalog: ${parsed.error.message}`);
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  // One line naming each field, as infra/plans/README.md promises: not the validator's dump.
+  const fields = parsed.error.issues.map((i) => `${i.path.join(".") || "(the file)"}: ${i.message}`).join("; ");
+  throw new Error(`SAVEPOINT_PLANS: ${path} is not a valid plan catalog: ${fields}`);
 }

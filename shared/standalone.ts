@@ -35,8 +35,9 @@ export function runStandalone(name: string, run: (bus: Bus, store: Store, env: E
     serveReadiness(bus, name, store);
     let stopping = false;
     const ops = env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, async () => ({ ...(await checkOwnReadiness(bus, store)), ...(stopping ? { ready: false, draining: true } : {}) }), log);
-    log.info(`${name} service ready`);
     // Leaving the bus first lets the requests in flight finish and their replies go out; then the store.
+    // Installed before "ready" is logged: a SIGTERM sent on that line drains instead of killing.
     stopOnSignal(log, [() => (stopping = true), () => bus.close(), () => store.close(), () => ops?.stop()]);
+    log.info(`${name} service ready`);
   });
 }

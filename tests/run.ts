@@ -3,7 +3,11 @@
  * `N passed, N failed` counted from bun's own summary. Exits non-zero on any failure, and when the
  * summary cannot be read (so a crash never passes for success).
  */
+import { dropRunDatabases } from "./helpers/test-databases.ts";
+
 const root = `${import.meta.dir}/..`;
+// Every database the suites create is named after this run, so all of them go when it ends.
+const run = `r${process.pid}`;
 
 const tools = Bun.spawn(["bun", "scripts/ensure-test-tools.ts"], { cwd: root, stdout: "inherit", stderr: "inherit" });
 if ((await tools.exited) !== 0) {
@@ -12,7 +16,12 @@ if ((await tools.exited) !== 0) {
 }
 
 // Integration suites start real NATS, FerretDB and service processes: allow a minute per test.
-const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...process.argv.slice(2)], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...process.argv.slice(2)], {
+  cwd: root,
+  stdout: "pipe",
+  stderr: "pipe",
+  env: { ...process.env, SAVEPOINT_TEST_RUN: run },
+});
 let output = "";
 async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
   const decoder = new TextDecoder();
@@ -26,6 +35,8 @@ const pumps = Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, 
 const code = await proc.exited;
 // A stray grandchild may still hold the pipes open: the summary is written by now, so stop waiting.
 await Promise.race([pumps, Bun.sleep(2_000)]);
+const left = dropRunDatabases(run);
+if (left.length > 0) console.log(`dropped ${left.length} test database(s) the suites left behind`);
 
 const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? NaN);
 const passed = count("pass");

@@ -1,9 +1,12 @@
+import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { AdminAccountResponse } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { type AccountStatus, events, internal } from "../../shared/contract/internal.ts";
 import type { Deps } from "./deps.ts";
-import type { SessionDoc } from "./repo.ts";
+import { revokeSession } from "./player-sessions.ts";
+import type { AccountDoc, SessionDoc } from "./repo.ts";
+import { currentStateBytes, historyBytes } from "./storage.ts";
 
 const envOf = (envId: string) => {
   const i = envId.lastIndexOf(":");
@@ -39,6 +42,7 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
       createdAt: a.createdAt,
       updatedAt: a.updatedAt,
     },
+    storage: await storageView(deps, a),
     slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })),
     sessions: sessions.map(sessionView),
     links: await callEndpoint(deps.bus, internal.listLinks, { accountId }),
@@ -46,15 +50,24 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
   };
 }
 
+/** The account's stored bytes: the running count, and a recount of what makes it up. */
+async function storageView(deps: Deps, a: AccountDoc): Promise<AdminAccountResponse["storage"]> {
+  const history = await historyBytes(deps, a._id);
+  // Operator routes carry no tenant: the plan recorded on the newest snapshot stands in (restore-points.ts).
+  const newest = await deps.repo.snapshots.findOne({ accountId: a._id }, { field: "createdAt", direction: -1 });
+  const plan = newest?.plan ? deps.plans[newest.plan] : undefined;
+  return {
+    storedBytes: a.storedBytes ?? 0,
+    currentStateBytes: a.status === "deleted" ? 0 : await currentStateBytes(deps, a),
+    historyBytes: history.bytes,
+    snapshots: history.count,
+    ...(plan ? { budgetBytes: plan.storage.bytesPerAccount } : {}),
+  };
+}
+
 /** Revokes one device's session; the drop of cached sessions is published to every gateway before the answer is sent. */
 export async function adminRevokeSession(deps: Deps, accountId: string, sessionId: string) {
-  const { repo } = deps;
-  const session = await repo.sessions.findOne({ sessionId, accountId });
-  if (!session) throw fail.notFound("Session");
-  const revokedAt = session.revokedAt ?? deps.now().toISOString();
-  if (!session.revokedAt) await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt });
-  deps.bus.publish(events.sessionsChanged.subject, { accountId });
-  return { accountId, sessionId, revokedAt };
+  return { accountId, ...(await revokeSession(deps, accountId, sessionId)) };
 }
 
 /** Suspends or reinstates an account; every gateway drops its cached sessions at once. */
@@ -68,6 +81,6 @@ export async function adminSetStatus(deps: Deps, accountId: string, status: Excl
     if (current.status === "deleted") throw fail.accountDeleted();
     // Already in the asked-for state: the operation is idempotent.
   }
-  deps.bus.publish(events.sessionsChanged.subject, { accountId });
+  await dropEverywhere(deps.bus, events.sessionsChanged, { accountId });
   return { accountId, status };
 }

@@ -2,6 +2,7 @@ import { callEndpoint } from "../../shared/bus/serve.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
 import { failpoint } from "../../shared/failpoint.ts";
 import type { Deps } from "./deps.ts";
+import { dropSnapshot } from "./storage.ts";
 
 /**
  * Erases what a deletion left behind. Idempotent: a job delivered twice, or re-enqueued at start for a
@@ -11,7 +12,7 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
   const { repo } = deps;
   const at = deps.now().toISOString();
   if (job.kind === "slot") {
-    await repo.snapshots.delete({ ownerId: job.id });
+    await dropAll(deps, job.id);
     await repo.slots.update({ _id: job.id }, { cleanupPending: false });
     return;
   }
@@ -22,9 +23,20 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
   failpoint("cleanup.mid-job");
   await callEndpoint(deps.bus, internal.eraseTransferCodes, { accountId: job.id });
   await callEndpoint(deps.bus, internal.eraseLinks, { accountId: job.id });
+  // Idempotency records: answers kept for replays hold session tokens and ids (docs/api-rules.md#idempotent-retries).
+  await deps.idempotency.forget(job.id);
   await repo.snapshots.delete({ accountId: job.id });
   await repo.slots.delete({ accountId: job.id });
-  await repo.accounts.update({ _id: job.id }, { cleanupPending: false });
+  await repo.accounts.update({ _id: job.id }, { cleanupPending: false, storedBytes: 0, currentBytes: 0 });
+}
+
+/** Erases a slot's snapshots a page at a time, each one's bytes given back to its account. */
+async function dropAll(deps: Deps, ownerId: string): Promise<void> {
+  for (;;) {
+    const page = await deps.repo.snapshots.find({ ownerId }, { limit: 20 });
+    if (page.length === 0) return;
+    await Promise.all(page.map((s) => dropSnapshot(deps, s)));
+  }
 }
 
 /** Work a crash or restart left pending goes back on the queue. */

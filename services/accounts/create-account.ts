@@ -3,28 +3,50 @@ import type { Tenant } from "../../shared/contract/tenant.ts";
 import { limitPerMinute } from "../../shared/window-counter.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { FollowerFailedError, type Write } from "../../shared/store/port.ts";
+import { DuplicateKeyError, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { snapshotWrites } from "./history.ts";
 import { newSlot } from "./create-slot.ts";
 import { type AccountDoc, seatKeyOf, toAccountResponse, toSlotResponse } from "./repo.ts";
 import { newSession } from "./sessions.ts";
+import { issueSession } from "./issue-session.ts";
+import { byteLength, slotBytes } from "./storage.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
   const { tenant, client } = msg;
-  await limitPerMinute(deps.repo.creations, deps.now().getTime(), `${tenant.envId}:ip:${client.ip}`, tenant.settings.rateLimits.accountCreationsPerIpPerMinute);
+  await limitPerMinute(deps.repo.creations, deps.now().getTime(), tenant, client.ip, { setting: "accountCreationsPerIpPerMinute", counted: "account creations" });
   return openAccount(deps, msg.tenant, msg.body ?? {});
 }
 
+/**
+ * A first sign-in's account under the id its identity link reserved (README, Sign in with Firebase, Supabase or Auth0):
+ * the first request to get here opens it; a later one (a concurrent sign-in of the same identity, or
+ * one after a crash between the reservation and the opening) finds it open and gets a new session on it.
+ */
+export async function openReservedAccount(deps: Deps, input: { tenant: Tenant; deviceLabel?: string; accountId: string }) {
+  try {
+    return { ...(await openAccount(deps, input.tenant, {}, input.deviceLabel, input.accountId)), opened: true };
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    return { ...(await issueSession(deps, { envId: input.tenant.envId, accountId: input.accountId, deviceLabel: input.deviceLabel })), opened: false };
+  }
+}
+
 /** A new account in the tenant's environment with its first device session; route 3 and first sign-ins. */
-export async function openAccount(deps: Deps, tenant: Tenant, body: CreateAccountRequest, deviceLabel?: string): Promise<AccountEnvelopeResponse> {
+export async function openAccount(
+  deps: Deps,
+  tenant: Tenant,
+  body: CreateAccountRequest,
+  deviceLabel?: string,
+  accountId = newId("acc"),
+): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
   const now = deps.now();
   const at = now.toISOString();
-  const accountId = newId("acc");
 
   const account: AccountDoc = {
     _id: accountId,
@@ -40,17 +62,23 @@ export async function openAccount(deps: Deps, tenant: Tenant, body: CreateAccoun
     lastSnapshotAt: at,
     snapshotSeq: 1,
   };
+  const firstSnapshot = { accountData: body.accountData ?? {} };
+  account.snapshotHash = sha256Hex(JSON.stringify(firstSnapshot));
   // A new account has every seat free: its first slot takes seat 0, with no race to lose.
   if (body.slot && deps.plans[tenant.plan].maxActiveSlots < 1) throw fail.slotLimitReached(0);
   const first = body.slot ? newSlot(deps, tenant.plan, account, body.slot, seatKeyOf(accountId, 0), now) : undefined;
   const slot = first?.slot;
-  const { token, doc: session } = newSession(deps, account, deviceLabel);
+  const { token, doc: session } = newSession(deps, account, deviceLabel ?? body.deviceLabel);
   // One commit on SQLite: the account, its first snapshot, its first slot with its snapshot, the session.
   const writes: Write[] = [
-    ...snapshotWrites(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: { accountData: body.accountData ?? {} }, at: now }),
+    ...snapshotWrites(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: firstSnapshot, at: now }),
     ...(first ? [{ insert: first.slot, into: repo.slots }, ...first.snapshot] : []),
     { insert: session, into: repo.sessions },
   ];
+  // Every budget is at least 1 MiB (plans.ts), more than a new account can hold: nothing to check.
+  const history = writes.reduce((n, w) => n + ("insert" in w && w.into === repo.snapshots ? byteLength(String(w.insert.payload)) : 0), 0);
+  account.currentBytes = byteLength(account.accountData) + (first ? slotBytes(first.slot) : 0);
+  account.storedBytes = account.currentBytes + history;
   try {
     await repo.accounts.insert(account, writes);
   } catch (err) {

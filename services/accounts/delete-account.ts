@@ -1,3 +1,4 @@
+import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { DeleteAccountResponse } from "../../shared/contract/accounts.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events, queues } from "../../shared/contract/internal.ts";
@@ -26,7 +27,7 @@ export async function deleteAccount(deps: Deps, msg: RouteMessage<typeof contrac
   );
   if (!tombstone) return deleteAccount(deps, msg); // status changed concurrently: decide again
 
-  bus.publish(events.sessionsChanged.subject, { accountId });
+  await dropEverywhere(bus, events.sessionsChanged, { accountId });
   await bus.enqueue(queues.cleanup.name, { kind: "account", id: accountId });
   return { accountId, deletedAt: at, deletedSlotCount, alreadyDeleted: false, cleanupQueued: true };
 }

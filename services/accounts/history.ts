@@ -5,7 +5,7 @@ import type { Deps } from "./deps.ts";
 import type { SnapshotDoc } from "./repo.ts";
 
 /** Where an account's data or a slot stands in its sync history. */
-type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number };
+type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number; snapshotHash?: string };
 
 const dayMs = 86_400_000;
 
@@ -36,7 +36,7 @@ export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string |
 export function snapshotWrites(
   deps: Deps,
   plan: PlanName,
-  snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date },
+  snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date; json?: string },
 ): Write[] {
   const { snapshots } = deps.repo;
   const doc: SnapshotDoc = {
@@ -45,7 +45,7 @@ export function snapshotWrites(
     accountId: snap.accountId,
     seq: snap.seq,
     version: snap.version,
-    payload: JSON.stringify(snap.payload),
+    payload: snap.json ?? JSON.stringify(snap.payload),
     createdAt: snap.at.toISOString(),
     plan,
     ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
@@ -65,10 +65,11 @@ export async function updateWithHistory<T extends Doc>(
   c: Collection<T>,
   filter: Filter<T>,
   changes: Partial<T>,
-  snapshot: Write[] | undefined,
+  writes: Write[],
+  snapshot: boolean,
 ): Promise<{ updated: T | null; historyRetained: boolean }> {
   try {
-    const updated = await c.update(filter, changes, snapshot);
+    const updated = await c.update(filter, changes, writes);
     return { updated, historyRetained: Boolean(updated && snapshot) };
   } catch (err) {
     if (!(err instanceof FollowerFailedError)) throw err;
@@ -83,19 +84,27 @@ export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeco
   return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000 ? ["sync_interval_below_policy"] : undefined;
 }
 
+/** How many restore points a restore records (1 or 2), the new content's hash, and whether the budget has room. */
+type StampOptions = { restorePoints?: number; hash?: string; room?: boolean };
+
 /**
  * What an accepted sync (or an operator's restore) stamps on the document, decided before the
- * conditional update so the snapshot sequence moves in the same atomic write as the data.
+ * conditional update so the snapshot sequence moves in the same atomic write as the data. `hash`
+ * is the new content's: the same as the owner's newest snapshot is not stored again. `room` false:
+ * the storage budget has no room for a restore point (storage.ts).
  */
-export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync" | "restore" = "sync") {
+export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync" | "restore" = "sync", options: StampOptions = {}) {
+  const { restorePoints = 1, hash, room = true } = options;
   const now = deps.now();
   const at = now.toISOString();
   // A restore is always a restore point, so the operator's change can itself be undone.
-  const snapshot = kind === "restore" || snapshotDue(deps, plan, doc.lastSnapshotAt, now);
-  const seq = doc.snapshotSeq + (snapshot ? 1 : 0);
+  const wanted = kind === "restore" || (snapshotDue(deps, plan, doc.lastSnapshotAt, now) && (hash === undefined || hash !== doc.snapshotHash));
+  const snapshot = wanted && room;
+  // A restore may record two: the content it replaces, then the restored content.
+  const seq = doc.snapshotSeq + (snapshot ? (kind === "restore" ? restorePoints : 1) : 0);
   // A restore is not a device's sync: it must not make the next real sync look too soon.
   const synced = kind === "sync" ? { lastSyncAt: at } : {};
-  const changes = { updatedAt: at, ...synced, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq } : {}) };
+  const changes = { updatedAt: at, ...synced, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq, snapshotHash: hash } : {}) };
   return { now, at, snapshot, seq, changes };
 }
 

@@ -15,7 +15,7 @@ export function usable(account: AccountDoc): AccountDoc {
   return account;
 }
 
-/** The active slot with this id, or the error decisions.md gives for a write to a missing one. */
+/** The active slot with this id, or the error a write to a missing one gets (docs/api-rules.md#slots). */
 export async function activeSlotForWrite(repo: Repo, accountId: string, slotId: string): Promise<SlotDoc> {
   const slot = await repo.slots.findOne({ activeKey: activeKeyOf(accountId, slotId) });
   if (slot) return slot;

@@ -11,8 +11,8 @@ const maxVersion = Number.MAX_SAFE_INTEGER;
 /**
  * Bytes of the largest reply the accounts service can send under `plans`: the account view with the
  * biggest plan's full slot cap, every field at its contract limit. The account view rides in GET
- * account, the account-data 409, archive and delete-slot answers; the create envelope carries one
- * full slot besides it.
+ * account, the account-data 409, archive, delete-slot and create-slot answers (the last with the new
+ * slot's summary beside it; the gateway adds its data); the create envelope carries one full slot besides it.
  */
 export function largestReplyBytes(plans: PlanCatalog): number {
   const cap = Math.max(...Object.values(plans).map((p) => p.maxActiveSlots));
@@ -23,6 +23,7 @@ export function largestReplyBytes(plans: PlanCatalog): number {
   const replies = [
     { status: "conflict", account: view(cap), version: maxVersion, updatedAt: at, details: { reason: "base_version_mismatch" } },
     { accountId, slotId: "s".repeat(64), deletedAt: at, alreadyDeleted: false, cleanupQueued: true, account: view(cap) },
+    { ...summary(0), accountId, account: view(cap), syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
     { accountId, accountSessionToken: `sps_${"t".repeat(43)}`, account: view(1), slot: { ...summary(0), data: sized(Limits.slotDataBytes) }, syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
   ];
   return Math.max(...replies.map((value) => jsonByteLength({ ok: true, value }))) + headerRoom;

@@ -1,5 +1,6 @@
 import type { Deps } from "./deps.ts";
 import { expiryOf } from "./history.ts";
+import { dropSnapshot } from "./storage.ts";
 
 const hourMs = 3_600_000;
 /** Snapshots without an expiry handled per round, so a large backlog never loads at once. */
@@ -29,8 +30,19 @@ export async function pruneSnapshots(deps: Deps): Promise<number> {
     // Each day's bucket is empty once deleted (new snapshots expire after today): a repeat means
     // the store did not delete it, and looping on would never end.
     if (oldest.expiresDay > today || oldest.expiresDay === previous) return deleted;
-    deleted += await repo.snapshots.delete({ expiresDay: oldest.expiresDay });
+    deleted += await dropDay(deps, oldest.expiresDay);
     previous = oldest.expiresDay;
+  }
+}
+
+/** Deletes one day's snapshots a page at a time, each one's bytes given back to its account. */
+async function dropDay(deps: Deps, expiresDay: string): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const page = await deps.repo.snapshots.find({ expiresDay }, { limit: backfillPage });
+    if (page.length === 0) return deleted;
+    // Side by side: the store commits a page's deletes together.
+    deleted += (await Promise.all(page.map((s) => dropSnapshot(deps, s)))).filter((bytes) => bytes > 0).length;
   }
 }
 

@@ -20,10 +20,21 @@ export type AccountDoc = {
   lastSyncAt?: string;
   lastSnapshotAt?: string;
   snapshotSeq: number;
+  /** SHA-256 of the newest snapshot's payload: an identical next one is not stored (history.ts). */
+  snapshotHash?: string;
   deletedAt?: string;
   cleanupPending?: boolean;
   /** The last keyed sync's stamp (write-mark.ts). */
   lastWrite?: string;
+  /**
+   * Bytes the account stores: accountData, every active and archived slot's slotInfo and data, and
+   * every snapshot's payload. Moved by atomic increments in the commits that change them (storage.ts).
+   */
+  storedBytes?: number;
+  /** The part of `storedBytes` that is current state (accountData and slots): what is never evicted. */
+  currentBytes?: number;
+  /** When restore points were last evicted for the budget; the write their deletes ride on (storage.ts). */
+  evictedAt?: string;
 };
 
 export type SlotStatus = "active" | "archived" | "deleted";
@@ -51,6 +62,8 @@ export type SlotDoc = {
   lastSyncAt?: string;
   lastSnapshotAt?: string;
   snapshotSeq: number;
+  /** SHA-256 of the newest snapshot's payload: an identical next one is not stored (history.ts). */
+  snapshotHash?: string;
   deletedAt?: string;
   cleanupPending?: boolean;
   /** The last keyed sync's stamp (write-mark.ts). */
@@ -95,7 +108,7 @@ export type SnapshotDoc = {
 export type DeadLetterDoc = { _id: string; queue: string; job: string; deliveries: number; error: string; failedAt: string };
 
 export interface Repo {
-  /** Account creations by client IP (decisions.md, Plans: 30 a minute unless the project says otherwise). */
+  /** Account creations by client IP (docs/api-rules.md#limits-and-plans: 30 a minute unless the project says otherwise). */
   creations: Collection<HitDoc>;
   accounts: Collection<AccountDoc>;
   slots: Collection<SlotDoc>;
@@ -107,7 +120,11 @@ export interface Repo {
 export async function openRepo(store: Store): Promise<Repo> {
   return {
     creations: await store.collection<HitDoc>("accountCreations", hitIndexes),
-    accounts: await store.collection<AccountDoc>("accounts", [{ name: "cleanup", fields: ["cleanupPending"] }]),
+    accounts: await store.collection<AccountDoc>("accounts", [
+      { name: "cleanup", fields: ["cleanupPending"] },
+      { name: "env_player", fields: ["envId", "playerRef"] },
+      { name: "env_external", fields: ["envId", "externalProvider", "externalSubject"] },
+    ]),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>("slots", [
       { name: "active_key", fields: ["activeKey"], unique: true },
@@ -124,6 +141,8 @@ export async function openRepo(store: Store): Promise<Repo> {
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
       { name: "account", fields: ["accountId"] },
+      // The oldest of an account first, when its storage budget is full (storage.ts).
+      { name: "account_age", fields: ["accountId", "createdAt"] },
       // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
       { name: "expires_day", fields: ["expiresDay", "_id"] },
     ]),

@@ -1,35 +1,55 @@
-import type { AccountResponse } from "../../shared/contract/accounts.ts";
-import { fail } from "../../shared/contract/errors.ts";
+import type { AccountResponse, SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
+import type { RouteMessage } from "../../shared/contract/route.ts";
+import type { RestoreDataConflictWire } from "../../shared/contract/restore-points.ts";
+import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Replayed } from "../../shared/bus/reply.ts";
+import type { WriteKey } from "../../shared/idempotency.ts";
 import type { Deps } from "./deps.ts";
 import { adminAccount } from "./admin-target.ts";
-import { snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
-import { activeSlotsOf, toAccountResponse } from "./repo.ts";
-import { restorePoint } from "./restore-points.ts";
+import { acceptedSync } from "./history.ts";
+import { loadAccount } from "./load.ts";
+import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
+import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { byteLength } from "./storage.ts";
+import { earlierAnswer } from "./write-mark.ts";
 
-/** Lost races before giving up with 503: each one means a device synced in between. */
-const attempts = 5;
+/** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
+const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
+  collection: deps.repo.accounts,
+  accountId,
+  load,
+  contentOf: (account) => ({ accountData: JSON.parse(account.accountData) }),
+  fieldsOf: (payload) => ({ accountData: JSON.stringify(payload.accountData) }),
+  bytesOf: (fields) => byteLength(fields.accountData ?? ""),
+  account: async (doc) => doc,
+});
 
-/**
- * Operators: writes restore point `version`'s accountData as the account's next version, in one
- * conditional update on the current version and status (a deletion meanwhile makes it fail and answer
- * 410), and records it as a restore point itself. History is never rewritten.
- */
+/** Operators: restore point `version` becomes the account's next accountData version (restore.ts). */
 export async function adminRestoreAccountData(deps: Deps, accountId: string, version: number): Promise<AccountResponse> {
-  const { repo } = deps;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const account = await adminAccount(deps, accountId);
-    const { payload, plan } = await restorePoint(deps, account, version);
-    const stamp = syncStamp(deps, plan, account, "restore");
-    const snapshot = snapshotWrites(deps, plan, { ownerId: account._id, accountId, seq: stamp.seq, version: account.version + 1, payload, at: stamp.now });
-    const { updated } = await updateWithHistory(
-      deps,
-      repo.accounts,
-      { _id: account._id, version: account.version, status: account.status },
-      { accountData: JSON.stringify(payload.accountData), version: account.version + 1, ...stamp.changes },
-      snapshot,
-    );
-    if (!updated) continue; // a sync or a status change won: look again
-    return toAccountResponse(updated, await activeSlotsOf(repo, accountId));
-  }
-  throw fail.serviceUnavailable();
+  const outcome = await restoreVersion(deps, dataTarget(deps, accountId, () => adminAccount(deps, accountId)), version);
+  if (outcome.status !== "accepted") throw new Error("an operator's restore is never stale");
+  return toAccountResponse(outcome.updated, await activeSlotsOf(deps.repo, accountId));
+}
+
+/** Players: the same restore from `baseVersion`; a stale base is the 409 with the restored accountData as the client side. */
+export async function restoreAccountData(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
+  key?: WriteKey,
+): Promise<SyncAcceptedResponse | RestoreDataConflictWire | Replayed> {
+  const { accountId } = msg.session;
+  const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
+  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
+  if (outcome.status === "accepted") return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  const { current, restored } = outcome;
+  const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
+  return (
+    (await earlierAnswer(deps, current, current._id, key)) ?? {
+      status: "conflict",
+      account: view,
+      version: current.version,
+      updatedAt: current.updatedAt,
+      details: { reason: "base_version_mismatch", clientAccountData: restored.accountData as Record<string, unknown> },
+    }
+  );
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { SnapshotList } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
+import { sha256Hex } from "../../shared/crypto.ts";
 import type { PlanCatalog, PlanName } from "../../shared/plans.ts";
 import type { Deps } from "./deps.ts";
 import type { SnapshotDoc } from "./repo.ts";
@@ -39,29 +40,77 @@ function isKept(deps: Deps, plan: PlanName, owner: HistoryOwner, s: SnapshotDoc,
   return inCount && (s.expiresAt === undefined || s.expiresAt > now);
 }
 
-/** The owner's restore points, newest first, complete: every page is read, each snapshot listed once. */
-export async function listRestorePoints(deps: Deps, owner: HistoryOwner): Promise<SnapshotListing["snapshots"]> {
+/**
+ * The owner's kept snapshots, newest first, each once, from seq `before` down (exclusive). A sync
+ * meanwhile shifts later pages down by one: the repeat is skipped, nothing is missed.
+ */
+async function* keptSnapshots(deps: Deps, owner: HistoryOwner, before = Number.POSITIVE_INFINITY): AsyncGenerator<SnapshotDoc> {
   const plan = await historyPlan(deps, owner._id);
   const now = deps.now().toISOString();
   const oldestKept = owner.snapshotSeq - deps.plans[plan].snapshot.keptPerSlot;
   const seen = new Set<number>();
-  const points: SnapshotListing["snapshots"] = [];
   for (let skip = 0; ; skip += pageSize) {
     const page = await deps.repo.snapshots.find({ ownerId: owner._id }, { sort: { field: "seq", direction: -1 }, skip, limit: pageSize });
     for (const s of page) {
-      // A sync meanwhile shifts later pages down by one: the repeat is skipped, nothing is missed.
-      if (seen.has(s.seq) || !isKept(deps, plan, owner, s, now)) continue;
+      if (s.seq >= before || seen.has(s.seq) || !isKept(deps, plan, owner, s, now)) continue;
       seen.add(s.seq);
-      points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: Buffer.byteLength(s.payload, "utf8") });
+      yield s;
     }
-    if (page.length < pageSize || page.at(-1)!.seq <= oldestKept) return points;
+    if (page.length < pageSize || page.at(-1)!.seq <= oldestKept) return;
   }
+}
+
+const sizeOf = (s: SnapshotDoc) => Buffer.byteLength(s.payload, "utf8");
+
+/** The owner's restore points, newest first, complete. */
+export async function listRestorePoints(deps: Deps, owner: HistoryOwner): Promise<SnapshotListing["snapshots"]> {
+  const points: SnapshotListing["snapshots"] = [];
+  for await (const s of keptSnapshots(deps, owner)) points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: sizeOf(s) });
+  return points;
+}
+
+// A cursor names its owner (a hash, not the internal id) and the seq the next page starts below.
+const ownerTag = (ownerId: string) => sha256Hex(ownerId).slice(0, 16);
+const cursorOf = (ownerId: string, seq: number) => Buffer.from(`${ownerTag(ownerId)}.${seq}`).toString("base64url");
+
+function cursorSeq(ownerId: string, cursor: string): number {
+  const [tag, seq] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
+  if (tag !== ownerTag(ownerId) || !/^[1-9][0-9]{0,8}$/.test(seq ?? "")) {
+    throw fail.invalidRequest([{ path: "query.cursor", message: "must be the next value of the page before, for this slot or account" }]);
+  }
+  return Number(seq);
+}
+
+/**
+ * One page of the owner's restore points for players (README, Restoring a slot), newest first, with
+ * the `next` cursor when older ones remain. A bad or foreign cursor is 400.
+ */
+export async function restorePointsPage(deps: Deps, owner: HistoryOwner, limit: number, cursor?: string) {
+  const before = cursor === undefined ? undefined : cursorSeq(owner._id, cursor);
+  const page: { version: number; createdAt: string; payload: Record<string, unknown> }[] = [];
+  let next: string | undefined;
+  let lastSeq = 0;
+  for await (const s of keptSnapshots(deps, owner, before)) {
+    if (page.length === limit) {
+      next = cursorOf(owner._id, lastSeq); // an older one remains
+      break;
+    }
+    page.push({ version: s.version, createdAt: s.createdAt, payload: JSON.parse(s.payload) });
+    lastSeq = s.seq;
+  }
+  return { page, ...(next ? { next } : {}) };
+}
+
+/** A kept snapshot with this version (the newest such), or null. */
+export async function keptVersion(deps: Deps, owner: HistoryOwner, version: number): Promise<SnapshotDoc | null> {
+  const plan = await historyPlan(deps, owner._id);
+  const snapshot = await deps.repo.snapshots.findOne({ ownerId: owner._id, version }, { field: "seq", direction: -1 });
+  return snapshot && isKept(deps, plan, owner, snapshot, deps.now().toISOString()) ? snapshot : null;
 }
 
 /** The content of restore point `version` and the plan to record the restore under; 404 when not kept. */
 export async function restorePoint(deps: Deps, owner: HistoryOwner, version: number): Promise<{ payload: Record<string, unknown>; plan: PlanName }> {
-  const plan = await historyPlan(deps, owner._id);
-  const snapshot = await deps.repo.snapshots.findOne({ ownerId: owner._id, version });
-  if (!snapshot || !isKept(deps, plan, owner, snapshot, deps.now().toISOString())) throw fail.notFound(`Restore point ${version}`);
-  return { payload: JSON.parse(snapshot.payload), plan };
+  const snapshot = await keptVersion(deps, owner, version);
+  if (!snapshot) throw fail.notFound(`Restore point ${version}`);
+  return { payload: JSON.parse(snapshot.payload), plan: await historyPlan(deps, owner._id) };
 }

@@ -1,3 +1,4 @@
+import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Env } from "../../shared/env.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -14,6 +15,7 @@ export async function runAccounts(bus: Bus, store: Store, env: Env, plans: PlanC
   const scoped = log.child({ service: "accounts" });
   const jobs = { maxDeliver: env.SAVEPOINT_JOB_MAX_DELIVER, backoffMs: env.SAVEPOINT_JOB_BACKOFF_MS, ackWaitMs: env.SAVEPOINT_JOB_ACK_WAIT_MS };
   const deps = { repo: await openRepo(store), bus, plans, log: scoped, now, jobs, idempotency: await openIdempotency(store, scoped, now) };
+  watchGateways(bus);
   await startAccounts(deps);
   return deps;
 }

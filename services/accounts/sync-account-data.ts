@@ -7,9 +7,10 @@ import { jsonByteLength } from "../../shared/json.ts";
 import type { Deps } from "./deps.ts";
 import type { Replayed } from "../../shared/bus/reply.ts";
 import type { WriteKey } from "../../shared/idempotency.ts";
-import { acceptedSync, intervalWarnings, snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
+import { acceptedSync, intervalWarnings, updateWithHistory } from "./history.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
+import { byteLength, writeWithinBudget } from "./storage.ts";
 import { earlierAnswer, writeMark } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
@@ -38,16 +39,19 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey):
   const size = jsonByteLength(next);
   if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
 
-  const stamp = syncStamp(deps, tenant.plan, account);
-  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
   const version = body.baseVersion + 1;
-  const snapshot = stamp.snapshot ? snapshotWrites(deps, tenant.plan, { ownerId: account._id, accountId: account._id, seq: stamp.seq, version, payload: { accountData: next }, at: stamp.now }) : undefined;
+  const accountData = JSON.stringify(next);
+  const before = byteLength(account.accountData);
+  const change = { kind: "sync", owner: account, before, after: byteLength(accountData), payload: { accountData: next }, version } as const;
+  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, change);
+  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
   const { updated, historyRetained } = await updateWithHistory(
     deps,
     repo.accounts,
     { _id: account._id, version: body.baseVersion, status: "active" },
-    { accountData: JSON.stringify(next), version, ...stamp.changes, ...writeMark(key, version, warnings) },
-    snapshot,
+    { accountData, version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    writes,
+    stamp.snapshot,
   );
   if (!updated) {
     // Lost a race after the read: answer with whatever won.
@@ -56,6 +60,7 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey):
     return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(deps, usable(current));
   }
 
+  await settle();
   return acceptedSync(version, stamp, historyRetained, warnings);
 }
 

@@ -4,9 +4,11 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import type { Replayed } from "../../shared/bus/reply.ts";
 import type { WriteKey } from "../../shared/idempotency.ts";
-import { acceptedSync, intervalWarnings, snapshotWrites, syncStamp, updateWithHistory } from "./history.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { acceptedSync, intervalWarnings, updateWithHistory } from "./history.ts";
 import { activeSlotForWrite } from "./load.ts";
 import { type SlotDoc, toSlotResponse } from "./repo.ts";
+import { slotBytes, writeWithinBudget } from "./storage.ts";
 import { earlierAnswer, writeMark } from "./write-mark.ts";
 
 /**
@@ -21,21 +23,25 @@ export async function syncSlot(
   const { repo } = deps;
   const { tenant, body } = msg;
   const { accountId } = msg.session;
-  const slot = await activeSlotForWrite(repo, accountId, msg.params.slotId);
+  // The account holds the storage count: read side by side with the slot, it costs no extra wait.
+  const [slot, account] = await Promise.all([activeSlotForWrite(repo, accountId, msg.params.slotId), repo.accounts.get(accountId)]);
+  if (!account) throw fail.notFound("Account");
   if (slot.version !== body.baseVersion) return (await earlierAnswer(deps, slot, slot._id, key)) ?? conflict(slot);
 
-  const stamp = syncStamp(deps, tenant.plan, slot);
-  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
   const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
+  const next = { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) };
   const version = body.baseVersion + 1;
-  const snapshot = stamp.snapshot ? snapshotWrites(deps, tenant.plan, { ownerId: slot._id, accountId, seq: stamp.seq, version, payload: { slotInfo, data: body.data }, at: stamp.now }) : undefined;
-  // One commit: the new version, its snapshot and the trim of the oldest.
+  const change = { kind: "sync", owner: slot, before: slotBytes(slot), after: slotBytes(next), payload: { slotInfo, data: body.data }, version } as const;
+  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, change);
+  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
+  // One commit: the new version, its snapshot, the trim of the oldest and the account's byte count.
   const { updated, historyRetained } = await updateWithHistory(
     deps,
     repo.slots,
     { _id: slot._id, version: body.baseVersion, status: "active" },
-    { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data), version, ...stamp.changes, ...writeMark(key, version, warnings) },
-    snapshot,
+    { ...next, version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    writes,
+    stamp.snapshot,
   );
   if (!updated) {
     // Another write won between the read and the update (perhaps this key's own earlier attempt,
@@ -44,6 +50,7 @@ export async function syncSlot(
     return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(current);
   }
 
+  await settle();
   return acceptedSync(version, stamp, historyRetained, warnings);
 }
 

@@ -7,22 +7,25 @@ import type { Tenant } from "../../shared/contract/tenant.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/window-counter.ts";
+import { newId } from "../../shared/ids.ts";
+import { failpoint } from "../../shared/failpoint.ts";
 import type { Deps } from "./deps.ts";
 import { type ProviderName, isProvider } from "./providers.ts";
 import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
 import { type Identity, verifyToken } from "./verify.ts";
 
 type Message = RouteMessage<typeof contractRoutes.authSession>;
+type Answer = (accountId: string, session: { accountSessionToken: string }, isNewAccount: boolean, wasProviderNewForAccount: boolean) => Promise<AuthSessionResponse>;
 
 /**
  * Route 4. Checks run cheapest first, and the plan gate before any key set is fetched: rate limit,
- * provider, plan, provider settings, then the token. Then (contract, route 4): with a live current
+ * provider, plan, provider settings, then the token. Then (docs/api-rules.md#identity-providers): with a live current
  * session, link the identity to that account; else sign in to the linked account; else open a new
  * account linked to the identity.
  */
 export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionResponse> {
   const { tenant, body } = msg;
-  await limitPerMinute(deps.repo.exchanges, deps.now().getTime(), `${tenant.envId}:ip:${msg.client.ip}`, tenant.settings.rateLimits.authExchangesPerIpPerMinute);
+  await limitPerMinute(deps.repo.exchanges, deps.now().getTime(), tenant, msg.client.ip, { setting: "authExchangesPerIpPerMinute", counted: "sign-ins" });
   if (!isProvider(body.provider)) throw fail.providerNotSupported();
   const provider = body.provider;
   requirePaidPlanInProd(deps, tenant);
@@ -33,7 +36,7 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
   const identity = await verifyToken(deps, provider, settings, body.token);
   const linkId = linkIdOf(deps.secret, tenant.envId, provider, identity.subject);
   const link = await deps.repo.links.get(linkId);
-  const answer = async (accountId: string, session: { accountSessionToken: string }, isNewAccount: boolean, wasProviderNewForAccount: boolean) => ({
+  const answer: Answer = async (accountId, session, isNewAccount, wasProviderNewForAccount) => ({
     accountId,
     accountSessionToken: session.accountSessionToken,
     isNewAccount,
@@ -54,25 +57,53 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
     }
     return answer(accountId, await issue(deps, tenant, accountId, body.deviceLabel), false, !link);
   }
-  if (link) {
+  if (link && !link.pending) {
     await touch(deps, link);
     return answer(link.accountId, await issue(deps, tenant, link.accountId, body.deviceLabel), false, false);
   }
 
-  const opened = await callEndpoint(deps.bus, internal.openAccount, { tenant, deviceLabel: body.deviceLabel });
-  try {
-    await insertLink(deps, { linkId, tenant, provider, accountId: opened.accountId, identity });
-  } catch (err) {
-    // A concurrent first sign-in of the same identity linked it first: sign in there instead. The
-    // account opened here stays empty, and no device ever holds its session.
-    const winner = err instanceof DuplicateKeyError ? await deps.repo.links.get(linkId) : null;
-    if (!winner) throw err;
-    return answer(winner.accountId, await issue(deps, tenant, winner.accountId, body.deviceLabel), false, false);
-  }
-  return answer(opened.accountId, opened, true, true);
+  return firstSignIn(deps, msg, link, { linkId, provider, identity }, answer);
 }
 
-/** Contract, route 4 rule 4: a free workspace can test with stage keys, not sign players in on prod. */
+/**
+ * A first sign-in reserves the identity's link for a new account id before any account exists, then
+ * opens the account under that id. Of concurrent first sign-ins one link wins and the others open or
+ * join the account it names, so none leaves an account behind; a crash between the two steps leaves a
+ * pending link, which the identity's next sign-in completes (README, Sign in with Firebase, Supabase or
+ * Auth0). Deleting the loser's account instead would leave one behind on a crash in between.
+ */
+async function firstSignIn(
+  deps: Deps,
+  msg: Message,
+  found: LinkDoc | null,
+  l: { linkId: string; provider: ProviderName; identity: Identity },
+  answer: Answer,
+): Promise<AuthSessionResponse> {
+  const { tenant, body } = msg;
+  let link = found;
+  for (let round = 0; !link && round < 3; round++) {
+    const reserved = linkDoc(deps, { linkId: l.linkId, tenant, provider: l.provider, accountId: newId("acc"), identity: l.identity }, true);
+    // Of concurrent first sign-ins one insert wins, and every one of them reads the link that won.
+    await deps.repo.links.insert(reserved).then(
+      () => failpoint("auth-bridge.link-reserved"),
+      (err) => {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+      },
+    );
+    // None only when an operator unlinked it between the insert and this read: reserve again.
+    link = await deps.repo.links.get(l.linkId);
+  }
+  if (!link) throw fail.serviceUnavailable();
+  if (!link.pending) {
+    await touch(deps, link);
+    return answer(link.accountId, await issue(deps, tenant, link.accountId, body.deviceLabel), false, false);
+  }
+  const opened = await callEndpoint(deps.bus, internal.openAccount, { tenant, deviceLabel: body.deviceLabel, accountId: link.accountId });
+  await deps.repo.links.update({ _id: link._id, pending: true }, { pending: false });
+  return answer(opened.accountId, opened, opened.opened, opened.opened);
+}
+
+/** docs/api-rules.md#identity-providers: a free workspace can test with stage keys, not sign players in on prod. */
 function requirePaidPlanInProd(deps: Deps, tenant: Tenant) {
   if (tenant.environment !== "prod" || deps.plans[tenant.plan].authBridgeInProd) return;
   throw fail.authBridgeRequiresPaidPlan({ environment: tenant.environment, plan: tenant.plan, upgradePath: `/admin/v1/workspaces/${tenant.workspaceId}` });
@@ -82,9 +113,11 @@ function requirePaidPlanInProd(deps: Deps, tenant: Tenant) {
 const issue = (deps: Deps, tenant: Tenant, accountId: string, deviceLabel?: string) =>
   callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId, deviceLabel });
 
-async function insertLink(deps: Deps, l: { linkId: string; tenant: Tenant; provider: ProviderName; accountId: string; identity: Identity }) {
+type NewLink = { linkId: string; tenant: Tenant; provider: ProviderName; accountId: string; identity: Identity };
+
+function linkDoc(deps: Deps, l: NewLink, pending = false): LinkDoc {
   const at = deps.now().toISOString();
-  const doc: LinkDoc = {
+  return {
     _id: l.linkId,
     envId: l.tenant.envId,
     provider: l.provider,
@@ -94,7 +127,12 @@ async function insertLink(deps: Deps, l: { linkId: string; tenant: Tenant; provi
     ...(l.identity.display.emailHint ? { emailHint: l.identity.display.emailHint } : {}),
     linkedAt: at,
     lastUsedAt: at,
+    ...(pending ? { pending } : {}),
   };
+}
+
+async function insertLink(deps: Deps, l: NewLink) {
+  const doc = linkDoc(deps, l);
   try {
     await deps.repo.links.insert(doc);
   } catch (err) {

@@ -42,5 +42,7 @@ export async function unlink(deps: Deps, msg: RouteMessage<typeof adminRoutes.un
 
 /** A deleted account's links, gone. Idempotent: the cleanup worker may ask twice. */
 export async function eraseLinks(deps: Deps, accountId: string) {
+  // And the records of its sign-ins, which would hand out a session again (docs/api-rules.md#idempotent-retries).
+  await deps.idempotency.forget(accountId);
   return { erased: await deps.repo.links.delete({ accountId }) };
 }

@@ -24,7 +24,7 @@ export type ProviderSettings = Pick<AuthProviderConfig, "projectId" | "projectRe
 /**
  * An identity linked to an account, keyed by a keyed hash of environment, provider and subject: the
  * raw subject is never stored. `accountProviderKey` is unique: an account links one identity per
- * provider.
+ * provider. `pending`: a first sign-in reserved the link for an account id that may not be open yet.
  */
 export type LinkDoc = {
   _id: string;
@@ -36,6 +36,7 @@ export type LinkDoc = {
   emailHint?: string;
   linkedAt: string;
   lastUsedAt: string;
+  pending?: boolean;
 };
 
 export interface Repo {

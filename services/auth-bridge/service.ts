@@ -1,5 +1,6 @@
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
+import { providerSessionForm, viewOverBus } from "../../shared/replay-forms.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import { exchange } from "./exchange.ts";
@@ -11,7 +12,7 @@ export const group = "auth-bridge";
 /** Provider sign-in (route 4), linked providers (route 5), provider settings and links for operators. */
 export function startAuthBridge(deps: Deps): void {
   const { bus } = deps;
-  serveIdempotentRoute(bus, group, routes.authSession, deps.idempotency, (m) => exchange(deps, m));
+  serveIdempotentRoute(bus, group, routes.authSession, deps.idempotency, (m) => exchange(deps, m), providerSessionForm(viewOverBus(bus)));
   serveRoute(bus, group, routes.authProviders, (m) => listLinked(deps, m));
   serveRoute(bus, group, adminRoutes.setAuthProvider, (m) => setProvider(deps, m));
   serveRoute(bus, group, adminRoutes.unlinkProvider, (m) => unlink(deps, m));

@@ -2,10 +2,10 @@ import type { Bus } from "../../shared/bus/port.ts";
 import type { Env } from "../../shared/env.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { PlanCatalog } from "../../shared/plans.ts";
-import { serviceSecret } from "../../shared/service-secret.ts";
+import { keptServiceSecret } from "../../shared/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
-import { createKeySets } from "./key-sets.ts";
+import { createKeySets, keySetTimeoutMs } from "./key-sets.ts";
 import { openIdempotency } from "../../shared/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startAuthBridge } from "./service.ts";
@@ -19,9 +19,9 @@ export async function runAuthBridge(bus: Bus, store: Store, env: Env, plans: Pla
     log: scoped,
     idempotency: await openIdempotency(store, scoped, now),
     plans,
-    keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS }),
+    keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS, timeoutMs: keySetTimeoutMs(env.SAVEPOINT_BUS_TIMEOUT_MS) }),
     now,
-    secret: serviceSecret(env, "SAVEPOINT_LINK_SECRET"),
+    secret: await keptServiceSecret(store, env, "SAVEPOINT_LINK_SECRET"),
   };
   startAuthBridge(deps);
   return deps;

@@ -6,7 +6,7 @@ import type { StripeEvent } from "./verify-event.ts";
 
 type Apply = (deps: Deps, event: StripeEvent) => Promise<void>;
 
-/** The Stripe event types decisions.md handles. A Map: an event type is never looked up on a prototype. */
+/** The Stripe event types handled (docs/api-rules.md#billing). A Map: an event type is never looked up on a prototype. */
 const handlers: ReadonlyMap<string, Apply> = new Map([
   ["checkout.session.completed", linkCustomer],
   ["customer.subscription.created", applySubscription],

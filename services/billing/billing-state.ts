@@ -12,6 +12,8 @@ export interface Change {
   at: number;
   plan?: PlanName;
   status?: BillingStatus;
+  /** `customer.subscription.deleted`: once its status applies, the subscription is ended for good. */
+  deleted?: boolean;
 }
 
 /** Statuses that keep the workspace overdue; any other settles it and clears `pastDueSince`. */
@@ -21,8 +23,11 @@ const overdue: ReadonlySet<BillingStatus> = new Set(["past_due", "unpaid"]);
  * The state after `change`, or null when it is older than every part it would set. Each part follows
  * the newest event that set it (events of one second both apply: Stripe's `created` cannot order
  * them), so an invoice event never undoes a newer subscription status, nor an old update a new plan.
+ * A deleted subscription takes no change at all, whatever its time: Stripe's events of one second
+ * cannot be ordered, and a stale `updated` must not bring it back.
  */
 export function merge(state: BillingStateDoc | null, change: Change): Omit<BillingStateDoc, "version"> | null {
+  if (state?.deleted) return null;
   const next: Omit<BillingStateDoc, "version"> = state ? { ...state } : { _id: change.key, customerId: change.customerId };
   let changed = false;
   if (change.plan && (state?.planAt === undefined || change.at >= state.planAt)) {
@@ -32,7 +37,7 @@ export function merge(state: BillingStateDoc | null, change: Change): Omit<Billi
   if (change.status && (state?.statusAt === undefined || change.at >= state.statusAt)) {
     // Overdue since the first event that made it so, not since the latest reminder.
     const pastDueSince = overdue.has(change.status) ? (state?.pastDueSince ?? new Date(change.at * 1000).toISOString()) : null;
-    Object.assign(next, { status: change.status, statusAt: change.at, pastDueSince });
+    Object.assign(next, { status: change.status, statusAt: change.at, pastDueSince }, change.deleted ? { deleted: true } : {});
     changed = true;
   }
   return changed ? next : null;

@@ -26,6 +26,20 @@ async function saveLink(deps: Deps, customerId: string, workspaceId: string, at:
 }
 
 /**
+ * Links `customerId` to `workspaceId` as of `at` (a newer link wins) and tells config the workspace's
+ * customer. False when config does not know the workspace: nothing is linked then.
+ */
+export async function linkWorkspace(deps: Deps, customerId: string, workspaceId: string, at: number, eventId: string): Promise<boolean> {
+  if (!(await setWorkspaceBilling(deps, { workspaceId, stripeCustomerId: customerId }, eventId))) return false;
+  await saveLink(deps, customerId, workspaceId, at);
+  return true;
+}
+
+/** The workspace a Stripe object's metadata names, if any. */
+export const workspaceInMetadata = (metadata: Record<string, unknown> | null | undefined): string | undefined =>
+  [metadata?.workspaceId].find(isWorkspaceId);
+
+/**
  * `checkout.session.completed`: links the paying customer to the workspace the checkout names, through
  * `client_reference_id` or `metadata.workspaceId` (the first that is a workspace id). Subscription and
  * invoice events may have come first, since Stripe does not order deliveries: their stored state is
@@ -39,9 +53,5 @@ export async function linkCustomer(deps: Deps, event: StripeEvent): Promise<void
     deps.log.warn("checkout session names no workspace or no customer; nothing linked", { eventId: event.id });
     return;
   }
-  if (!(await setWorkspaceBilling(deps, { workspaceId, stripeCustomerId: customerId }, event.id))) return;
-  await saveLink(deps, customerId, workspaceId, event.created);
-  const states = await deps.repo.states.find({ customerId });
-  const newest = states.sort((a, b) => Math.max(b.statusAt ?? 0, b.planAt ?? 0) - Math.max(a.statusAt ?? 0, a.planAt ?? 0))[0];
-  if (newest) await pushState(deps, newest, event.id);
+  if (await linkWorkspace(deps, customerId, workspaceId, event.created, event.id)) await pushState(deps, customerId, event.id);
 }

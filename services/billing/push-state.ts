@@ -2,6 +2,7 @@ import { callEndpoint } from "../../shared/bus/serve.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { z } from "zod";
+import { pickState } from "./customer-billing.ts";
 import type { Deps } from "./deps.ts";
 import type { BillingStateDoc } from "./repo.ts";
 
@@ -28,23 +29,30 @@ const billingOf = (workspaceId: string, s: BillingStateDoc): Billing => ({
   ...(s.status ? { billingStatus: s.status, pastDueSince: s.pastDueSince ?? null } : {}),
 });
 
+/** Which versions of which states a derivation read: equal stamps, equal derivations. */
+const stampOf = (states: readonly BillingStateDoc[]) => states.map((s) => `${s._id}@${s.version}`).sort().join(",");
+
 /**
- * Tells config what `state` says for the workspace its customer is linked to. Events of one
- * subscription may be applied concurrently and their calls to config cross: after each call the state
- * is read again and sent again until what config got is the newest, so the last word is never an
- * older one. A customer no checkout has linked yet is logged and left: its checkout applies the state.
+ * Tells config what the customer's subscriptions say for the workspace the customer is linked to: the
+ * state `pickState` chooses among all of them, so an event of one subscription never hides a better
+ * one. Events of the customer may be applied concurrently and their calls to config cross: after each
+ * call the states are read again and the choice sent again until what config got is the newest, so
+ * the last word is never an older one. A customer no checkout (nor subscription metadata) has linked
+ * yet is logged and left: its link applies the states.
  */
-export async function pushState(deps: Deps, state: BillingStateDoc, eventId: string): Promise<void> {
-  const link = await deps.repo.customers.get(state.customerId);
+export async function pushState(deps: Deps, customerId: string, eventId: string): Promise<void> {
+  const link = await deps.repo.customers.get(customerId);
   if (!link) {
-    deps.log.warn("stripe customer not linked to a workspace yet; state kept for its checkout", { eventId, customerId: state.customerId });
+    deps.log.warn("stripe customer not linked to a workspace yet; state kept for its checkout", { eventId, customerId });
     return;
   }
-  let sent = state;
+  let states = await deps.repo.states.find({ customerId });
   for (let round = 0; round < 10; round++) {
-    if (!(await setWorkspaceBilling(deps, billingOf(link.workspaceId, sent), eventId))) return;
-    const latest = await deps.repo.states.get(sent._id);
-    if (!latest || latest.version === sent.version) return;
-    sent = latest;
+    const chosen = pickState(states);
+    if (!chosen) return;
+    if (!(await setWorkspaceBilling(deps, billingOf(link.workspaceId, chosen), eventId))) return;
+    const latest = await deps.repo.states.find({ customerId });
+    if (stampOf(latest) === stampOf(states)) return;
+    states = latest;
   }
 }

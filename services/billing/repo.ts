@@ -1,6 +1,7 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
+import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
 
 /**
  * A Stripe event this service took on, keyed by the event id: `applying` while one delivery applies
@@ -15,7 +16,8 @@ export type CustomerDoc = { _id: string; workspaceId: string; linkedAt: number }
  * The billing state Stripe's events last set for one subscription (keyed by its id), or for one
  * customer's invoices that belong to no subscription (`customer:<id>`). Each part remembers the
  * `created` of the event that set it, so an older event never rolls it back. Kept whether or not
- * the customer is linked yet: a checkout completed later applies it.
+ * the customer is linked yet: a checkout completed later applies it. The workspace's billing is
+ * derived from all of its customer's states (customer-billing.ts).
  */
 export type BillingStateDoc = {
   _id: string;
@@ -26,6 +28,8 @@ export type BillingStateDoc = {
   /** ISO time the status became overdue; null once it is settled. */
   pastDueSince?: string | null;
   statusAt?: number;
+  /** Set by `customer.subscription.deleted`: Stripe never revives a deleted subscription, so no later event changes it. */
+  deleted?: boolean;
   version: number;
 };
 
@@ -37,6 +41,8 @@ export interface Repo {
   customers: Collection<CustomerDoc>;
   states: Collection<BillingStateDoc>;
   usage: Collection<UsageDoc>;
+  /** Deliveries refused for their signature, by client IP. */
+  refusals: Collection<HitDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -45,5 +51,6 @@ export async function openRepo(store: Store): Promise<Repo> {
     customers: await store.collection<CustomerDoc>("billingCustomers"),
     states: await store.collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
     usage: await store.collection<UsageDoc>("usageCounts", [{ name: "prune_day", fields: ["pruneDay"] }]),
+    refusals: await store.collection<HitDoc>("stripeRefusals", hitIndexes),
   };
 }

@@ -22,7 +22,13 @@ export async function runBilling(bus: Bus, store: Store, env: Env, log: Logger, 
     webhookSecret: env.STRIPE_WEBHOOK_SECRET,
     pricePlans,
   };
-  if (!deps.webhookSecret) deps.log.warn("STRIPE_WEBHOOK_SECRET is not set: the Stripe webhook answers 503");
+  // Only operators who charge studios through Stripe need it; say once how to turn it on.
+  if (!deps.webhookSecret) {
+    deps.log.info(
+      "Stripe billing is off: POST /webhooks/stripe answers 503 webhook_not_configured. To charge studios, add the endpoint in the Stripe " +
+        "dashboard and set STRIPE_WEBHOOK_SECRET to its signing secret (whsec_...) and STRIPE_PRICE_PLANS to price_id=plan pairs.",
+    );
+  }
   startBilling(deps);
   scheduleUsagePruning(deps);
   return deps;

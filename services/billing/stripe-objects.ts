@@ -17,6 +17,8 @@ export const Subscription = z.object({
   id: z.string(),
   customer: Expandable,
   status: z.string(),
+  /** A subscription made through Stripe's API (or `subscription_data.metadata`) may name its workspace here. */
+  metadata: freeForm().nullish(),
   items: z.object({ data: z.array(z.object({ price: z.object({ id: z.string() }).nullish() })) }).nullish(),
 });
 

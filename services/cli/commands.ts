@@ -31,8 +31,12 @@ export interface Command {
 
 const table: Record<string, { route: Route; note?: string }> = {
   "workspace create": { route: adminRoutes.createWorkspace },
+  "workspace list": { route: adminRoutes.listWorkspaces },
+  "workspace get": { route: adminRoutes.getWorkspace },
   "workspace update": { route: adminRoutes.updateWorkspace },
   "project create": { route: adminRoutes.createProject },
+  "project list": { route: adminRoutes.listProjects },
+  "project get": { route: adminRoutes.getProject },
   "settings set": { route: adminRoutes.setSettings },
   "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
   "key list": { route: adminRoutes.listRuntimeKeys },
@@ -48,14 +52,33 @@ const table: Record<string, { route: Route; note?: string }> = {
   "data history": { route: adminRoutes.accountDataHistory },
   "data restore": { route: adminRoutes.restoreAccountData, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
+  "save history": { route: adminRoutes.saveHistory },
+  "save restore": { route: adminRoutes.restoreSave, note: "Written as a new version; a device still on an older one gets a conflict on its next sync." },
+  "save delete": { route: adminRoutes.deleteSave, note: "The save and its restore points are erased; the id can be created again at version 1." },
   "auth-provider set": { route: adminRoutes.setAuthProvider },
   "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
   "dead-letter list": { route: adminRoutes.listDeadLetters },
   "dead-letter retry": { route: adminRoutes.retryDeadLetter, note: "The worker runs it again with a fresh set of deliveries." },
   "dead-letter discard": { route: adminRoutes.discardDeadLetter },
+  "sync-policy get": { route: adminRoutes.getSyncPolicy },
+  "settings get": { route: adminRoutes.getSettings },
+  "game-config get": { route: adminRoutes.getGameConfig },
+  "game-config versions": { route: adminRoutes.listGameConfigVersions },
+  "game-config version": { route: adminRoutes.getGameConfigVersion },
+  "game-config rollback": {
+    route: adminRoutes.rollbackGameConfig,
+    note: "Published as a new version with that version's content.",
+  },
+  "account find": { route: adminRoutes.findAccounts },
+  "account delete": { route: adminRoutes.deleteAccount },
+  "slot get": { route: adminRoutes.getSlot },
+  "history get": { route: adminRoutes.getRestorePoint },
+  "save get": { route: adminRoutes.getSave },
+  "audit list": { route: adminRoutes.listAudit },
 };
 
 interface Property {
+  $ref?: string;
   type?: string;
   enum?: string[];
   pattern?: string;
@@ -72,8 +95,12 @@ function hintOf(p: Property, kind: Flag["kind"]): string {
 
 function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
   if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Property>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([field, p]) => {
+  type JsonSchema = { properties?: Record<string, Property>; required?: string[]; $defs?: Record<string, Property> };
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  // A field whose schema has its own name (`.meta({ id })`) is a reference to it.
+  const resolve = (p: Property) => (p.$ref ? (json.$defs?.[p.$ref.replace("#/$defs/", "")] ?? p) : p);
+  return Object.entries(json.properties ?? {}).map(([field, named]) => {
+    const p = resolve(named);
     const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : p.type === "object" ? "json" : "string";
     return {
       name: where === "path" ? field.replace(/Id$/, "") : field,

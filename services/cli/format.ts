@@ -6,27 +6,47 @@ import type { Answer } from "./http.ts";
  */
 type Row = Record<string, unknown>;
 
+// C0, DEL and C1: a terminal acts on them (ESC and CSI start sequences that move the cursor, recolour
+// or retitle; CR and LF forge lines), so a value an attacker chose must never reach it raw.
+const control = /[\u0000-\u001f\u007f-\u009f]/g;
+const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** Text with every control character shown as a visible escape: `\x1b`, `\r`, `\n`. */
+export const visible = (text: string) => text.replace(control, (c) => named[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+
+/**
+ * A server's JSON answer for `--json`, still the same JSON: DEL and C1 characters, which JSON.stringify
+ * leaves raw, become `\u00XX` escapes; text that is not JSON is shown as `visible` text.
+ */
+export function safeJsonText(text: string, isJson: boolean): string {
+  if (!isJson) return visible(text);
+  // In valid JSON a raw control character is only the whitespace between tokens: tab, LF, CR.
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 const isRecord = (v: unknown): v is Row => typeof v === "object" && v !== null && !Array.isArray(v);
 const isTable = (v: unknown): v is Row[] => Array.isArray(v) && v.every(isRecord);
 
 function clip(value: unknown, max: number): string {
   if (value === undefined || value === null) return "-";
-  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = visible(typeof value === "object" ? JSON.stringify(value) : String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function keyValues(record: Row, indent: string): string[] {
-  const width = Math.max(...Object.keys(record).map((k) => k.length)) + 1;
-  return Object.entries(record).map(([k, v]) => `${indent}${`${k}:`.padEnd(width)} ${clip(v, 100)}`);
+  const keys = Object.keys(record).map(visible);
+  const width = Math.max(...keys.map((k) => k.length)) + 1;
+  return Object.values(record).map((v, i) => `${indent}${`${keys[i]}:`.padEnd(width)} ${clip(v, 100)}`);
 }
 
 function table(rows: Row[], indent: string): string[] {
   if (rows.length === 0) return [`${indent}none`];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cells = rows.map((r) => columns.map((c) => clip(r[c], 40)));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const headers = columns.map(visible);
+  const widths = headers.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
   const line = (values: string[]) => indent + values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(columns), ...cells.map(line)];
+  return [line(headers), ...cells.map(line)];
 }
 
 export function render(value: unknown): string {
@@ -44,8 +64,8 @@ export function render(value: unknown): string {
     }
     flush();
     if (out.length > 0) out.push("");
-    if (isRecord(v)) out.push(key, ...(Object.keys(v).length > 0 ? keyValues(v, "  ") : ["  none"]));
-    else out.push(`${key} (${v.length})`, ...table(v, "  "));
+    if (isRecord(v)) out.push(visible(key), ...(Object.keys(v).length > 0 ? keyValues(v, "  ") : ["  none"]));
+    else out.push(`${visible(key)} (${v.length})`, ...table(v, "  "));
   }
   flush();
   return out.join("\n");
@@ -65,5 +85,5 @@ export function errorLine(answer: Answer): string {
   if (Object.keys(rest).length > 0) line += ` ${JSON.stringify(rest)}`;
   // Every command's route exists when the admin API is on, so this answer means it is off.
   if (answer.status === 404 && error.message === "Route was not found.") line += " (is SAVEPOINT_ADMIN_TOKEN set on the server?)";
-  return line;
+  return visible(line);
 }

@@ -20,7 +20,12 @@ export async function callAdmin(base: string, token: string, route: Route, path:
   try {
     res = await fetch(`${base.replace(/\/+$/, "")}${path}`, {
       method: route.method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      // The audit log names who made each change (README, Console).
+      headers: {
+        authorization: `Bearer ${token}`,
+        "x-savepoint-actor": `cli:${process.env.USER ?? "unknown"}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 import { UsageError, parseCommandLine } from "./args.ts";
-import { errorLine, render } from "./format.ts";
+import { errorLine, render, safeJsonText, visible } from "./format.ts";
 import { UnreachableError } from "./http.ts";
 import { callAdminAllPages } from "./pages.ts";
+import { secretsCommand } from "./secrets.ts";
 import { usage } from "./usage.ts";
 
 /**
@@ -11,6 +12,8 @@ import { usage } from "./usage.ts";
  * answer alone on stdout; every failure is one line on stderr.
  */
 async function main(argv: string[]): Promise<number> {
+  // Local: no server to call yet when an operator makes the deployment's secrets.
+  if (argv[0] === "secrets") return secretsCommand(argv);
   const invocation = parseCommandLine(argv);
   if (invocation.help) {
     console.log(usage(invocation.command));
@@ -23,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
 
   const { command, path, body, json } = invocation;
   const answer = await callAdminAllPages(base, token, command.route, path, body);
-  if (json) console.log(answer.text);
+  if (json) console.log(safeJsonText(answer.text, answer.body !== undefined));
   if (!answer.ok) {
     console.error(errorLine(answer));
     return 1;
@@ -36,11 +39,11 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
   if (err instanceof UsageError) {
-    console.error(err.message);
+    console.error(visible(err.message));
     if (err.showUsage) console.error(`\n${usage()}`);
     process.exitCode = 2;
   } else if (err instanceof UnreachableError) {
-    console.error(err.message);
+    console.error(visible(err.message));
     process.exitCode = 1;
   } else {
     throw err;

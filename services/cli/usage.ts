@@ -30,6 +30,8 @@ export function usage(command?: Command): string {
     "  --json    print the server's JSON answer and nothing else on stdout (for scripts)",
     "  --help    this text",
     "",
+    `  secrets init       writes the shared secrets once to a file (no server needed; see: ${program} secrets init --help)`,
+    "",
     "environment: SAVEPOINT_URL (default http://localhost:8080), SAVEPOINT_ADMIN_TOKEN (required)",
     "exit codes: 0 done, 1 error answer or server unreachable, 2 bad command line or environment",
   ].join("\n");

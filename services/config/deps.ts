@@ -1,6 +1,6 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import type { PlanCatalog, PlanName } from "../../shared/plans.ts";
 import type { Repo } from "./repo.ts";
 
 export interface Deps {
@@ -8,5 +8,7 @@ export interface Deps {
   bus: Bus;
   log: Logger;
   plans: PlanCatalog;
+  /** The plan of a workspace created without one (`defaultPlanOf`). */
+  defaultPlan: PlanName;
   now: () => Date;
 }

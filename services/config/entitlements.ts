@@ -3,7 +3,7 @@ import type { Entitlements } from "../../shared/contract/tenant.ts";
 import type { PlanCatalog } from "../../shared/plans.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 
-/** decisions.md, Plans and billing: past due for more than 7 days blocks the runtime API. */
+/** docs/api-rules.md#billing: past due for more than 7 days blocks the runtime API. */
 const pastDueGraceMs = 7 * 24 * 3600 * 1000;
 
 /**

@@ -3,6 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
+import type { Environment } from "../../shared/contract/common.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import type { GameConfigDoc } from "./repo.ts";
@@ -11,28 +12,32 @@ import { maxRounds } from "./rounds.ts";
 /**
  * Operators publish a game config for one environment: each publish is the next version, written as
  * one document replacement conditional on the version read, so a reader sees the old or the new
- * config whole and two concurrent publishes get two versions.
+ * config whole and two concurrent publishes get two versions. Each version is also kept, with the
+ * write that makes it live (port.ts, Write), for the list and rollback.
  */
-export async function publishGameConfig(deps: Deps, msg: RouteMessage<typeof adminRoutes.publishGameConfig>) {
-  const { projectId, env } = msg.params;
+export const publishGameConfig = (deps: Deps, msg: RouteMessage<typeof adminRoutes.publishGameConfig>) =>
+  publishVersion(deps, msg.params.projectId, msg.params.env, JSON.stringify(msg.body.data), msg.body.enabled ?? true);
+
+export async function publishVersion(deps: Deps, projectId: string, env: Environment, data: string, enabled: boolean, rolledBackFrom?: number) {
   if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
   const _id = envIdOf(projectId, env);
-  const data = JSON.stringify(msg.body.data);
   for (let attempt = 0; attempt < maxRounds; attempt++) {
     const current = await deps.repo.gameConfigs.get(_id);
     const next: GameConfigDoc = {
       _id,
       version: (current?.version ?? 0) + 1,
-      enabled: msg.body.enabled ?? true,
+      enabled,
       data,
       checksum: `sha256:${createHash("sha256").update(data).digest("hex")}`,
       sizeBytes: Buffer.byteLength(data),
       publishedAt: deps.now().toISOString(),
     };
     const { _id: _, ...changes } = next;
+    const kept = { ...next, _id: `${_id}#${next.version}`, envId: _id, ...(rolledBackFrom ? { rolledBackFrom } : {}) };
+    const then = [{ insert: kept, into: deps.repo.gameConfigVersions }];
     const written = current
-      ? await deps.repo.gameConfigs.update({ _id, version: current.version }, changes)
-      : await deps.repo.gameConfigs.insert(next).then(
+      ? await deps.repo.gameConfigs.update({ _id, version: current.version }, changes, then)
+      : await deps.repo.gameConfigs.insert(next, then).then(
           () => next,
           (err) => {
             if (err instanceof DuplicateKeyError) return null; // a concurrent first publish: go again

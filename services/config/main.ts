@@ -1,5 +1,7 @@
-import { loadPlans } from "../../shared/plans.ts";
+import { defaultPlanOf, loadPlans } from "../../shared/plans.ts";
 import { runStandalone } from "../../shared/standalone.ts";
 import { runConfig } from "./start.ts";
 
-await runStandalone("config", async (bus, store, env, log) => runConfig(bus, store, await loadPlans(env.SAVEPOINT_PLANS), log));
+await runStandalone("config", async (bus, store, env, log) =>
+  runConfig(bus, store, await loadPlans(env.SAVEPOINT_PLANS), defaultPlanOf(env), log, env.SAVEPOINT_AUDIT_RETENTION_DAYS),
+);

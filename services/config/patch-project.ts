@@ -1,3 +1,4 @@
+import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { Deps } from "./deps.ts";
@@ -16,7 +17,7 @@ export async function patchProjectJson<T>(deps: Deps, projectId: string, field: 
     const value = next(project);
     const updated = await deps.repo.projects.update({ _id: projectId, [field]: project[field] ?? null }, { [field]: JSON.stringify(value), updatedAt: deps.now().toISOString() });
     if (updated) {
-      deps.bus.publish(events.tenantsChanged.subject, { projectId });
+      await dropEverywhere(deps.bus, events.tenantsChanged, { projectId });
       return value;
     }
   }

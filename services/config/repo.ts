@@ -40,11 +40,37 @@ export type GameConfigDoc = {
   publishedAt: string;
 };
 
+/** Every published version, kept for the console's list and rollback (`_id` is `<envId>#<version>`). */
+export type GameConfigVersionDoc = Omit<GameConfigDoc, "_id"> & { _id: string; envId: string; rolledBackFrom?: number };
+
+/** One admin change (README, Console); `day` lets retention prune whole days by equality. */
+export type AuditDoc = {
+  _id: string;
+  at: string;
+  day: string;
+  actor: string;
+  action: string;
+  method: string;
+  path: string;
+  target: string;
+  /** Serialized JSON, as every nested value in the stores. */
+  targets: string;
+  status: number;
+  before: string;
+  after: string;
+};
+
+/** A signed-out console session (`_id` is its id), kept until the day after it would have expired. */
+export type ConsoleSignOutDoc = { _id: string; day: string };
+
 export interface Repo {
   workspaces: Collection<WorkspaceDoc>;
   projects: Collection<ProjectDoc>;
   runtimeKeys: Collection<RuntimeKeyDoc>;
   gameConfigs: Collection<GameConfigDoc>;
+  gameConfigVersions: Collection<GameConfigVersionDoc>;
+  audit: Collection<AuditDoc>;
+  consoleSignOuts: Collection<ConsoleSignOutDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -56,5 +82,13 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "project", fields: ["projectId"] },
     ]),
     gameConfigs: await store.collection<GameConfigDoc>("gameConfigs"),
+    gameConfigVersions: await store.collection<GameConfigVersionDoc>("gameConfigVersions", [{ name: "env_version", fields: ["envId", "version"] }]),
+    audit: await store.collection<AuditDoc>("audit", [
+      { name: "at", fields: ["at"] },
+      { name: "target_at", fields: ["target", "at"] },
+      { name: "action_at", fields: ["action", "at"] },
+      { name: "day", fields: ["day"] },
+    ]),
+    consoleSignOuts: await store.collection<ConsoleSignOutDoc>("consoleSignOuts", [{ name: "day", fields: ["day"] }]),
   };
 }

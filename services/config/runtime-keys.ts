@@ -1,3 +1,4 @@
+import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
@@ -33,7 +34,7 @@ export async function revokeRuntimeKey(deps: Deps, keyId: string) {
   if (!key) throw fail.notFound("Runtime key");
   const revokedAt = key.revokedAt ?? deps.now().toISOString();
   if (!key.revokedAt) await deps.repo.runtimeKeys.update({ _id: keyId }, { revokedAt });
-  deps.bus.publish(events.tenantsChanged.subject, { projectId: key.projectId });
+  await dropEverywhere(deps.bus, events.tenantsChanged, { projectId: key.projectId });
   return { keyId, revokedAt };
 }
 
@@ -54,20 +55,23 @@ export async function listRuntimeKeys(deps: Deps, projectId: string) {
   };
 }
 
+const unknownKey = "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";
+
 /** Last use is written at most this often per key: gateways resolve a key about once a minute each. */
 const lastUseResolutionMs = 60_000;
 
 /** What the gateway needs to serve a runtime request: the key's tenant, plan, policy and settings. */
 export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Tenant> {
   const key = await deps.repo.runtimeKeys.findOne({ keyHash });
-  if (!key || key.revokedAt) throw fail.unauthorized("A valid runtime key is required.");
+  if (!key) throw fail.unauthorized(unknownKey);
+  if (key.revokedAt) throw fail.unauthorized("This runtime key has been revoked: use another key of the environment (npx savepoint key create).");
   const now = deps.now();
   if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= lastUseResolutionMs) {
     await deps.repo.runtimeKeys.update({ _id: key._id, lastUsedAt: key.lastUsedAt ?? null }, { lastUsedAt: now.toISOString() });
   }
   const project = await deps.repo.projects.get(key.projectId);
   const workspace = await deps.repo.workspaces.get(key.workspaceId);
-  if (!project || !workspace) throw fail.unauthorized("A valid runtime key is required.");
+  if (!project || !workspace) throw fail.unauthorized(unknownKey);
   return {
     workspaceId: workspace._id,
     projectId: project._id,

@@ -3,20 +3,29 @@ import { internal } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import { getRuntimeConfig, publishGameConfig } from "./game-config.ts";
+import { getProject, getWorkspace, listProjects, listWorkspaces } from "./lookups.ts";
 import { createRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
 import { setSettings } from "./settings.ts";
 import { updateWorkspace } from "./update-workspace.ts";
 import { setSyncPolicy } from "./sync-policy.ts";
 import { createProject, createWorkspace } from "./workspaces.ts";
+import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbackGameConfig } from "./game-config-versions.ts";
+import { createAuditLog } from "./audit.ts";
+import { consoleSignOut } from "./console-sign-outs.ts";
 
 export const group = "config";
 
 /** Workspaces, projects, runtime keys, sync policy, settings and game config. */
-export function startConfig(deps: Deps): void {
+export function startConfig(deps: Deps, auditRetentionDays = 90) {
   const { bus } = deps;
+  const audit = createAuditLog(deps, auditRetentionDays);
   serveRoute(bus, group, adminRoutes.createWorkspace, (m) => createWorkspace(deps, m));
   serveRoute(bus, group, adminRoutes.updateWorkspace, (m) => updateWorkspace(deps, m.params.workspaceId, m.body));
   serveRoute(bus, group, adminRoutes.createProject, (m) => createProject(deps, m));
+  serveRoute(bus, group, adminRoutes.listWorkspaces, (m) => listWorkspaces(deps, m.query));
+  serveRoute(bus, group, adminRoutes.getWorkspace, (m) => getWorkspace(deps, m.params.workspaceId));
+  serveRoute(bus, group, adminRoutes.listProjects, (m) => listProjects(deps, m.params.workspaceId, m.query));
+  serveRoute(bus, group, adminRoutes.getProject, (m) => getProject(deps, m.params.projectId));
   serveRoute(bus, group, adminRoutes.listRuntimeKeys, (m) => listRuntimeKeys(deps, m.params.projectId));
   serveRoute(bus, group, adminRoutes.setSettings, (m) => setSettings(deps, m.params.projectId, m.body));
   serveRoute(bus, group, adminRoutes.publishGameConfig, (m) => publishGameConfig(deps, m));
@@ -26,4 +35,15 @@ export function startConfig(deps: Deps): void {
   serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) => setSyncPolicy(deps, m.params.projectId, m.body));
   serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));
   serveEndpoint(bus, group, internal.setWorkspaceBilling, ({ workspaceId, ...changes }) => updateWorkspace(deps, workspaceId, changes));
+  serveRoute(bus, group, adminRoutes.getSyncPolicy, async (m) => (await getProject(deps, m.params.projectId)).syncPolicy);
+  serveRoute(bus, group, adminRoutes.getSettings, async (m) => (await getProject(deps, m.params.projectId)).settings);
+  serveRoute(bus, group, adminRoutes.getGameConfig, (m) => activeGameConfig(deps, m.params.projectId, m.params.env));
+  serveRoute(bus, group, adminRoutes.listGameConfigVersions, (m) => listGameConfigVersions(deps, m.params.projectId, m.params.env));
+  serveRoute(bus, group, adminRoutes.getGameConfigVersion, (m) => getGameConfigVersion(deps, m.params.projectId, m.params.env, m.params.version));
+  serveRoute(bus, group, adminRoutes.rollbackGameConfig, (m) => rollbackGameConfig(deps, m.params.projectId, m.params.env, m.body.version));
+  serveRoute(bus, group, adminRoutes.listAudit, (m) => audit.list(m.query));
+  serveEndpoint(bus, group, internal.recordAudit, (entry) => audit.record(entry));
+  serveEndpoint(bus, group, internal.consoleSignOut, (input) => consoleSignOut(deps, input.sid, input.expiresAt));
+  serveEndpoint(bus, group, internal.consoleSignedOut, async ({ sid }) => ({ signedOut: Boolean(await deps.repo.consoleSignOuts.get(sid)) }));
+  return { audit };
 }

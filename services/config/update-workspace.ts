@@ -1,3 +1,4 @@
+import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { BillingStatus, Workspace } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
@@ -44,7 +45,7 @@ export async function updateWorkspace(deps: Deps, workspaceId: string, changes: 
       { plan: changes.plan, billingStatus: changes.billingStatus, pastDueSince, stripeCustomerId: changes.stripeCustomerId },
     );
     if (updated) {
-      deps.bus.publish(events.tenantsChanged.subject, {});
+      await dropEverywhere(deps.bus, events.tenantsChanged, {});
       return workspaceView(updated);
     }
   }

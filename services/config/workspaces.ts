@@ -6,12 +6,12 @@ import { newId } from "../../shared/ids.ts";
 import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 
-/** Workspaces made through the admin API are `free` unless a plan is given. */
+/** A workspace made without a plan gets the deployment's default (`defaultPlanOf`). */
 export async function createWorkspace(deps: Deps, msg: RouteMessage<typeof adminRoutes.createWorkspace>) {
   const workspace: WorkspaceDoc = {
     _id: newId("wsp"),
     name: msg.body.name,
-    plan: msg.body.plan ?? "free",
+    plan: msg.body.plan ?? deps.defaultPlan,
     billingStatus: "active",
     createdAt: deps.now().toISOString(),
   };

@@ -2,7 +2,7 @@ import { fail } from "../../shared/contract/errors.ts";
 
 /**
  * The contract's account headers and the names SDKs of the product the contract comes from send for
- * them (decisions.md, Compatibility). The contract's names stay primary in docs and errors.
+ * them (docs/api-rules.md#compatibility). The contract's names stay primary in docs and errors.
  */
 const accountHeaders = {
   session: { name: "X-Service-Account-Session", alias: "X-Persistly-Account-Session" },

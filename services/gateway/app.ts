@@ -14,11 +14,17 @@ import type { Logger } from "../../shared/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { idempotencyKeyOf } from "./idempotency-key.ts";
 import { createAuth } from "./auth.ts";
+import { createAudit } from "./audit.ts";
+import { createCors } from "./cors.ts";
+import { createAdminFailures } from "./admin-failures.ts";
+import { refuseBadHost } from "./host.ts";
+import { type Surface, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
 import { clientIp } from "./client-ip.ts";
 import { readJsonBody, readTextBody } from "./body.ts";
 import { createLimits } from "./limits.ts";
 import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
+import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse, jsonHeaders } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -35,6 +41,12 @@ export interface GatewayOptions {
   trustedProxies?: readonly string[];
   /** Set while the gateway stops (drain.ts). */
   drain?: Drain;
+  /** Failed admin tokens a client IP may send in a minute (admin-failures.ts). */
+  adminFailuresPerMinute?: number;
+  /** What this listener serves (surface.ts); "all" unless SAVEPOINT_ADMIN_ADDRESS splits it in two. */
+  surface?: Surface;
+  /** The clock session expiry is judged on: the services' own in one process (tests move it). */
+  now?: () => Date;
 }
 
 const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
@@ -53,11 +65,17 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
  * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
-export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain() }: GatewayOptions) {
-  const auth = createAuth(bus, adminToken, timeoutMs);
+export function createGateway(options: GatewayOptions) {
+  const { bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain(), surface = "all", adminFailuresPerMinute, now } = options;
+  const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
   const usage = createUsage(bus, log);
   const limits = createLimits(usage);
+  const cors = createCors();
+  const audit = createAudit(bus, log, timeoutMs);
+  // A request's place among its account's requests in flight, held until its answer is ready.
+  const places = new WeakMap<Request, () => void>();
+  const checkAdmin = createAdminFailures(usage, adminFailuresPerMinute);
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {
@@ -70,11 +88,13 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
     if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
     checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
-    const idempotencyKey = takesIdempotencyKey(r) ? idempotencyKeyOf(request.headers) : undefined;
+    // Without a session a key is scoped to the runtime key all players share: it must be a secret.
+    const idempotencyKey = takesIdempotencyKey(r) ? idempotencyKeyOf(request.headers, r.auth !== "session") : undefined;
 
     const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
+    if (tenant) cors.admit(tenant, request);
     if (tenant) limits.requirePayment(tenant);
-    if (r.auth === "admin") auth.admin(request.headers);
+    if (r.auth === "admin") await checkAdmin(client.ip, () => auth.admin(request.headers));
     const params = validate(r.params, rawParams, "path");
     const query = validate(r.query, rawQuery, "query");
     const session =
@@ -83,7 +103,7 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
         : r.auth === "optionalSession"
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
-    if (tenant) await limits.admit(tenant, session);
+    if (tenant) places.set(request, await limits.admit(tenant, session));
     const body = r.raw
       ? { payload: (await readTextBody(request)) ?? "", signature: request.headers.get(r.raw.signatureHeader) ?? undefined }
       : r.body
@@ -92,32 +112,39 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
 
     // The service learns how long this gateway waits: an Idempotency-Key's claim lasts as long.
     const routeHeaders = { ...busHeaders, [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs), ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}) };
-    const answer = await bus.request(r.subject, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
+    const send = () => bus.request(r.subject!, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
+    const isAdminWrite = r.auth === "admin" && r.method !== "GET";
+    const answer = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
     if (r.etag) return withETag(request, answer, requestId);
     const replayed = answer instanceof Replayed;
     const value = replayed ? answer.value : answer;
     const extra = replayed ? { "idempotent-replayed": "true" } : undefined;
-    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], value, requestId, extra);
+    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], r.completeOk ? r.completeOk(value, body) : value, requestId, extra);
     metrics.conflicts.inc({ route: r.operationId });
     return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId, extra);
   }
 
-  const app = new Elysia()
-    .use(docsRoutes(allRoutes))
+  // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).
+  const app = new Elysia({ handler: { standardHostname: false } })
+    .onRequest(refuseBadHost(log))
+    .use(cors.plugin)
+    .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
     .get("/readyz", async ({ request }) => {
       const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
     })
-    .get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }))
     .mapResponse(({ response }) => {
       if (drain.state.draining && response instanceof Response) response.headers.set("connection", "close");
     });
 
+  if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
+
   const methodsByPath = new Map<string, string[]>();
-  for (const r of allRoutes) {
+  for (const r of allRoutes as readonly Route[]) {
+    if (!r.gatewayOnly && !servesRoute(surface, r)) continue;
     methodsByPath.set(r.path, [...(methodsByPath.get(r.path) ?? []), r.method]);
-    if (r.operationId === "health") continue;
+    if (r.gatewayOnly) continue;
     app.route(
       r.method,
       r.path,
@@ -146,6 +173,8 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
         return errorResponse(fail.invalidRequest([{ path: "body", message: "The client closed the request." }]), requestId, log);
       }
       return errorResponse(err, requestId, log);
+    } finally {
+      places.get(request)?.();
     }
   }
   // A known path with another method is 405 with Allow, not 404.
@@ -156,6 +185,9 @@ export function createGateway({ bus, log, adminToken, timeoutMs, trustedProxies 
       return errorResponse(err, requestIdOf(request.headers), log, { allow });
     }, { parse: "none" });
   }
+
+  // The console calls the admin routes through this same app: every check and the audit log apply.
+  app.use(consoleRoutes(adminToken, (request) => app.handle(request), bus));
 
   return app.onStop(() => usage.stop()).onError(({ code, error, request }) => {
     const requestId = requestIdOf(request.headers);

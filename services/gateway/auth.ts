@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { joinCacheDrops } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
@@ -8,30 +9,46 @@ import { sha256Hex } from "../../shared/crypto.ts";
 import { accountHeader } from "./account-headers.ts";
 import { TtlCache } from "./cache.ts";
 
+const runtimeKeyShape = "Send the runtime key as `Authorization: Bearer spk_<env>_...`.";
+/** Route 4 treats these sessions as none (docs/api-rules.md#sessions). */
+const noSession = new Set(["unauthorized", "session_revoked", "session_expired"]);
+
 const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
 
 /**
  * Authenticates once, at the edge: runtime keys and sessions are hashed here and resolved over the
- * bus, then cached. Revocations and status changes arrive as events and drop the cached entries, so
- * a revoked key or a suspended account is refused on the next request.
+ * bus, then cached. Revocations and status changes are confirmed by this gateway before they are
+ * answered, and cached entries are used only while it is in touch with the bus (README, Lifecycle: Revocation),
+ * so a revoked key or a suspended account is refused on the next request; an answer asked for before
+ * such a change is used once but never cached (it may predate the change).
  */
-export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?: number) {
+export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?: number, now = () => new Date()) {
   const tenants = new TtlCache<Tenant>(60_000);
-  const sessions = new TtlCache<ResolvedSession>(30_000);
-  bus.subscribe(events.tenantsChanged.subject, () => tenants.clear());
-  bus.subscribe(events.sessionsChanged.subject, (data) => {
-    const { accountId } = events.sessionsChanged.schema.parse(data);
-    sessions.deleteWhere((s) => s.accountId === accountId);
-  });
+  const sessions = new TtlCache<ResolvedSession>(30_000, undefined, () => now().getTime());
+  const trust = joinCacheDrops(
+    bus,
+    (subject, data) => {
+      if (subject === events.tenantsChanged.subject) return tenants.clear();
+      const { accountId } = events.sessionsChanged.schema.parse(data);
+      sessions.deleteWhere((s) => s.accountId === accountId);
+    },
+    () => {
+      tenants.clear();
+      sessions.clear();
+    },
+  );
   const adminHash = adminToken ? Buffer.from(sha256Hex(adminToken)) : undefined;
 
   async function resolve(tenant: Tenant, token: string, busHeaders: Record<string, string>): Promise<ResolvedSession> {
     const tokenHash = sha256Hex(token);
     const cacheKey = `${tenant.envId}:${tokenHash}`;
-    let session = sessions.get(cacheKey);
+    let session = trust.trusted() ? sessions.get(cacheKey) : undefined;
     if (!session) {
-      session = await callEndpoint(bus, internal.resolveSession, { envId: tenant.envId, tokenHash }, { headers: busHeaders, timeoutMs });
-      sessions.set(cacheKey, session);
+      const asOf = sessions.generation;
+      const request = { envId: tenant.envId, tokenHash, sessionIdleDays: tenant.settings.sessionIdleDays };
+      session = await callEndpoint(bus, internal.resolveSession, request, { headers: busHeaders, timeoutMs });
+      // Never kept past the moment it would expire unused (README, Sessions and devices).
+      sessions.set(cacheKey, session, asOf, Date.parse(session.expiresAt));
     }
     return session;
   }
@@ -46,22 +63,23 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
   return {
     async tenant(headers: Headers, busHeaders: Record<string, string>): Promise<Tenant> {
       const key = bearer(headers);
-      if (!key?.startsWith("spk_")) throw fail.unauthorized("A valid runtime key is required.");
+      if (!key?.startsWith("spk_")) throw fail.unauthorized(runtimeKeyShape);
       const keyHash = sha256Hex(key);
-      const cached = tenants.get(keyHash);
+      const cached = trust.trusted() ? tenants.get(keyHash) : undefined;
       if (cached) return cached;
+      const asOf = tenants.generation;
       const tenant = await callEndpoint(bus, internal.resolveRuntimeKey, { keyHash }, { headers: busHeaders, timeoutMs });
-      tenants.set(keyHash, tenant);
+      tenants.set(keyHash, tenant, asOf);
       return tenant;
     },
 
     /**
-     * decisions.md, Credentials: 401 unknown, 410 deleted, 403 suspended, 403 another account. The
+     * docs/api-rules.md#sessions: 401 unknown, 410 deleted, 403 suspended, 403 another account. The
      * account is the path's, or on a path without one the X-Service-Account-ID header's.
      */
     async session(tenant: Tenant, headers: Headers, pathAccountId: string | undefined, busHeaders: Record<string, string>): Promise<SessionActor> {
       const token = accountHeader(headers, "session");
-      if (!token) throw fail.unauthorized("The X-Service-Account-Session header is required.");
+      if (!token) throw fail.unauthorized("Send the account's session token as `X-Service-Account-Session: <accountSessionToken>`.");
       const accountId = pathAccountId ?? accountHeader(headers, "accountId");
       if (!accountId) throw fail.unauthorized("The X-Service-Account-ID header is required.");
       const session = await resolve(tenant, token, busHeaders);
@@ -71,14 +89,14 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
 
     /**
      * Route 4's current session: only when both account headers are sent and the session is live.
-     * An unknown, revoked or deleted account's session counts as none (contract, route 4 rule 3).
+     * An unknown, revoked or deleted account's session counts as none (docs/api-rules.md#sessions).
      */
     async optionalSession(tenant: Tenant, headers: Headers, busHeaders: Record<string, string>): Promise<SessionActor | undefined> {
       const token = accountHeader(headers, "session");
       const accountId = accountHeader(headers, "accountId");
       if (!token || !accountId) return undefined;
       const session = await resolve(tenant, token, busHeaders).catch((err) => {
-        if (isAppError(err) && err.code === "unauthorized") return undefined;
+        if (isAppError(err) && noSession.has(err.code)) return undefined;
         throw err;
       });
       if (!session || session.accountStatus === "deleted") return undefined;
@@ -87,7 +105,7 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
 
     admin(headers: Headers): void {
       const token = bearer(headers);
-      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) throw fail.unauthorized("A valid admin token is required.");
+      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN as `Authorization: Bearer <token>`.");
     },
   };
 }

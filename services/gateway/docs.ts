@@ -36,7 +36,32 @@ const scalarConfig = {
   mcp: { disabled: true },
   showDeveloperTools: "never",
   defaultOpenAllTags: true,
+  // Error tables: a status is never broken ("40 / 9"), and a code only where the column cannot hold it.
+  customCss:
+    ".markdown td, .markdown th { word-break: normal; } .markdown td:first-child, .markdown th:first-child { white-space: nowrap; } " +
+    ".markdown td:nth-child(2) { min-width: 11em; } .markdown td code { overflow-wrap: anywhere; }",
 };
+
+const startScript = `Scalar.createApiReference("#app", ${JSON.stringify(scalarConfig)});`;
+
+/**
+ * What the reference page may load: its script from here and the one inline line that starts it (by
+ * hash), the styles Scalar injects, and requests to this origin only. Nothing from elsewhere runs,
+ * and no other site may frame the page.
+ */
+const pagePolicy = [
+  "default-src 'none'",
+  `script-src 'self' 'sha256-${new Bun.CryptoHasher("sha256").update(startScript).digest("base64")}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+/** The document and the script are data to a browser: nothing in them may run as a page. */
+const dataPolicy = "default-src 'none'; frame-ancestors 'none'";
 
 // The empty icon keeps the browser from asking for /favicon.ico, which would be a 404.
 const page = (scriptUrl: string) => `<!doctype html>
@@ -50,7 +75,7 @@ const page = (scriptUrl: string) => `<!doctype html>
 <body>
 <div id="app"></div>
 <script src="${scriptUrl}"></script>
-<script>Scalar.createApiReference("#app", ${JSON.stringify(scalarConfig)});</script>
+<script>${startScript}</script>
 </body>
 </html>
 `;
@@ -66,9 +91,18 @@ export function docsRoutes(routes: readonly Route[]) {
   const html = page(`${docsScriptPath}?v=${script.hash}`);
 
   return new Elysia()
-    .get("/openapi.json", ({ request }) => new Response(document, { headers: jsonHeaders(requestIdOf(request.headers), { "cache-control": "no-cache" }) }))
+    .get("/openapi.json", ({ request }) => {
+      const headers = jsonHeaders(requestIdOf(request.headers), { "cache-control": "no-cache", "content-security-policy": dataPolicy });
+      return new Response(document, { headers });
+    })
     .get("/docs", ({ request }) => {
-      const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", "x-request-id": requestIdOf(request.headers) };
+      const headers = {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-cache",
+        "x-request-id": requestIdOf(request.headers),
+        "content-security-policy": pagePolicy,
+        "x-content-type-options": "nosniff",
+      };
       return new Response(html, { headers });
     })
     .get(docsScriptPath, ({ request }) => {
@@ -77,6 +111,7 @@ export function docsRoutes(routes: readonly Route[]) {
         "cache-control": "public, max-age=31536000, immutable",
         vary: "accept-encoding",
         "x-request-id": requestIdOf(request.headers),
+        "x-content-type-options": "nosniff",
       };
       if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return new Response(script.bytes, { headers });
       script.gzipped ??= Bun.gzipSync(script.bytes);

@@ -16,17 +16,22 @@ export const statusOf: Record<ErrorCode, number> = {
   auth0_project_mismatch: 400,
   invalid_signature: 400,
   unauthorized: 401,
+  session_revoked: 401,
+  session_expired: 401,
   payment_required: 402,
   monthly_quota_exceeded: 402,
   forbidden: 403,
   account_suspended: 403,
   auth_bridge_requires_paid_plan: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   idempotency_key_reused: 409,
   slot_already_exists: 409,
   slot_limit_reached: 409,
+  // Like the slot cap, a limit on what the account holds, not on this request's size (README, Storage budgets).
+  storage_quota_exceeded: 409,
   slot_archived: 409,
   provider_not_configured: 409,
   provider_not_enabled: 409,
@@ -39,12 +44,15 @@ export const statusOf: Record<ErrorCode, number> = {
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,
+  webhook_not_configured: 503,
   service_timeout: 504,
 };
 
 export const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
   "content-type": "application/json; charset=utf-8",
   "x-request-id": requestId,
+  // A browser must never run a JSON answer as a script or a page, whatever it contains.
+  "x-content-type-options": "nosniff",
   ...extra,
 });
 

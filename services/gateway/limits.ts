@@ -11,52 +11,90 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * Enforces on the runtime API what config decided a workspace may do (the tenant's entitlements), per
  * environment: 402 while payment is overdue, 402 past the month's requests, 429 past the minute's
  * (sustained at the plan's rate, with a burst of twice that: the current and the previous minute
- * together may use two minutes' worth), and 429 past a session's own limit. The gateway only counts
- * and compares.
+ * together may use two minutes' worth), and 429 past an account's own limits: its requests a minute,
+ * across all its sessions (a new device or session brings no fresh allowance), and its requests in
+ * flight in this gateway copy (one account's burst must not stall the others). The gateway only
+ * counts and compares.
  */
 export function createLimits(usage: Usage, now: () => number = Date.now) {
   let forgotten = "";
+  const running = new Map<string, number>();
+
+  /** Takes one of the account's places in this copy, or refuses at once (and counts nothing). */
+  function enter(tenant: Tenant, accountId: string): () => void {
+    const bound = tenant.settings.rateLimits.accountConcurrentRequests;
+    const n = running.get(accountId) ?? 0;
+    if (n >= bound) throw fail.rateLimited({ retryAfter: 1, windowSeconds: 1, limit: bound, scope: "account", setting: "project setting rateLimits.accountConcurrentRequests" }, "requests in flight");
+    running.set(accountId, n + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const rest = running.get(accountId)! - 1;
+      if (rest > 0) running.set(accountId, rest);
+      else running.delete(accountId);
+    };
+  }
+
   return {
     requirePayment(tenant: Tenant): void {
       if (tenant.entitlements.paymentRequired) throw fail.paymentRequired(tenant.plan, tenant.billingStatus);
     },
 
-    /** Admits one runtime request and counts it, or throws the 402 or 429 that refuses it. */
-    async admit(tenant: Tenant, session: SessionActor | undefined): Promise<void> {
-      const { monthlyRequests, perMinute } = tenant.entitlements;
-      const t = now();
-      const env = `env:${tenant.envId}`;
-      const month = `month:${monthOf(t)}`;
-      const minute = minuteOf(t);
-      const thisMinute = `minute:${minute}`;
-      const lastMinute = `minute:${minute - 1}`;
-      const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
-      // Windows end once a minute: forget the ended ones then, not on every request.
-      if (forgotten !== thisMinute) {
-        forgotten = thisMinute;
-        usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
+    /**
+     * Admits one runtime request and counts it, or throws the 402 or 429 that refuses it. The answer
+     * ends the request's place among its account's requests in flight: call it once the request is done.
+     */
+    async admit(tenant: Tenant, session: SessionActor | undefined): Promise<() => void> {
+      const leave = session ? enter(tenant, session.accountId) : () => {};
+      try {
+        await count(tenant, session);
+      } catch (err) {
+        leave();
+        throw err;
       }
-
-      if (monthlyRequests !== null) {
-        await usage.refresh(env, month, keep.month);
-        const used = usage.used(env, month);
-        if (used >= monthlyRequests) throw fail.monthlyQuotaExceeded(tenant.plan, used, monthlyRequests);
-      }
-      if (perMinute !== null) {
-        await usage.refresh(env, thisMinute, keep.minute);
-        if (usage.used(env, thisMinute) + usage.used(env, lastMinute) >= 2 * perMinute) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute });
-      }
-      const perSession = tenant.settings.rateLimits.sessionRequestsPerMinute;
-      const sessionScope = session && `session:${session.sessionId}`;
-      if (sessionScope) {
-        // Like the environment's totals: a device that moved to another gateway copy brings its count.
-        await usage.refresh(sessionScope, thisMinute, keep.minute);
-        if (usage.used(sessionScope, thisMinute) >= perSession) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perSession });
-      }
-
-      if (monthlyRequests !== null) usage.add(env, month, keep.month);
-      if (perMinute !== null) usage.add(env, thisMinute, keep.minute);
-      if (sessionScope) usage.add(sessionScope, thisMinute, keep.minute);
+      return leave;
     },
   };
+
+  async function count(tenant: Tenant, session: SessionActor | undefined): Promise<void> {
+    const { monthlyRequests, perMinute } = tenant.entitlements;
+    const t = now();
+    const env = `env:${tenant.envId}`;
+    const month = `month:${monthOf(t)}`;
+    const minute = minuteOf(t);
+    const thisMinute = `minute:${minute}`;
+    const lastMinute = `minute:${minute - 1}`;
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
+    // Windows end once a minute: forget the ended ones then, not on every request.
+    if (forgotten !== thisMinute) {
+      forgotten = thisMinute;
+      usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
+    }
+
+    if (monthlyRequests !== null) {
+      await usage.refresh(env, month, keep.month);
+      const used = usage.used(env, month);
+      if (used >= monthlyRequests) throw fail.monthlyQuotaExceeded(tenant.plan, used, monthlyRequests);
+    }
+    if (perMinute !== null) {
+      await usage.refresh(env, thisMinute, keep.minute);
+      if (usage.used(env, thisMinute) + usage.used(env, lastMinute) >= 2 * perMinute) {
+        const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
+        throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute, scope: "environment", setting, planTier: tenant.plan });
+      }
+    }
+    // The setting keeps its name; it counts an account's requests, whichever session sent them.
+    const perAccount = tenant.settings.rateLimits.sessionRequestsPerMinute;
+    const accountScope = session && `account:${session.accountId}`;
+    if (accountScope) {
+      // Like the environment's totals: a device that moved to another gateway copy brings its count.
+      await usage.refresh(accountScope, thisMinute, keep.minute);
+      if (usage.used(accountScope, thisMinute) >= perAccount) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting: "project setting rateLimits.sessionRequestsPerMinute" });
+    }
+
+    if (monthlyRequests !== null) usage.add(env, month, keep.month);
+    if (perMinute !== null) usage.add(env, thisMinute, keep.minute);
+    if (accountScope) usage.add(accountScope, thisMinute, keep.minute);
+  }
 }

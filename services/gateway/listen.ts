@@ -36,3 +36,14 @@ export function addresses(host: string, port: number): { url: string; localUrl?:
 
 /** Whether `/admin/v1` exists on this start: operators should not have to guess. */
 export const adminApi = (env: Pick<Env, "SAVEPOINT_ADMIN_TOKEN">) => (env.SAVEPOINT_ADMIN_TOKEN ? "on" : "off");
+
+/** The gateway's settings from `env`, the same for both entry points. */
+export const gatewaySettings = (env: Env) => ({
+  adminToken: env.SAVEPOINT_ADMIN_TOKEN,
+  timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS,
+  trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES,
+  adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
+});
+
+/** The second listener's options, for the admin API and /metrics (SAVEPOINT_ADMIN_ADDRESS). */
+export const adminListenOptions = (address: NonNullable<Env["SAVEPOINT_ADMIN_ADDRESS"]>) => listenOptions({ HOST: address.host, PORT: address.port });

@@ -4,7 +4,7 @@ import { openBus, stopOnSignal } from "../../shared/open.ts";
 import { startOrExit } from "../../shared/standalone.ts";
 import { createGateway } from "./app.ts";
 import { createDrain } from "./drain.ts";
-import { adminApi, addresses, listenOptions } from "./listen.ts";
+import { adminApi, adminListenOptions, addresses, gatewaySettings, listenOptions } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
 await startOrExit("gateway", async () => {
@@ -13,9 +13,13 @@ await startOrExit("gateway", async () => {
   if (!env.NATS_URL) throw new Error("NATS_URL: required to run the gateway on its own");
   const bus = await openBus(env, "gateway", log);
   const drain = createDrain();
-  const gateway = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS, trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, drain });
-  const server = gateway.listen(listenOptions(env));
-  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env) });
+  const options = { bus, log, drain, ...gatewaySettings(env) };
+  const admin = env.SAVEPOINT_ADMIN_ADDRESS;
+  const server = createGateway({ ...options, surface: admin ? "public" : "all" }).listen(listenOptions(env));
+  // The admin API and /metrics on their own address when one is set (README, Operators).
+  const adminServer = admin && createGateway({ ...options, surface: "admin" }).listen(adminListenOptions(admin));
+  const adminUrl = adminServer ? addresses(admin.host, adminServer.server!.port!).url : undefined;
+  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env), ...(adminUrl ? { adminUrl } : {}) });
   // Stop taking requests, finish those in flight, then leave the bus.
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => bus.close()]);
+  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
 });

@@ -1,8 +1,12 @@
 import { STATUS_CODES } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
+import { apiGuide } from "../../shared/contract/docs/concepts.ts";
 import { ErrorResponse } from "../../shared/contract/errors.ts";
 import { type Route, takesIdempotencyKey } from "../../shared/contract/route.ts";
+import { errorResponseDescription, errorStatusesOf, errorTable, statusTable } from "./openapi-errors.ts";
+
+export { errorCasesOf } from "./openapi-errors.ts";
 
 type Io = "input" | "output";
 type JsonSchema = Record<string, unknown>;
@@ -23,6 +27,11 @@ const tagDescriptions: Record<string, string> = {
   saves: "The save-based model.",
   admin: "Operator API; exists only when SAVEPOINT_ADMIN_TOKEN is set.",
 };
+
+const requestTooLarge = "Request Header Fields Too Large: headers or URL over 16 KiB, refused by the HTTP server before any route runs, with no body.";
+
+/** The service is not published under an open licence (package.json is private). */
+const license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
 
 const securitySchemes = {
   runtimeKey: { type: "http", scheme: "bearer", description: "Runtime key `spk_<env>_...`" },
@@ -112,14 +121,22 @@ function parameters(r: Route, input: (s: z.ZodType) => JsonSchema, components: R
   return out;
 }
 
-const idempotencyKeyParameter = {
+const idempotencyKeyParameter = (r: Route) => ({
   name: "Idempotency-Key",
   in: "header",
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
   description:
-    "Any unique string, such as a UUID, per logical write. Within 24 hours a retry with the same key, credentials and body gets the first answer again, with `Idempotent-Replayed: true`; the same key with another body is 409 `idempotency_key_reused`, and while the first request still runs 409 with `details.reason` `in_progress` and Retry-After.",
-};
+
+      "Any unique string, such as a UUID, per logical write. Within 24 hours a retry with the same key, " +
+      "credentials and body gets the first answer again, with `Idempotent-Replayed: true`; the same key with " +
+      "another body is 409 `idempotency_key_reused`, and while the first request still runs 409 with " +
+      "`details.reason` `in_progress` and Retry-After." +
+    (r.auth === "session"
+      ? ""
+      : " On this route the key is scoped to the runtime key every player shares, so it is a secret: " +
+        "at least 128 bits of randomness (a UUID v4, 32 hex digits), else 400."),
+});
 
 const jsonContent = (schema: unknown) => ({ "application/json": { schema } });
 
@@ -143,17 +160,21 @@ export function openApiDocument(routes: readonly Route[]) {
   for (const r of routes) {
     const responses: Record<string, unknown> = { [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: jsonContent(output(r.ok[1])) } };
     const idempotent = takesIdempotencyKey(r);
-    for (const status of idempotent && !r.errors.includes(409) ? [...r.errors, 409] : r.errors) {
+    const statuses = errorStatusesOf(r);
+    for (const status of statuses) {
       const schema = status === 409 && r.conflict ? { oneOf: [output(r.conflict), error] } : error;
-      responses[status] = { description: STATUS_CODES[status], content: jsonContent(schema) };
+      responses[status] = { description: errorResponseDescription(r, status), content: jsonContent(schema) };
     }
-    if (!r.subject) responses[501] = { description: "Not implemented yet", content: jsonContent(error) };
+    // Bun's HTTP server refuses oversized headers itself on every route; listed where nothing else is a 4xx.
+    if (!statuses.some((s) => s >= 400 && s < 500)) responses[431] = { description: requestTooLarge };
+    if (!r.subject && !r.gatewayOnly) responses[501] = { description: "Not implemented yet", content: jsonContent(error) };
     (paths[openapiPath(r.path)] ??= {})[r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.number ? `${r.number}. ${r.summary}` : r.summary,
+      description: [r.description ?? "", errorTable(r)].filter(Boolean).join("\n\n"),
       tags: [r.tag],
       security: security(r),
-      parameters: [...parameters(r, input, components), ...(idempotent ? [idempotencyKeyParameter] : [])],
+      parameters: [...parameters(r, input, components), ...(idempotent ? [idempotencyKeyParameter(r)] : [])],
       ...(r.body ? { requestBody: { required: !r.bodyOptional, content: jsonContent(input(r.body)) } } : {}),
       responses,
     };
@@ -161,7 +182,7 @@ export function openApiDocument(routes: readonly Route[]) {
   const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}) }));
   return {
     openapi: "3.1.0",
-    info: { title: "Savepoint API", version: "0.4.0", description: "Account-first save sync: accounts, slots, optimistic concurrency." },
+    info: { title: "Savepoint API", version: "0.4.0", description: apiGuide(statusTable()), license },
     // Relative: the document is served by the gateway it describes, wherever that is mounted.
     servers: [{ url: "/" }],
     tags,

@@ -1,4 +1,5 @@
+import { loadPlans } from "../../shared/plans.ts";
 import { runStandalone } from "../../shared/standalone.ts";
 import { runSaves } from "./start.ts";
 
-await runStandalone("saves", (bus, store, _env, log) => runSaves(bus, store, log));
+await runStandalone("saves", async (bus, store, env, log) => runSaves(bus, store, await loadPlans(env.SAVEPOINT_PLANS), log));

@@ -1,5 +1,7 @@
 import type { Save } from "../../shared/contract/runtime.ts";
+import type { PlanName } from "../../shared/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
+import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
 
 /**
  * One save per id and environment (`_id` is `<envId>/<saveId>`): a stage key never sees a prod save.
@@ -17,15 +19,53 @@ export type SaveDoc = {
   updatedAt: string;
   /** `<key>@<version>`: the Idempotency-Key record id of the keyed write that made this version. */
   lastWrite?: string;
+  /** Whose restore points these are: new for each creation, so a re-created id never sees the erased history. */
+  historyId?: string;
+  snapshotSeq?: number;
+  lastSnapshotAt?: string;
 };
+
+/** A restore point of a save (`_id` is `<historyId>:<seq>`); `payload` is `{metadata, state}` as JSON. */
+export type SaveSnapshotDoc = {
+  _id: string;
+  ownerId: string;
+  seq: number;
+  version: number;
+  payload: string;
+  createdAt: string;
+  /** The workspace's plan at the write: operator routes carry no tenant to ask. */
+  plan: PlanName;
+  expiresAt: string;
+};
+
+/** An environment's saves' stored bytes (metadata and state), moved by increments with each write. */
+export type SaveUsageDoc = { _id: string; bytes: number };
+
+/** What is left of an erased save: its id and when it was deleted, nothing of the player's. */
+export type SaveTombstoneDoc = { _id: string; deletedAt: string };
 
 export interface Repo {
   saves: Collection<SaveDoc>;
+  snapshots: Collection<SaveSnapshotDoc>;
+  tombstones: Collection<SaveTombstoneDoc>;
+  /** An environment's saves' stored bytes (README, Storage budgets). */
+  usage: Collection<SaveUsageDoc>;
+  /** Save creations by client IP (README, Storage budgets: like account creations). */
+  creations: Collection<HitDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
-  return { saves: await store.collection<SaveDoc>("saves") };
+  return {
+    saves: await store.collection<SaveDoc>("saves"),
+    snapshots: await store.collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"] }]),
+    tombstones: await store.collection<SaveTombstoneDoc>("saveTombstones"),
+    usage: await store.collection<SaveUsageDoc>("saveUsage"),
+    creations: await store.collection<HitDoc>("saveCreations", hitIndexes),
+  };
 }
+
+/** Saves written before restore points existed use their document id. */
+export const historyIdOf = (d: SaveDoc) => d.historyId ?? d._id;
 
 export const saveDocId = (envId: string, saveId: string) => `${envId}/${saveId}`;
 

@@ -19,19 +19,23 @@ function refusal(status: TransferCodeStatus) {
 
 /**
  * Route 10: a new device session for the code's account. The code is spent by one conditional update,
- * so of concurrent consumes exactly one wins. Only guesses (a code that is malformed, unknown, revoked
- * or of another environment) count toward the attempt limits: a real code that is spent or expired is
- * not a guess.
+ * so of concurrent consumes exactly one wins. Every attempt takes its seats in the attempt limits before
+ * the lookup; only guesses (a code that is malformed, unknown, revoked or of another environment) keep
+ * them: a real code, spent, expired or not, is not a guess.
  */
 export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.consumeTransferCode>): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
   const { tenant, body } = msg;
-  const limits = attemptLimits(deps, tenant, msg.client.ip);
-  await limits.refuseWhenBlocked();
-
+  const reservation = await attemptLimits(deps, tenant, msg.client.ip).reserve();
   const code = normalizeTransferCode(body.transferCode);
-  const doc = code ? await repo.codes.get(hashTransferCode(deps.secret, tenant.envId, code)) : null;
-  if (!doc || doc.status === "revoked") throw await limits.recordFailure(fail.transferCodeInvalid());
+  const doc = code
+    ? await repo.codes.get(hashTransferCode(deps.secret, tenant.envId, code)).catch(async (err) => {
+        await reservation.release().catch(() => undefined); // the store's fault is the answer, not this
+        throw err;
+      })
+    : null;
+  if (!doc || doc.status === "revoked") throw fail.transferCodeInvalid();
+  await reservation.release();
   if (doc.status !== "active") throw refusal(doc.status);
   const now = deps.now();
   if (Date.parse(doc.expiresAt) <= now.getTime()) throw fail.transferCodeExpired();

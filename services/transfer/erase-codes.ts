@@ -6,5 +6,7 @@ import type { Deps } from "./deps.ts";
  * cleanup worker may ask twice.
  */
 export async function eraseCodes(deps: Deps, accountId: string): Promise<{ erased: number }> {
+  // And the records of its consumes, which would hand out a session again (docs/api-rules.md#idempotent-retries).
+  await deps.idempotency.forget(accountId);
   return { erased: await deps.repo.codes.updateMany({ accountId }, { status: "accountDeleted", deviceLabel: null }) };
 }

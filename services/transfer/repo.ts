@@ -11,8 +11,12 @@ export type TransferCodeDoc = {
   status: TransferCodeStatus;
   deviceLabel?: string | null;
   createdAt: string;
+  /** `createdAt#<count>`: the order of creation, also within one millisecond (create-code.ts). */
+  createdOrder?: string;
   expiresAt: string;
   consumedAt?: string | null;
+  /** `YYYY-MM-DD`, the day after the one 24 h past expiry: a code is deleted once it has passed (prune-codes.ts). */
+  pruneDay?: string;
 };
 
 export interface Repo {
@@ -23,7 +27,10 @@ export interface Repo {
 
 export async function openRepo(store: Store): Promise<Repo> {
   return {
-    codes: await store.collection<TransferCodeDoc>("transferCodes", [{ name: "account_status", fields: ["accountId", "status"] }]),
+    codes: await store.collection<TransferCodeDoc>("transferCodes", [
+      { name: "account_status", fields: ["accountId", "status"] },
+      { name: "prune_day", fields: ["pruneDay"] },
+    ]),
     attempts: await store.collection<HitDoc>("transferAttempts", hitIndexes),
   };
 }

@@ -1,6 +1,7 @@
 import { serveEndpoint, serveIdempotentRoute } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
+import { envelopeForm, viewOverBus } from "../../shared/replay-forms.ts";
 import { consumeCode } from "./consume-code.ts";
 import { createCode } from "./create-code.ts";
 import type { Deps } from "./deps.ts";
@@ -12,6 +13,6 @@ export const group = "transfer";
 export function startTransfer(deps: Deps): void {
   const { bus } = deps;
   serveIdempotentRoute(bus, group, routes.createTransferCode, deps.idempotency, (m) => createCode(deps, m));
-  serveIdempotentRoute(bus, group, routes.consumeTransferCode, deps.idempotency, (m) => consumeCode(deps, m));
+  serveIdempotentRoute(bus, group, routes.consumeTransferCode, deps.idempotency, (m) => consumeCode(deps, m), envelopeForm(viewOverBus(bus)));
   serveEndpoint(bus, group, internal.eraseTransferCodes, (input) => eraseCodes(deps, input.accountId));
 }

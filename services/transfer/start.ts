@@ -1,7 +1,7 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { Env } from "../../shared/env.ts";
 import type { Logger } from "../../shared/log.ts";
-import { serviceSecret } from "../../shared/service-secret.ts";
+import { keptServiceSecret } from "../../shared/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { openIdempotency } from "../../shared/idempotency.ts";
@@ -17,7 +17,7 @@ export async function runTransfer(bus: Bus, store: Store, env: Env, log: Logger,
     log: scoped,
     now,
     idempotency: await openIdempotency(store, scoped, now),
-    secret: serviceSecret(env, "SAVEPOINT_TRANSFER_SECRET"),
+    secret: await keptServiceSecret(store, env, "SAVEPOINT_TRANSFER_SECRET"),
   };
   startTransfer(deps);
   return deps;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from "./common.ts";
 import { PlanName } from "../plans.ts";
 import { AuthProvider } from "./identity.ts";
+import { ProjectSettings } from "./settings.ts";
 
 const Name = z.string().trim().min(1).max(100);
 
@@ -24,7 +25,7 @@ export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt:
 
 export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPolicyPatch" });
 
-/** decisions.md, Operators: one identity provider of one environment. */
+/** One identity provider of one environment (docs/api-rules.md#identity-providers). */
 export const AuthProviderPath = ProjectEnvPath.extend({ provider: AuthProvider });
 export const AuthProviderConfigRequest = z
   .strictObject({
@@ -87,6 +88,18 @@ export const AdminAccountResponse = z
       createdAt: Timestamp,
       updatedAt: Timestamp,
     }),
+    /**
+     * What the account stores (README, Storage budgets): `storedBytes` is the running count the
+     * budget is enforced with; the rest is counted afresh for this view.
+     */
+    storage: z.object({
+      storedBytes: z.int(),
+      currentStateBytes: z.int(),
+      historyBytes: z.int(),
+      snapshots: z.int(),
+      /** The budget of the plan the newest snapshot was written under; absent when none is stored. */
+      budgetBytes: z.int().optional(),
+    }),
     slots: z.array(
       z.object({
         slotId: z.string(),
@@ -115,7 +128,7 @@ export const AccountStatusResponse = z
   .object({ accountId: AccountId, status: z.enum(["active", "suspended", "deleted"]) })
   .meta({ id: "AccountStatusResponse" });
 
-/** Stripe's subscription statuses, which a workspace's billing status follows (decisions.md, Plans and billing). */
+/** Stripe's subscription statuses, which a workspace's billing status follows (docs/api-rules.md#billing). */
 export const BillingStatus = z.enum(["active", "trialing", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "paused"]);
 export type BillingStatus = z.infer<typeof BillingStatus>;
 
@@ -135,6 +148,32 @@ export const UpdateWorkspaceRequest = z
   .strictObject({ plan: PlanName.optional(), billingStatus: BillingStatus.optional() })
   .meta({ id: "UpdateWorkspaceRequest" });
 
+/**
+ * Which page of a listing to answer: `cursor` is the `next` of the page before. Listings of things an
+ * operator creates (workspaces, projects) have no bound, so they are paged; the CLI follows `next`.
+ */
+export const ListQuery = z.object({
+  cursor: z.string().regex(/^\d{1,9}$/, "must be the next value of the page before").optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+});
+export const WorkspaceList = z.object({ workspaces: z.array(Workspace), next: z.string().optional() }).meta({ id: "WorkspaceList" });
+
+/** A project as operators see it: its workspace, its policy and its settings (the defaults until changed). */
+export const Project = z
+  .object({
+    projectId: z.string(),
+    workspaceId: z.string(),
+    name: z.string(),
+    environments: z.array(Environment),
+    syncPolicy: SyncPolicy,
+    settings: ProjectSettings,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: "Project" });
+export type Project = z.infer<typeof Project>;
+export const ProjectList = z.object({ workspaceId: z.string(), projects: z.array(Project), next: z.string().optional() }).meta({ id: "ProjectList" });
+
 export const RuntimeKeyList = z
   .object({
     projectId: z.string(),
@@ -153,7 +192,7 @@ export const PublishedGameConfig = z
   .object({ environment: Environment, enabled: z.boolean(), version: z.int().min(1), checksum: z.string(), sizeBytes: z.int().min(0), publishedAt: Timestamp })
   .meta({ id: "PublishedGameConfig" });
 
-/** Restore points of a slot or of account data, newest first (decisions.md, History and cleanup). */
+/** Restore points of a slot or of account data, newest first (docs/api-rules.md#history-and-restore). */
 export const SnapshotList = z
   .object({
     accountId: AccountId,
@@ -194,7 +233,7 @@ export const AccountExport = z
   .meta({ id: "AccountExport" });
 export type AccountExport = z.infer<typeof AccountExport>;
 
-/** A cleanup job that ran out of deliveries (decisions.md, History and cleanup): kept for an operator. */
+/** A cleanup job that ran out of deliveries (docs/api-rules.md#deletion-and-cleanup): kept for an operator. */
 export const DeadLetterPath = z.strictObject({ deadLetterId: z.string().regex(/^[A-Za-z0-9_:.-]{1,200}$/, "must be a dead letter id, as listed") });
 export const DeadLetter = z
   .object({

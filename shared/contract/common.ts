@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isJsonObject, jsonByteLength, unfaithfulJson } from "../json.ts";
 
-/** Byte limits from contract section 8. */
+/** Byte limits of free-form fields (docs/api-rules.md#sizes-and-free-form-json). */
 export const Limits = {
   accountDataBytes: 262_144,
   slotDataBytes: 262_144,
@@ -53,19 +53,8 @@ export function freeForm(maxBytes?: number) {
     .meta({ type: "object", additionalProperties: true, description } as Record<string, unknown>);
 }
 
-export const SyncPolicy = z
-  .object({
-    minRemoteSyncIntervalSeconds: z.int().min(1),
-    forceSyncCooldownSeconds: z.int().min(1),
-    syncOnAppBackground: z.boolean(),
-    syncOnAppForeground: z.boolean(),
-    syncOnReconnect: z.boolean(),
-    maxQueuedLocalSnapshots: z.int().min(1),
-  })
-  .meta({ id: "SyncPolicy" });
-export type SyncPolicy = z.infer<typeof SyncPolicy>;
-
-export const defaultSyncPolicy: SyncPolicy = {
+/** What a project's sync policy starts as; also the API reference's example. */
+const syncPolicyDefaults = {
   minRemoteSyncIntervalSeconds: 60,
   forceSyncCooldownSeconds: 10,
   syncOnAppBackground: true,
@@ -73,6 +62,32 @@ export const defaultSyncPolicy: SyncPolicy = {
   syncOnReconnect: true,
   maxQueuedLocalSnapshots: 25,
 };
+
+export const SyncPolicy = z
+  .object({
+    minRemoteSyncIntervalSeconds: z
+      .int()
+      .min(1)
+      .describe(
+        "The SDK syncs a slot or accountData at most once per this many seconds and keeps saving locally in between. " +
+          "A sync sooner than this after the previous accepted one is still accepted, with the warning `sync_interval_below_policy`.",
+      ),
+    forceSyncCooldownSeconds: z
+      .int()
+      .min(1)
+      .describe("After a sync the game forces (a \"save now\" button, a level end), the SDK waits this many seconds before it honours another forced one."),
+    syncOnAppBackground: z.boolean().describe("The SDK syncs pending local changes when the app goes to the background, whatever the interval."),
+    syncOnAppForeground: z.boolean().describe("The SDK syncs when the app comes back to the foreground, to pick up changes made on another device."),
+    syncOnReconnect: z.boolean().describe("The SDK syncs its queued changes as soon as the network comes back."),
+    maxQueuedLocalSnapshots: z
+      .int()
+      .min(1)
+      .describe("The most local snapshots the SDK keeps queued while it cannot sync; past that it keeps the newest state, not every step."),
+  })
+  .meta({ id: "SyncPolicy", examples: [syncPolicyDefaults] });
+export type SyncPolicy = z.infer<typeof SyncPolicy>;
+
+export const defaultSyncPolicy: SyncPolicy = syncPolicyDefaults;
 
 export const Environment = z.enum(["stage", "prod"]);
 export type Environment = z.infer<typeof Environment>;

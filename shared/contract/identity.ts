@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AccountId, DeviceLabel, SyncPolicy, Timestamp } from "./common.ts";
 
-/** Contract 2.7 with the wire names of decisions.md. */
+/** The identity providers a player may sign in with, by their own names (docs/api-rules.md#identity-providers). */
 export const AuthProvider = z.enum(["firebase", "supabase", "auth0"]).meta({ id: "AuthProvider" });
 export type AuthProvider = z.infer<typeof AuthProvider>;
 
@@ -33,10 +33,10 @@ export type AuthSessionResponse = z.infer<typeof AuthSessionResponse>;
 
 export const LinkedProviderList = z.array(LinkedAuthProvider).meta({ id: "LinkedProviderList" });
 
-/** Transfer-code lifetimes (decisions.md, Credentials): a request's ttlSeconds is clamped, not refused. */
+/** Transfer-code lifetimes (docs/api-rules.md#transfer-codes): a request's ttlSeconds is clamped, not refused. */
 export const TransferCodeTtl = { defaultSeconds: 600, minSeconds: 60, maxSeconds: 1800 } as const;
 
-/** Contract 2.9 and 4.1. */
+/** Route 9's optional body: a device label and a lifetime, clamped rather than refused (docs/api-rules.md#transfer-codes). */
 export const CreateTransferCodeRequest = z
   .strictObject({
     deviceLabel: DeviceLabel.optional(),

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { AccountResponse } from "./accounts.ts";
+import { AccountResponse, SlotResponse } from "./accounts.ts";
 import { AdminLink, BillingStatus, Workspace } from "./admin.ts";
 import { PlanName } from "../plans.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
+import { SessionIdleDays } from "./settings.ts";
+import { AuditEntry } from "./operator.ts";
 import { Tenant } from "./tenant.ts";
 
 /** A bus endpoint that no HTTP route maps to one-to-one: subject plus request and reply schemas. */
@@ -20,7 +22,8 @@ const endpoint = <Req extends z.ZodType, Res extends z.ZodType>(subject: string,
 export const AccountStatus = z.enum(["active", "suspended", "deleted"]);
 export type AccountStatus = z.infer<typeof AccountStatus>;
 
-export const ResolvedSession = z.object({ sessionId: z.string(), accountId: AccountId, accountStatus: AccountStatus });
+/** `expiresAt`: when the session expires if unused from now on; a gateway caches it no longer. */
+export const ResolvedSession = z.object({ sessionId: z.string(), accountId: AccountId, accountStatus: AccountStatus, expiresAt: z.iso.datetime() });
 export type ResolvedSession = z.infer<typeof ResolvedSession>;
 
 /** Endpoints the gateway uses to authenticate; it sends hashes, never raw credentials. */
@@ -28,7 +31,7 @@ export const internal = {
   resolveRuntimeKey: endpoint("config.runtime-key.resolve", z.object({ keyHash: z.string().length(64) }), Tenant),
   resolveSession: endpoint(
     "accounts.session.resolve",
-    z.object({ envId: z.string(), tokenHash: z.string().length(64) }),
+    z.object({ envId: z.string(), tokenHash: z.string().length(64), sessionIdleDays: SessionIdleDays }),
     ResolvedSession,
   ),
   /** A new device session for an account (transfer codes, later provider sign-in). */
@@ -37,11 +40,23 @@ export const internal = {
     z.object({ envId: z.string(), accountId: AccountId, deviceLabel: DeviceLabel.optional() }),
     z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
   ),
-  /** A new empty account with its first device session (a first sign-in with a provider). */
+  /**
+   * A new empty account with its first device session (a first sign-in with a provider), under the id
+   * the identity's link reserved. When that account is open already, a new session on it: `opened` false.
+   */
   openAccount: endpoint(
     "accounts.account.open",
-    z.object({ tenant: Tenant, deviceLabel: DeviceLabel.optional() }),
-    z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
+    z.object({ tenant: Tenant, deviceLabel: DeviceLabel.optional(), accountId: AccountId }),
+    z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse, opened: z.boolean() }),
+  ),
+  /**
+   * What a replayed answer carrying a session token (routes 3, 4, 10) shows now: the account, and its
+   * active slot `slotId`. 410 once the account is deleted, 401 once that session is revoked.
+   */
+  replayView: endpoint(
+    "accounts.session.replay-view",
+    z.object({ envId: z.string(), accountId: AccountId, tokenHash: z.string().length(64), slotId: z.string().optional() }),
+    z.object({ account: AccountResponse, slot: SlotResponse.optional() }),
   ),
   /** The account's identity links, for the operator view. */
   listLinks: endpoint("auth-bridge.account.links", z.object({ accountId: AccountId }), z.array(AdminLink)),
@@ -62,7 +77,7 @@ export const internal = {
   ),
   /**
    * Gateways report counted requests in batches and learn the totals of every copy: `scope` names what
-   * is counted (`env:<envId>`, `session:<id>`, `workspace:<id>`), `window` the minute or month.
+   * is counted (`env:<envId>`, `account:<id>`, `workspace:<id>`), `window` the minute or month.
    */
   reportUsage: endpoint(
     "billing.usage.report",
@@ -79,11 +94,16 @@ export const internal = {
     }),
     z.object({ totals: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
   ),
+  /** A gateway records one admin change in the audit log, which config keeps (README, Console). */
+  recordAudit: endpoint("config.audit.record", AuditEntry.omit({ auditId: true, at: true }), z.object({ auditId: z.string() })),
+  /** A console sign-out: that session is refused on every gateway copy until it would have expired anyway. */
+  consoleSignOut: endpoint("config.console.sign-out", z.object({ sid: z.string().max(64), expiresAt: z.int() }), z.object({ signedOut: z.literal(true) })),
+  consoleSignedOut: endpoint("config.console.signed-out", z.object({ sid: z.string().max(64) }), z.object({ signedOut: z.boolean() })),
   /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */
   eraseTransferCodes: endpoint("transfer.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
 };
 
-/** Fan-out events: every gateway instance receives each one. */
+/** Cache drops: every live gateway copy confirms each one before its publisher answers (shared/bus/cache-drops.ts). */
 export const events = {
   /** A runtime key, project or workspace changed: cached tenants are stale. */
   tenantsChanged: { subject: "events.config.tenants-changed", schema: z.object({ projectId: z.string().optional() }) },

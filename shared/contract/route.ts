@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ErrorCode } from "./errors.ts";
 import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
 
 /**
@@ -11,12 +12,22 @@ export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admi
 type WithTenant = "runtimeKey" | "session" | "optionalSession";
 export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
 
-/** POSTs of the runtime API take an Idempotency-Key (decisions.md, Idempotent retries). */
+/** POSTs of the runtime API take an Idempotency-Key (docs/api-rules.md#idempotent-retries). */
 export const takesIdempotencyKey = (r: Pick<Route, "method" | "auth">) => r.method === "POST" && needsTenant(r.auth);
 
 const noParams = z.strictObject({});
 // Unknown query keys are dropped, not refused: cache-busters such as `?_=123` are common.
 const noQuery = z.object({});
+
+/**
+ * One error a route answers with and the condition that causes it. The HTTP status is not repeated here:
+ * it comes from the one status table (`statusOf`) when the reference is generated.
+ */
+export interface ErrorCase {
+  readonly code: ErrorCode;
+  /** When the route answers with this code: Markdown for one table cell, so one line. */
+  readonly when: string;
+}
 
 /** A route of the HTTP API: the one description the gateway, the services and OpenAPI all read. */
 export interface Route {
@@ -27,6 +38,13 @@ export interface Route {
   /** Elysia-style path (`:param`). */
   readonly path: string;
   readonly summary: string;
+  /** What the route does and guarantees, in Markdown (2 to 6 sentences); the API reference shows it. */
+  readonly description?: string;
+  /**
+   * The errors this route answers with besides those every route of its kind shares (authentication,
+   * validation, limits, availability: see `shared/contract/docs/common-errors.ts`).
+   */
+  readonly errorCases?: readonly ErrorCase[];
   readonly tag: string;
   readonly auth: Auth;
   readonly params: z.ZodType;
@@ -46,10 +64,23 @@ export interface Route {
   /** Turns the service's conflict reply into `conflict`'s shape, given the request body (see accounts.ts). */
   // `any`: each route pairs its own wire and body types; the gateway only passes them through.
   readonly completeConflict?: (wire: any, body: any) => unknown;
+  /** Turns the service's success reply into `ok`'s shape, given the request body (see accounts.ts). */
+  readonly completeOk?: (wire: any, body: any) => unknown;
+  /** Error statuses the route answers with; each needs an error case, its own or its kind's (the docs test checks). */
   readonly errors: readonly number[];
+  /**
+   * Admin writes: the operationId of the admin GET that reads this write's target, from this route's
+   * path params and the ids in its answer. The gateway reads it before and after, for the audit log.
+   */
+  readonly auditRead?: string;
   /** Bus subject that serves the route; absent until a later issue implements it (501). */
   readonly subject?: string;
+  /** Answered by the gateway itself, with no bus request (health). */
+  readonly gatewayOnly?: true;
 }
+
+/** A route's texts for the API reference, kept per tag in `shared/contract/docs/`. */
+export type RouteDocs = Pick<Route, "description" | "errorCases">;
 
 type Spec = Omit<Route, "params" | "query"> & { params?: z.ZodType; query?: z.ZodType };
 type Filled<S extends Spec> = Omit<S, "params" | "query"> & {

@@ -3,7 +3,7 @@ import { AccountId, Environment, SyncPolicy } from "./common.ts";
 import { PlanName } from "../plans.ts";
 import { ProjectSettings } from "./settings.ts";
 
-/** A workspace's runtime allowance in one environment (decisions.md, Plans and billing); null is unlimited. */
+/** A workspace's runtime allowance in one environment (docs/api-rules.md#limits-and-plans); null is unlimited. */
 export const Entitlements = z.object({
   /** Unpaid, or past due for more than 7 days: every runtime route answers 402. */
   paymentRequired: z.boolean(),

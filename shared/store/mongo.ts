@@ -1,23 +1,34 @@
 import { type Document, type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
 import { type Lease, withLease } from "./mongo-lease.ts";
 import { recycleWhenStuck } from "./mongo-recycle.ts";
+import { replicaSetMismatch } from "./mongo-replica-set.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, FollowerFailedError, type FindOptions, type Index, type Store, StoreUnavailableError, type Write, checkField } from "./port.ts";
 
 const duplicateKey = 11000;
 // FerretDB 1.x answers a unique violation inside findAndModify with code 1 and its backend's message.
 const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(err.message);
 
-// Server errors (a bad query, a duplicate key) are bugs or typed outcomes; everything else the driver
-// throws (selection timeouts, network errors, a closed pool) means the database is out of reach.
+// FerretDB answers with a server error when its own backend is out of reach (PostgreSQL down, or out of
+// connections): for the caller that is the store being unavailable, not a bug.
+const backendUnreachable = /failed to connect to|too many clients already|SQLSTATE (53300|57P0[1-3]|08\d\d\d)/;
+
+/**
+ * Server errors (a bad query, a duplicate key) are bugs or typed outcomes; everything else the driver
+ * throws (selection timeouts, network errors, a closed pool), and a wire server's report that its
+ * backend is unreachable, means the database is out of reach.
+ */
+export function classifyStoreError(err: unknown): unknown {
+  if (!(err instanceof MongoServerError)) return new StoreUnavailableError(err);
+  if (isDuplicate(err)) return new DuplicateKeyError(String(err.message));
+  if (backendUnreachable.test(err.message)) return new StoreUnavailableError(err);
+  return err;
+}
+
 async function guard<R>(op: () => Promise<R>): Promise<R> {
   try {
     return await op();
   } catch (err) {
-    if (err instanceof MongoServerError) {
-      if (isDuplicate(err)) throw new DuplicateKeyError(String(err.message));
-      throw err;
-    }
-    throw new StoreUnavailableError(err);
+    throw classifyStoreError(err);
   }
 }
 
@@ -27,13 +38,16 @@ const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).f
 async function follow(then: readonly Write[] | undefined, updated: unknown): Promise<void> {
   if (!then) return;
   try {
-    for (const w of then) {
-      if ("insert" in w) await w.into.insert(w.insert);
-      else await w.from.delete(w.delete);
-    }
+    for (const w of then) await followOne(w);
   } catch (err) {
     throw new FollowerFailedError(updated, err);
   }
+}
+
+async function followOne(w: Write): Promise<void> {
+  if ("insert" in w) await w.into.insert(w.insert);
+  else if (!("delete" in w)) await (w.in as unknown as MongoDocs<Doc>).incrementAll(w.increment, w.by, w.init);
+  else if ((await w.from.delete(w.delete)) > 0 && w.ifDeleted) await followOne(w.ifDeleted);
 }
 
 class MongoDocs<T extends Doc> implements Collection<T> {
@@ -91,11 +105,17 @@ class MongoDocs<T extends Doc> implements Collection<T> {
   }
 
   increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
+    return this.incrementAll(id, { [field]: by }, init);
+  }
+
+  /** `increment` of several fields in one operation (a follower's counters). */
+  incrementAll(id: string, by: Record<string, number>, init: object): Promise<T> {
     const seed: Record<string, unknown> = clean(init);
-    delete seed[field];
+    for (const field of Object.keys(by)) delete seed[field];
     delete seed._id;
+    const inc = Object.fromEntries(Object.entries(by).map(([field, n]) => [checkField(field), n]));
     // An empty $setOnInsert is refused by MongoDB before 5.0.
-    const change: Document = { $inc: { [checkField(field)]: by }, ...(Object.keys(seed).length ? { $setOnInsert: seed } : {}) };
+    const change: Document = { $inc: inc, ...(Object.keys(seed).length ? { $setOnInsert: seed } : {}) };
     const apply = async () => (await this.c.findOneAndUpdate({ _id: id }, change, { upsert: true, returnDocument: "after" })) as unknown as T;
     const leases = this.leases;
     const once = leases ? async () => (await withLease(leases, `${this.c.collectionName}:${id}`, apply))! : apply;
@@ -137,7 +157,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   // A failed connect keeps its pool's timers: close it, the caller may retry (shared/open.ts).
   await guard(() => client.connect()).catch(async (err) => {
     await client.close().catch(() => {});
-    throw err;
+    throw replicaSetMismatch(url, err) ?? err;
   });
   const db = client.db(dbName);
   const buildInfo = await guard(() => db.admin().command({ buildInfo: 1 }));

@@ -29,7 +29,12 @@ export interface FindOptions<T extends Doc> {
  * first write without its followers, never a follower without its first write.
  */
 // `any`: a follower may go to any collection of the same store.
-export type Write = { insert: Doc; into: Collection<any> } | { delete: Filter<any>; from: Collection<any> };
+export type Write =
+  | { insert: Doc; into: Collection<any> }
+  /** With `ifDeleted`: that write too, only when this delete removed a document (a count that must not go twice). */
+  | { delete: Filter<any>; from: Collection<any>; ifDeleted?: Write }
+  /** `increment` of document `increment`, each field by its number: counters that move in the commit of the write they count. */
+  | { increment: string; by: Record<string, number>; init: object; in: Collection<any> };
 
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | null>;

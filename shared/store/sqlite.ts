@@ -1,6 +1,6 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { makePrivateDir, makePrivateFile } from "../private-files.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, type Write, checkField } from "./port.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
@@ -149,7 +149,9 @@ function applyAll(writes: readonly Write[] | undefined): void {
   if (!writes) return;
   for (const w of writes) {
     if ("insert" in w) (w.into as unknown as SqliteCollection<Doc>).insertNow(w.insert);
-    else (w.from as unknown as SqliteCollection<Doc>).deleteNow(w.delete);
+    else if ("delete" in w) {
+      if ((w.from as unknown as SqliteCollection<Doc>).deleteNow(w.delete) > 0 && w.ifDeleted) applyAll([w.ifDeleted]);
+    } else for (const [field, by] of Object.entries(w.by)) (w.in as unknown as SqliteCollection<Doc>).incrementNow(w.increment, field, by, w.init);
   }
 }
 
@@ -256,7 +258,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 /** SQLite store for the embedded deployment: one file, WAL, every commit synced to disk, group commit. */
 export function createSqliteStore(file: string): Store {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    // Owner-only from the first byte; SQLite gives the -wal and -shm files the database file's mode.
+    makePrivateDir(dirname(file));
+    makePrivateFile(file);
+  }
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL"); // an accepted write survives a power cut, not only a crash

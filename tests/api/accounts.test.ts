@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
+import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
 for (const name of deploymentNames) {
@@ -116,6 +117,20 @@ for (const name of deploymentNames) {
         expect(after.status).toBe(410);
         expect(after.body.error.code).toBe("account_deleted");
       }
+    });
+
+    test("40 concurrent creations from one client (a NAT of players), limit 30: exactly 30 are admitted", async () => {
+      const t = await newTenant(d);
+      const client = { "x-forwarded-for": `10.${Array.from(crypto.getRandomValues(new Uint8Array(3))).join(".")}` };
+      await awayFromWindowEnd(60, 30);
+      const answers = await Promise.all(Array.from({ length: 40 }, () => call(d, "POST", "/api/v1/accounts", { key: t.key, headers: client, body: {} })));
+      expect(answers.filter((x) => x.status === 201)).toHaveLength(30);
+      const refused = answers.filter((x) => x.status === 429);
+      expect(refused).toHaveLength(10);
+      expect(refused[0]!.body.error).toMatchObject({
+        code: "rate_limited",
+        details: { limit: 30, windowSeconds: 60, scope: "client_ip", setting: "project setting rateLimits.accountCreationsPerIpPerMinute" },
+      });
     });
   });
 }

@@ -14,7 +14,7 @@ for (const name of deploymentNames) {
       expect((await call(d, "POST", "/admin/v1/workspaces", { key: "wrong-token-wrong-token", body: { name: "x" } })).status).toBe(401);
     });
 
-    test("workspaces default to free; a plan can be given; bad input is 400", async () => {
+    test("workspaces default to free where Stripe billing is on; a plan can be given; bad input is 400", async () => {
       expect((await admin(d, "POST", "/admin/v1/workspaces", { name: "studio" })).body.plan).toBe("free");
       const pro = await admin(d, "POST", "/admin/v1/workspaces", { name: "studio", plan: "pro" });
       expect(pro.status).toBe(201);
@@ -34,6 +34,11 @@ for (const name of deploymentNames) {
       expect(revoked.status).toBe(200);
       const after = await acc.call("GET", "/api/v1/accounts/{acc}");
       expect(after.status).toBe(401);
+      // The message tells a revoked key from an unknown one, and says what a key looks like.
+      expect(after.body.error.message).toContain("revoked");
+      const unknown = await call(d, "GET", "/api/v1/runtime-config", { key: `spk_stage_${"x".repeat(32)}` });
+      expect([unknown.status, unknown.body.error.code]).toEqual([401, "unauthorized"]);
+      expect(unknown.body.error.message).toContain("Authorization: Bearer spk_<env>_");
       expect((await call(d, "POST", "/api/v1/accounts", { key: t.key })).status).toBe(401);
     });
 
@@ -109,4 +114,25 @@ test("the admin API is off (404) when SAVEPOINT_ADMIN_TOKEN is unset", async () 
   } finally {
     await d.stop();
   }
+});
+
+describe("the default plan fits who runs the server", () => {
+  const plansOf = async (env: Record<string, string>) => {
+    const d = await startEmbedded(env);
+    try {
+      return (await admin(d, "POST", "/admin/v1/workspaces", { name: "studio" })).body.plan;
+    } finally {
+      await d.stop();
+    }
+  };
+
+  test("self_hosted without Stripe billing, free with it, SAVEPOINT_DEFAULT_PLAN when set", async () => {
+    expect(await plansOf({ STRIPE_WEBHOOK_SECRET: "" })).toBe("self_hosted");
+    expect(await plansOf({})).toBe("free");
+    expect(await plansOf({ SAVEPOINT_DEFAULT_PLAN: "starter" })).toBe("starter");
+  });
+
+  test("a default plan that is not in the catalog stops start-up, naming the variable", async () => {
+    await expect(startEmbedded({ SAVEPOINT_DEFAULT_PLAN: "platinum" })).rejects.toThrow(/SAVEPOINT_DEFAULT_PLAN/);
+  });
 });

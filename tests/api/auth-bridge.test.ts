@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
-import { type ProviderName, type Signer, hostileTokens, mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
+import { type ProviderName, type Signer, hostileTokens, mint, newSigner, startHangingKeyServer, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
-import { mongo } from "../helpers/infra.ts";
+import { mongo, tempDir } from "../helpers/infra.ts";
+import { spawnEmbedded } from "../helpers/embedded-process.ts";
 import { capturingLogger, filesIn, mongoDump } from "../helpers/kept.ts";
 import { freePort } from "../helpers/ports.ts";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import type { Store } from "../../shared/store/port.ts";
+import { envIdOf } from "../../shared/contract/tenant.ts";
 
 const exchangePath = "/api/v1/accounts/auth/session";
 const providerNames: ProviderName[] = ["firebase", "supabase", "auth0"];
@@ -18,6 +24,8 @@ interface Setup {
   other: Deployment;
   /** Every log line and every stored byte, as text. */
   everythingKept(): Promise<string>;
+  /** The accounts store, read directly: how many accounts an environment holds. */
+  accountsIn(envId: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -25,7 +33,13 @@ async function embedded(): Promise<Setup> {
   const lines: string[] = [];
   const log = capturingLogger(lines);
   const d = await startEmbedded({}, { log });
-  return { d, other: d, everythingKept: async () => [...lines, ...filesIn(d.dataDir)].join("\n"), stop: () => d.stop() };
+  return {
+    d,
+    other: d,
+    everythingKept: async () => [...lines, ...filesIn(d.dataDir)].join("\n"),
+    accountsIn: (envId) => countAccounts(createSqliteStore(join(d.dataDir, "accounts.sqlite")), envId),
+    stop: () => d.stop(),
+  };
 }
 
 async function distributed(): Promise<Setup> {
@@ -34,8 +48,17 @@ async function distributed(): Promise<Setup> {
     d,
     other: { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) },
     everythingKept: async () => [...(await mongoDump(d.db)), ...filesIn(d.logs, "utf8")].join("\n"),
+    accountsIn: async (envId) => countAccounts(await createMongoStore((await mongo()).url, d.db), envId),
     stop: () => d.stop(),
   };
+}
+
+async function countAccounts(store: Store, envId: string) {
+  try {
+    return await (await store.collection<{ _id: string; envId: string }>("accounts")).count({ envId });
+  } finally {
+    await store.close();
+  }
 }
 
 /** A tenant with all three providers configured, each with its own key set. */
@@ -131,12 +154,28 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       expect((await call(s.d, "GET", "/api/v1/accounts/auth/providers", { key: t.key, headers: asSession(other.accountId, accountSessionToken) })).status).toBe(403);
     });
 
-    test("hostile tokens are refused with the provider's own codes", async () => {
+    test("hostile tokens are refused with the provider's own codes, and a reason that names no value of the token", async () => {
+      const reasons: Record<string, string> = {
+        expired: "expired",
+        notYetValid: "not_yet_valid",
+        issuedInTheFuture: "issued_in_future",
+        wrongKey: "bad_signature",
+        unknownKey: "unknown_signing_key",
+        algNone: "algorithm_not_allowed",
+        hs256WithPublicKey: "algorithm_not_allowed",
+        noExp: "missing_claim",
+        noSub: "missing_claim",
+        tampered: "bad_signature",
+        embeddedKey: "key_named_in_header",
+        garbage: "malformed",
+      };
       for (const provider of providerNames) {
         const { invalid, mismatch } = await hostileTokens(provider, t.signers[provider], newSubject(provider));
         for (const [what, token] of Object.entries(invalid)) {
           const answer = await exchange(provider, token);
-          expect([provider, what, answer.status, answer.body.error?.code]).toEqual([provider, what, 400, `${provider}_token_invalid`]);
+          const { code, details, message } = answer.body.error ?? {};
+          expect([provider, what, answer.status, code, details?.reason]).toEqual([provider, what, 400, `${provider}_token_invalid`, reasons[what]]);
+          expect(message).not.toContain(token.slice(-20));
         }
         for (const [what, token] of Object.entries(mismatch)) {
           const answer = await exchange(provider, token);
@@ -149,7 +188,7 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       const anon = await mint("supabase", t.signers.supabase, "", { sub: undefined, role: "anon" });
       expect((await exchange("supabase", anon)).body.error.code).toBe("supabase_token_invalid");
       const serviceRole = await mint("supabase", t.signers.supabase, newSubject("supabase"), { role: "service_role" });
-      expect((await exchange("supabase", serviceRole)).body.error.code).toBe("supabase_token_invalid");
+      expect((await exchange("supabase", serviceRole)).body.error).toMatchObject({ code: "supabase_token_invalid", details: { reason: "wrong_claims" } });
     });
 
     test("bad requests: an unknown provider, extra keys, a missing token", async () => {
@@ -184,6 +223,46 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       const down = await exchange("firebase", await mint("firebase", t.signers.firebase, newSubject("firebase")), { key: u.key });
       expect([down.status, down.body.error.code]).toEqual([503, "service_unavailable"]);
       expect(Number(down.headers.get("retry-after"))).toBeGreaterThan(0);
+    });
+
+    test("a key set that never answers is 503 with Retry-After within the bus timeout, not 504", async () => {
+      const u = await newTenant(s.d);
+      await admin(s.d, "PUT", `/admin/v1/projects/${u.projectId}/environments/stage/auth-providers/firebase`, { enabled: true, projectId: "demo-game", jwksUrl: startHangingKeyServer() });
+      const hung = await exchange("firebase", await mint("firebase", t.signers.firebase, newSubject("firebase")), { key: u.key });
+      expect([hung.status, hung.body.error.code]).toEqual([503, "service_unavailable"]);
+      expect(Number(hung.headers.get("retry-after"))).toBeGreaterThan(0);
+    });
+
+    test("a token issued up to 60 s ahead is accepted (clock skew); one issued further ahead is token_invalid", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const skewed = await exchange("supabase", await mint("supabase", t.signers.supabase, newSubject("supabase"), { iat: now + 30 }));
+      expect(skewed.status).toBe(200);
+      for (const ahead of [120, 86_400]) {
+        const future = await exchange("supabase", await mint("supabase", t.signers.supabase, newSubject("supabase"), { iat: now + ahead, exp: now + ahead + 3600 }));
+        expect([ahead, future.status, future.body.error?.code]).toEqual([ahead, 400, "supabase_token_invalid"]);
+      }
+    });
+
+    test("20 concurrent first sign-ins of each of 5 new identities open exactly one account per identity", async () => {
+      const u = await configuredTenant(s.d);
+      const envId = envIdOf(u.projectId, "stage");
+      const before = await s.accountsIn(envId);
+      const identities = Array.from({ length: 5 }, () => newSubject("firebase"));
+      const tokens = await Promise.all(identities.map((sub) => mint("firebase", u.signers.firebase, sub)));
+      const answers = await Promise.all(
+        tokens.flatMap((token) => Array.from({ length: 20 }, (_, i) => exchange("firebase", token, { key: u.key, via: i % 2 ? s.other : s.d }))),
+      );
+      const opened = (await s.accountsIn(envId)) - before;
+      console.log(`accounts opened by ${answers.length} concurrent first sign-ins of ${identities.length} identities: ${opened}`);
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      for (let i = 0; i < identities.length; i++) {
+        const mine = answers.slice(i * 20, i * 20 + 20).map((a) => a.body);
+        expect(new Set(mine.map((b) => b.accountId)).size).toBe(1);
+        expect(mine.filter((b) => b.isNewAccount)).toHaveLength(1);
+        // Every answer's session works on that one account.
+        for (const b of mine) expect((await call(s.d, "GET", `/api/v1/accounts/${b.accountId}`, { key: u.key, session: b.accountSessionToken })).status).toBe(200);
+      }
+      expect(opened).toBe(identities.length);
     });
 
     test("a free workspace's prod key is 403 before any key set is fetched; its stage key works", async () => {
@@ -277,3 +356,38 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
     });
   });
 }
+
+describe("a crash between reserving a first sign-in's link and opening its account", () => {
+  test("leaves no account; the identity's next sign-in opens the reserved one, once", async () => {
+    const dataDir = tempDir("auth-crash");
+    const port = freePort();
+    const d: Deployment = { name: "embedded", request: (path, init) => fetch(`http://127.0.0.1:${port}${path}`, init), stop: async () => {} };
+    const start = (env: Record<string, string> = {}) => spawnEmbedded(dataDir, port, env);
+    const accounts = (envId: string) => countAccounts(createSqliteStore(join(dataDir, "accounts.sqlite")), envId);
+
+    const armed = await start({ SAVEPOINT_FAILPOINT: "auth-bridge.link-reserved" });
+    const t = await configuredTenant(d);
+    const envId = envIdOf(t.projectId, "stage");
+    const token = await mint("auth0", t.signers.auth0, newSubject("auth0"));
+    const exchange = () => call(d, "POST", exchangePath, { key: t.key, body: { provider: "auth0", token } });
+    expect(await exchange().catch((err: Error) => err)).toBeInstanceOf(Error);
+    expect(await armed.exited).not.toBe(0);
+    expect(await accounts(envId)).toBe(0);
+
+    const restarted = await start();
+    try {
+      const first = await exchange();
+      const { accountId } = first.body;
+      expect(accountId).toMatch(/^acc_/);
+      expect(first.body).toMatchObject({ isNewAccount: true, wasProviderNewForAccount: true });
+      const again = await exchange();
+      expect(again.body).toMatchObject({ accountId, isNewAccount: false });
+      const read = await call(d, "GET", `/api/v1/accounts/${accountId}`, { key: t.key, session: again.body.accountSessionToken });
+      expect([read.status, read.body.accountId]).toEqual([200, accountId]);
+    } finally {
+      restarted.kill();
+      await restarted.exited;
+    }
+    expect(await accounts(envId)).toBe(1);
+  }, 90_000);
+});

@@ -40,6 +40,26 @@ for (const name of deploymentNames) {
       expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body.version).toBe(1);
     });
 
+    test("route 12 answers the contract's SlotResponse and the Persistly SDK's account envelope at once", async () => {
+      const acc = await newAccount(d, key, { slot: { slotId: "first", slotInfo: { n: 1 }, data: { v: 1 } } });
+      const created = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "second", slotInfo: { lvl: 2 }, data: { inv: [1, 2] } } });
+      expect(created.status).toBe(201);
+      const slot = { slotId: "second", slotInfo: { lvl: 2 }, data: { inv: [1, 2] }, version: 1, status: "active", updatedAt: created.body.updatedAt };
+      const policy = acc.created.body.syncPolicy;
+      const account = (await acc.call("GET", "/api/v1/accounts/{acc}")).body;
+      expect(created.body).toEqual({ ...slot, accountId: acc.accountId, account, slot, syncPolicy: policy });
+      // Read the way that SDK's createAccountSlot reads it: the account view lists the new slot.
+      const { accountId, account: view, slot: made, syncPolicy } = created.body;
+      expect([accountId, view.slots.map((s: { slotId: string }) => s.slotId), made.data, syncPolicy]).toEqual([acc.accountId, ["first", "second"], { inv: [1, 2] }, policy]);
+      // A retry with the same Idempotency-Key gets the same answer.
+      const idem = { "idempotency-key": `k-${crypto.randomUUID()}` };
+      const first = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "third", data: { t: 3 } }, headers: idem });
+      const again = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "third", data: { t: 3 } }, headers: idem });
+      expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
+      expect(again.body).toEqual(first.body);
+      expect(first.body).toMatchObject({ slotId: "third", data: { t: 3 }, slot: { slotId: "third", data: { t: 3 } }, account: { slots: [{}, {}, { slotId: "third" }] } });
+    });
+
     test("unknown query keys such as a cache-buster are ignored", async () => {
       const acc = await newAccount(d, key, { slot: { slotId: "s", data: { v: 1 } } });
       expect((await acc.call("GET", "/api/v1/accounts/{acc}?_=123")).status).toBe(200);

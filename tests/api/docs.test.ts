@@ -3,13 +3,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BaseResolver, createConfig, lintDocument, makeDocumentFromString } from "@redocly/openapi-core";
-import { chromium } from "playwright-core";
+import { type Locator, type Page, chromium } from "playwright-core";
 import { z } from "zod";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { docsScriptPath } from "../../services/gateway/docs.ts";
-import { openApiDocument } from "../../services/gateway/openapi.ts";
+import { statusOf } from "../../services/gateway/errors.ts";
+import { errorCasesOf, openApiDocument } from "../../services/gateway/openapi.ts";
 import { type Route, route } from "../../shared/contract/route.ts";
-import { allRoutes } from "../../shared/contract/routes.ts";
+import { allRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { tempDir } from "../helpers/infra.ts";
@@ -31,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => stop?.());
 
 describe("OpenAPI document", () => {
-  test("/openapi.json is valid OpenAPI 3.1: no errors under Redocly's recommended rules", async () => {
+  test("/openapi.json is valid OpenAPI 3.1: no errors and no warnings under Redocly's recommended rules", async () => {
     const res = await fetch(`${base}/openapi.json`);
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -45,6 +46,7 @@ describe("OpenAPI document", () => {
     console.log(`redocly lint (recommended): ${errors.length} errors, ${warnings.length} warnings`);
     for (const w of warnings) console.log(`  warning: ${describe(w)}`);
     expect(errors.map(describe)).toEqual([]);
+    expect(warnings.map(describe)).toEqual([]);
     expect(JSON.parse(text).openapi).toBe("3.1.0");
   });
 
@@ -88,6 +90,56 @@ describe("OpenAPI document", () => {
     expect(op.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/DocsTestHolder" });
   });
 
+  test("every operation has a summary, a description and an error table with a condition for each error status it lists", async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
+    const routes: readonly Route[] = allRoutes;
+    for (const r of routes) {
+      const op = doc.paths[r.path.replace(/:([A-Za-z]+)/g, "{$1}")][r.method.toLowerCase()];
+      expect([r.operationId, (r.description ?? "").length > 40]).toEqual([r.operationId, true]);
+      expect([r.operationId, op.summary.length > 0]).toEqual([r.operationId, true]);
+      const cases = errorCasesOf(r);
+      // Each status the route lists is explained by at least one code, with the condition that causes it.
+      const explained = new Set(cases.map((c) => statusOf[c.code]));
+      expect([r.operationId, r.errors.filter((s) => !explained.has(s))]).toEqual([r.operationId, []]);
+      expect(op.description).toStartWith(r.description!);
+      if (cases.length > 0) expect(op.description).toContain("| Status | Code | When |");
+      for (const c of cases) {
+        expect([r.operationId, c.when.length > 10]).toEqual([r.operationId, true]);
+        expect(op.description).toContain(`| ${statusOf[c.code]} | \`${c.code}\` | ${c.when} |`);
+        const response = op.responses[String(statusOf[c.code])];
+        expect([r.operationId, c.code, response?.content?.["application/json"] !== undefined]).toEqual([r.operationId, c.code, true]);
+      }
+    }
+  });
+
+  test("the concepts, the sync policy's fields and the sync answer's fields are explained in the document", async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
+    const headings = ["Accounts and slots vs the save-based model", "Versions and conflicts", "The sync policy and warnings", "Sessions and devices"];
+    for (const heading of [...headings, "Idempotent retries", "Errors", "Limits"]) expect(doc.info.description).toContain(`## ${heading}`);
+    expect(doc.info.description).toContain("sync_interval_below_policy");
+    const schemas = doc.components.schemas;
+    const explained = ["SyncPolicy", "SyncAcceptedResponse", "AccountResponse", "AccountSlotSummary", "Save"];
+    for (const name of [...explained, "SlotConflictResponse", "AccountConflictResponse", "SaveConflictResponse"]) {
+      for (const [field, s] of Object.entries(schemas[name].properties as Record<string, { description?: string }>)) {
+        expect([name, field, (s.description ?? "").length > 10]).toEqual([name, field, true]);
+      }
+    }
+    expect(schemas.SyncAcceptedResponse.properties.warnings.description).toContain("sync_interval_below_policy");
+  });
+
+  test("an error case's condition stays in its table cell, whatever Markdown it holds", () => {
+    const when = "A `a|b` pipe\nand a line break.";
+    const echo = route({
+      operationId: "echo", method: "GET", path: "/echo", summary: "Echo", tag: "test", auth: "none", ok: [200, z.object({})], errors: [404],
+      description: "Echoes.", errorCases: [{ code: "not_found", when }], subject: "test.echo",
+    });
+    const op = (openApiDocument([echo]).paths["/echo"] as Record<string, any>).get;
+    const rows = (op.description as string).split("\n").filter((l) => l.startsWith("|"));
+    // Header, separator, one row per case: nothing spilled into a row or a column of its own.
+    expect(rows.length).toBe(2 + errorCasesOf(echo).length);
+    expect(rows).toContain("| 404 | `not_found` | A `a\\|b` pipe and a line break. |");
+  });
+
   test("the document keeps all routes, with 501 for routes not implemented yet", () => {
     const routes: readonly Route[] = allRoutes;
     const doc = openApiDocument(routes);
@@ -95,7 +147,7 @@ describe("OpenAPI document", () => {
     expect(ops.map((o) => o.operationId).sort()).toEqual(routes.map((r) => r.operationId).sort());
     for (const r of routes) {
       const op = ops.find((o) => o.operationId === r.operationId)!;
-      expect([r.operationId, "501" in op.responses]).toEqual([r.operationId, !r.subject]);
+      expect([r.operationId, "501" in op.responses]).toEqual([r.operationId, !r.subject && !r.gatewayOnly]);
     }
   });
 });
@@ -108,6 +160,19 @@ describe("API reference", () => {
       const generated = await fetch(`${base}${path}`);
       expect(generated.headers.get("x-request-id")).toMatch(/^req_[A-Za-z0-9]{16}$/);
     }
+  });
+
+  test("/docs and /openapi.json carry a Content-Security-Policy and nosniff", async () => {
+    const docs = await fetch(`${base}/docs`);
+    const policy = docs.headers.get("content-security-policy") ?? "";
+    for (const directive of ["default-src 'none'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) expect(policy).toContain(directive);
+    // Scripts only from this server, and the one inline starter line by its hash: no 'unsafe-inline' script.
+    expect(policy).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+    expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
+    const document = await fetch(`${base}/openapi.json`);
+    expect(document.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(document.headers.get("x-content-type-options")).toBe("nosniff");
+    expect((await fetch(`${base}${docsScriptPath}`)).headers.get("x-content-type-options")).toBe("nosniff");
   });
 
   test("/docs loads its script from this server, which serves it from the npm package with a long cache", async () => {
@@ -123,48 +188,99 @@ describe("API reference", () => {
   });
 
   test("/docs renders the route list in headless Chromium with every non-loopback request blocked", async () => {
-    const executablePath = chromiumBin();
-    if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-    const context = await chromium.launchPersistentContext(tempDir("chromium-profile"), {
-      executablePath,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
-    });
-    try {
-      // A CDN fetch fails here just as it would on a machine with no internet.
-      const blocked: string[] = [];
-      await context.route("**/*", (r) => {
-        if (new URL(r.request().url()).hostname === "127.0.0.1") return r.continue();
-        blocked.push(r.request().url());
-        return r.abort("internetdisconnected");
-      });
-      const page = context.pages()[0] ?? (await context.newPage());
-      const pageErrors: string[] = [];
-      page.on("pageerror", (e) => pageErrors.push(e.message));
-      const scriptLoads: number[] = [];
-      page.on("response", (r) => {
-        if (new URL(r.url()).pathname === docsScriptPath) scriptLoads.push(r.status());
-      });
-
-      await page.goto(`${base}/docs`);
+    await inChromium(async (docs) => {
+      const { page, blocked, scriptLoads } = docs;
       const summary = page.getByText("Sync a slot under optimistic concurrency").first();
-      await summary.waitFor({ state: "visible", timeout: 30_000 }).catch((err) => {
-        throw new Error(`the route list did not render (blocked: ${JSON.stringify(blocked)}, page errors: ${JSON.stringify(pageErrors)}): ${err}`);
-      });
+      await rendered(summary, docs);
       // Rendered text, not HTML source: innerText leaves out whatever is not laid out.
       const text = await page.locator("body").innerText();
       for (const s of ["Create an account (and optionally its first slot)", "Sync a slot under optimistic concurrency", "Create a workspace"]) expect(text).toContain(s);
 
       await summary.scrollIntoViewIfNeeded();
-      const dir = mkdtempSync(join(tmpdir(), "savepoint-docs-screenshot-"));
-      const shot = join(dir, "docs.png");
-      await page.screenshot({ path: shot });
-      console.log(`API reference screenshot: ${shot}`);
-
+      await screenshot(page, "docs.png");
       expect(scriptLoads).toEqual([200]);
       expect(blocked).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    });
+  }, 60_000);
+
+  test("/docs shows a route's description and its error table: each code with its status and condition", async () => {
+    const r: Route = contractRoutes.syncSlot;
+    const plain = (markdown: string) => markdown.replace(/`/g, "");
+    const archived = errorCasesOf(r).find((c) => c.code === "slot_archived")!;
+    expect(archived).toBeDefined();
+    await inChromium(async (docs) => {
+      const { page, blocked } = docs;
+      // As a reader would: pick the route in the sidebar, which renders its section.
+      const entry = page.getByText(`${r.number}. ${r.summary}`).first();
+      await rendered(entry, docs);
+      await entry.click();
+      // The description's first sentence as the reader sees it (Markdown code spans rendered).
+      const firstSentence = plain(r.description!.split(". ")[0]!);
+      const description = page.getByText(firstSentence, { exact: false }).first();
+      await rendered(description, docs);
+      // The row of this route's table (the guide's status table also names the code).
+      const row = page.locator("tr", { hasText: plain(archived.when) }).first();
+      await row.waitFor({ state: "visible", timeout: 10_000 });
+      const cells = await row.locator("td").allInnerTexts();
+      expect(cells.map((c) => c.trim())).toEqual(["409", "slot_archived", plain(archived.when)]);
+      // The table's header row is rendered too, not only its cells.
+      const header = await row.locator("xpath=ancestor::table[1]//th").allInnerTexts();
+      expect(header.map((h) => h.trim())).toEqual(["Status", "Code", "When"]);
+
+      await row.scrollIntoViewIfNeeded();
+      await screenshot(page, "docs-error-table.png");
+      expect(blocked).toEqual([]);
+    });
   }, 60_000);
 });
+
+type DocsPage = { page: Page; blocked: string[]; pageErrors: string[]; scriptLoads: number[]; refused: string[] };
+
+/** Opens /docs in headless Chromium with every request that is not to this server failing, as offline. */
+async function inChromium(fn: (docs: DocsPage) => Promise<void>) {
+  const executablePath = chromiumBin();
+  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  const context = await chromium.launchPersistentContext(tempDir("chromium-profile"), {
+    executablePath,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+  });
+  try {
+    // A CDN fetch fails here just as it would on a machine with no internet.
+    const blocked: string[] = [];
+    await context.route("**/*", (r) => {
+      if (new URL(r.request().url()).hostname === "127.0.0.1") return r.continue();
+      blocked.push(r.request().url());
+      return r.abort("internetdisconnected");
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    // The page's Content-Security-Policy must not block anything the reference needs.
+    const refused: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    const scriptLoads: number[] = [];
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname === docsScriptPath) scriptLoads.push(r.status());
+    });
+    await page.goto(`${base}/docs`);
+    await fn({ page, blocked, pageErrors, scriptLoads, refused });
+    expect(refused).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
+async function rendered(locator: Locator, { blocked, pageErrors }: DocsPage) {
+  await locator.waitFor({ state: "visible", timeout: 30_000 }).catch((err) => {
+    throw new Error(`/docs did not render it (blocked: ${JSON.stringify(blocked)}, page errors: ${JSON.stringify(pageErrors)}): ${err}`);
+  });
+}
+
+async function screenshot(page: Page, name: string) {
+  const shot = join(mkdtempSync(join(tmpdir(), "savepoint-docs-screenshot-")), name);
+  await page.screenshot({ path: shot });
+  console.log(`API reference screenshot: ${shot}`);
+}

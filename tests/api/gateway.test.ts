@@ -1,8 +1,26 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { call, newTenant } from "../helpers/api.ts";
+import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
-
+/**
+ * A credential revoked while requests using it are being resolved (the gateway's cache was empty, so
+ * each asks the owning service): `trials` times, `inFlight` requests are sent, the credential is
+ * revoked before they are answered, then `after` more are sent. Returns how many of those were not 401.
+ */
+async function acceptedAfterRevokes(trials: number, fresh: () => Promise<{ send: () => Promise<{ status: number }>; revoke: () => Promise<number> }>) {
+  const inFlight = 20;
+  const after = 15;
+  let accepted = 0;
+  for (let trial = 0; trial < trials; trial++) {
+    const { send, revoke } = await fresh();
+    const racing = Array.from({ length: inFlight }, () => send());
+    expect(await revoke()).toBe(200);
+    // Once every racing answer is in, a stale one would have refilled the cache.
+    await Promise.all(racing);
+    for (let i = 0; i < after; i++) if ((await send()).status !== 401) accepted++;
+  }
+  return `${accepted} of ${trials * after}`;
+}
 for (const name of deploymentNames) {
   describe(`gateway (${name})`, () => {
     let d: Deployment;
@@ -56,6 +74,30 @@ for (const name of deploymentNames) {
       const html = await docs.text();
       expect(html).toContain("/openapi.json");
       expect(html).toContain("/docs/assets/standalone.js");
+    });
+
+    test("a runtime key revoked while its first requests are resolved is refused by every request sent after the revoke answered", async () => {
+      const t = await newTenant(d);
+      const accepted = await acceptedAfterRevokes(20, async () => {
+        const created = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/stage/runtime-keys`, { label: "race" });
+        return {
+          send: () => call(d, "GET", "/api/v1/runtime-config", { key: created.body.runtimeKey }),
+          revoke: async () => (await admin(d, "DELETE", `/admin/v1/runtime-keys/${created.body.keyId}`)).status,
+        };
+      });
+      expect(`requests after the revoke accepted: ${accepted}`).toBe("requests after the revoke accepted: 0 of 300");
+    });
+
+    test("a session revoked while its first requests are resolved is refused by every request sent after the revoke answered", async () => {
+      const accepted = await acceptedAfterRevokes(20, async () => {
+        const acc = await newAccount(d, key);
+        const { sessionId } = (await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`)).body.sessions[0];
+        return {
+          send: () => acc.call("GET", "/api/v1/accounts/{acc}"),
+          revoke: async () => (await admin(d, "DELETE", `/admin/v1/accounts/${acc.accountId}/sessions/${sessionId}`)).status,
+        };
+      });
+      expect(`requests after the revoke accepted: ${accepted}`).toBe("requests after the revoke accepted: 0 of 300");
     });
   });
 }

@@ -158,12 +158,15 @@ for (const name of deploymentNames) {
       const body = exported.body;
       expect(body.exportedAt).toEqual(expect.any(String));
       expect(body.account).toMatchObject({ accountId: acc.accountId, projectId, environment: "stage", status: "active", playerRef: "player-7", accountData: { coins: 5 }, version: 1 });
-      expect(body.slots).toEqual([
+      // Oldest first; records made in one millisecond may come in either order.
+      for (const list of [body.slots, body.history, body.sessions]) expect(list.map((r: { createdAt: string }) => r.createdAt)).toEqual(list.map((r: { createdAt: string }) => r.createdAt).sort());
+      const byKey = (list: { slotId?: string; version: number }[]) => list.toSorted((x, y) => `${x.slotId ?? ""}:${x.version}`.localeCompare(`${y.slotId ?? ""}:${y.version}`));
+      expect(byKey(body.slots)).toEqual([
         { slotId: "a", status: "active", version: 2, slotInfo: { name: "A" }, data: { hp: 2 }, createdAt: expect.any(String), updatedAt: expect.any(String) },
         { slotId: "b", status: "archived", version: 1, slotInfo: {}, data: { kept: "archived" }, createdAt: expect.any(String), updatedAt: expect.any(String) },
         { slotId: "c", status: "deleted", version: 1, slotInfo: {}, data: {}, createdAt: expect.any(String), updatedAt: expect.any(String) },
       ]);
-      expect(body.history).toEqual([
+      expect(byKey(body.history)).toEqual([
         { version: 1, createdAt: expect.any(String), payload: { accountData: { coins: 5 } } },
         { slotId: "a", version: 1, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 1 } } },
         { slotId: "a", version: 2, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 2 } } },
@@ -171,7 +174,7 @@ for (const name of deploymentNames) {
       ]);
       expect(body.sessions.length).toBeGreaterThanOrEqual(1);
       for (const s of body.sessions) expect(Object.keys(s).every((k) => ["sessionId", "deviceLabel", "createdAt", "lastUsedAt", "revokedAt"].includes(k))).toBe(true);
-      expect(body.sessions[0]).toEqual({ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+      expect(body.sessions).toContainEqual({ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) });
       expect(body.links).toEqual([{ provider: "firebase", label: "google.com", emailHint: "j***@example.com", linkedAt: expect.any(String), lastUsedAt: expect.any(String) }]);
 
       const text = JSON.stringify(body);

@@ -1,14 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { type Answer, type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { adminToken, deployment, deploymentNames, startDistributed } from "../helpers/deployments.ts";
+import { deployment, deploymentNames, startDistributed } from "../helpers/deployments.ts";
 import { filesIn } from "../helpers/kept.ts";
-import { tempDir, trackChild } from "../helpers/infra.ts";
-import { freePort, waitForPort } from "../helpers/ports.ts";
+import { tempDir } from "../helpers/infra.ts";
+import { spawnEmbedded } from "../helpers/embedded-process.ts";
+import { freePort } from "../helpers/ports.ts";
 
-/** decisions.md, Idempotent retries: the same key, credentials and body get the first answer again. */
+/** docs/api-rules.md#idempotent-retries: the same key, credentials and body get the first answer again. */
 const keyed = (key: string, o: CallOptions = {}): CallOptions => ({ ...o, headers: { ...o.headers, "idempotency-key": key } });
 const sync = "/api/v1/accounts/{acc}/slots/s/sync";
+/** Routes without a session take only keys of 128 bits or more (docs/api-rules.md#idempotent-retries): a UUID v4 is one. */
+const secretKey = () => crypto.randomUUID();
 
 /** What a client does after a lost answer: retry with the same key, waiting while the first may still run. */
 async function retryUntilAnswered(send: () => Promise<Answer>): Promise<Answer> {
@@ -52,7 +54,7 @@ for (const name of deploymentNames) {
       expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: { n: 1 } });
     });
 
-    test("a conflict answer is replayed as it was, not re-judged", async () => {
+    test("a conflict answer is not recorded: a retry with its key asks again and gets the current state", async () => {
       const d = await deployment(name);
       const { key } = await newTenant(d);
       const acc = await newAccount(d, key, { slot: { slotId: "s", data: { n: 0 } } });
@@ -61,8 +63,9 @@ for (const name of deploymentNames) {
       expect((await acc.call("POST", sync, { body: { baseVersion: 1, data: { n: 2 } } })).status).toBe(200);
       const again = await acc.call("POST", sync, keyed("stale", { body: { baseVersion: 7, data: { n: 1 } } }));
       expect(again.status).toBe(409);
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-      expect(again.body).toEqual(stale.body);
+      expect(again.headers.get("idempotent-replayed")).toBeNull();
+      expect(again.body.slot).toMatchObject({ version: 2, data: { n: 2 } });
+      expect(stale.body.slot).toMatchObject({ version: 1, data: { n: 0 } });
     });
 
     test("keys belong to one account: another account's same key is its own request", async () => {
@@ -82,8 +85,9 @@ for (const name of deploymentNames) {
       const d = await deployment(name);
       const { key } = await newTenant(d);
       const body = { playerRef: "p-1", accountData: { coins: 5 } };
-      const first = await call(d, "POST", "/api/v1/accounts", keyed("create-1", { key, body }));
-      const again = await call(d, "POST", "/api/v1/accounts", keyed("create-1", { key, body }));
+      const createKey = secretKey();
+      const first = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
+      const again = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
       expect(first.status).toBe(201);
       expect(again.status).toBe(201);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -131,8 +135,9 @@ for (const name of deploymentNames) {
       const d = await deployment(name);
       const { key } = await newTenant(d);
       const body = { baseVersion: 0, externalUserId: "u1", state: { hp: 3 } };
-      const first = await call(d, "POST", "/api/v1/saves/idem-save/sync", keyed("save-1", { key, body }));
-      const again = await call(d, "POST", "/api/v1/saves/idem-save/sync", keyed("save-1", { key, body }));
+      const saveKey = secretKey();
+      const first = await call(d, "POST", "/api/v1/saves/idem-save/sync", keyed(saveKey, { key, body }));
+      const again = await call(d, "POST", "/api/v1/saves/idem-save/sync", keyed(saveKey, { key, body }));
       expect(first.status).toBe(200);
       expect(again.body).toEqual(first.body);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -148,13 +153,14 @@ for (const name of deploymentNames) {
 test("idempotency records keep no reply in clear: not the session token a replay gives back", async () => {
   const d = await deployment("embedded");
   const { key } = await newTenant(d);
-  const created = await call(d, "POST", "/api/v1/accounts", keyed("stored-1", { key, body: {} }));
+  const storedKey = secretKey();
+  const created = await call(d, "POST", "/api/v1/accounts", keyed(storedKey, { key, body: {} }));
   const token: string = created.body.accountSessionToken;
-  expect((await call(d, "POST", "/api/v1/accounts", keyed("stored-1", { key, body: {} }))).body.accountSessionToken).toBe(token);
+  expect((await call(d, "POST", "/api/v1/accounts", keyed(storedKey, { key, body: {} }))).body.accountSessionToken).toBe(token);
   const stored = filesIn((d as unknown as { dataDir: string }).dataDir).join("\n");
   expect(stored).toContain("idempotencyKeys");
   expect(stored).not.toContain(token);
-  expect(stored).not.toContain("stored-1");
+  expect(stored).not.toContain(storedKey);
 });
 
 /**
@@ -168,16 +174,7 @@ describe("a crash between the write and its answer", () => {
     const dataDir = tempDir("idem-crash");
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
-    const start = async (env: Record<string, string> = {}) => {
-      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "services", "main.ts")], {
-        env: { ...process.env, SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", ...env },
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      trackChild(proc);
-      await waitForPort(port, 30_000, "savepoint");
-      return proc;
-    };
+    const start = (env: Record<string, string> = {}) => spawnEmbedded(dataDir, port, env);
     const d = { name: "embedded" as const, request: (path: string, init?: RequestInit) => fetch(`${base}${path}`, init), stop: async () => {} };
     const first = await start({ SAVEPOINT_FAILPOINT: "idempotency.before-record" });
     const { key } = await newTenant(d);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { newAccount, newTenant } from "../helpers/api.ts";
+import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 
 // Own deployments with fresh databases: FerretDB scans whole collections for most filters, so the
@@ -10,7 +10,10 @@ for (const [name, start] of [["embedded", () => startEmbedded()], ["distributed"
     let key: string;
     beforeAll(async () => {
       d = await start();
-      ({ key } = await newTenant(d));
+      const t = await newTenant(d);
+      key = t.key;
+      // Each race sends one account's requests at once: far more than the 8 an account may have in flight.
+      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { accountConcurrentRequests: 100 } });
     });
     afterAll(() => d.stop());
 

@@ -93,7 +93,7 @@ for (const name of deploymentNames) {
       const t = await newTenant(d);
       const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { transferCodeTtlSeconds: 120, rateLimits: { accountCreationsPerIpPerMinute: 2 } });
       expect(set.status).toBe(200);
-      expect(set.body).toEqual({ transferCodeTtlSeconds: 120, rateLimits: { accountCreationsPerIpPerMinute: 2, authExchangesPerIpPerMinute: 30, sessionRequestsPerMinute: 120, transferFailuresPerKeyPerMinute: 60 } });
+      expect(set.body).toEqual({ transferCodeTtlSeconds: 120, rateLimits: { accountCreationsPerIpPerMinute: 2, authExchangesPerIpPerMinute: 30, sessionRequestsPerMinute: 120, transferFailuresPerKeyPerMinute: 60, accountConcurrentRequests: 8, saveCreationsPerIpPerMinute: 30 }, allowedOrigins: {}, sessionIdleDays: 180 });
       const acc = await newAccount(d, t.key);
       expect((await acc.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1800 } })).body.expiresInSeconds).toBe(120);
       const ip = { "x-forwarded-for": "10.99.0.1" };

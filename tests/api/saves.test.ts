@@ -9,9 +9,13 @@ for (const name of deploymentNames) {
   describe(`save-based model (${name})`, () => {
     let d: Deployment;
     let key: string;
+    let projectId: string;
     beforeAll(async () => {
       d = await deployment(name);
-      ({ key } = await newTenant(d));
+      const t = await newTenant(d);
+      ({ key, projectId } = t);
+      // These tests create more saves from one address than the default 30 a minute.
+      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { saveCreationsPerIpPerMinute: 10_000 } });
     });
 
     const sync = (saveId: string, body: unknown, withKey = key) => call(d, "POST", `/api/v1/saves/${saveId}/sync`, { key: withKey, body });
@@ -102,6 +106,75 @@ for (const name of deploymentNames) {
       expect((await sync(id, { baseVersion: 1, externalUserId: "x".repeat(129) })).status).toBe(400);
       expect((await call(d, "POST", `/api/v1/saves/${id}/sync`, { body: { baseVersion: 1, state: {} } })).status).toBe(401);
       expect((await load(id)).body.save).toMatchObject({ version: 1, state: { v: 1 } });
+    });
+
+    const remove = (saveId: string, withKey = key) => call(d, "DELETE", `/api/v1/saves/${saveId}`, { key: withKey });
+    const operator = (method: string, saveId: string, path = "", body?: unknown) =>
+      admin(d, method, `/admin/v1/projects/${projectId}/environments/stage/saves/${saveId}${path}`, body);
+    const pointVersions = (r: { body: { restorePoints: { version: number }[] } }) => r.body.restorePoints.map((p) => p.version);
+
+    test("delete erases a save and its history; a second delete is alreadyDeleted; the id is created again at version 1", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { v: 1 } });
+      await sync(id, { baseVersion: 1, state: { v: 2 } });
+      const first = await remove(id);
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ saveId: id, deletedAt: expect.any(String), alreadyDeleted: false });
+      expect((await load(id)).status).toBe(404);
+      expect((await operator("GET", id, "/history")).status).toBe(404);
+      expect((await remove(id)).body).toEqual({ saveId: id, deletedAt: first.body.deletedAt, alreadyDeleted: true });
+      // A sync from the old base finds nothing; base 0 creates a new save with none of the old history.
+      expect((await sync(id, { baseVersion: 2, state: { v: 3 } })).status).toBe(404);
+      const again = await sync(id, { baseVersion: 0, externalUserId: "q", state: { v: 10 } });
+      expect(again.body).toMatchObject({ status: "accepted", save: { version: 1, externalUserId: "q", state: { v: 10 } } });
+      expect(pointVersions(await operator("GET", id, "/history"))).toEqual([1]);
+      expect((await operator("POST", id, "/restore", { version: 2 })).status).toBe(404);
+      const never = await remove(newSaveId());
+      expect([never.status, never.body.error.code]).toEqual([404, "not_found"]);
+      // The operator's delete is the same erasure.
+      expect((await operator("DELETE", id)).body).toMatchObject({ saveId: id, alreadyDeleted: false });
+      expect((await load(id)).status).toBe(404);
+    });
+
+    test("operators list a save's restore points and restore one; the stale device gets the 409 with it", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", metadata: { lvl: 1 }, state: { v: 1 } });
+      await sync(id, { baseVersion: 1, state: { v: 2 } });
+      await sync(id, { baseVersion: 2, metadata: { lvl: 3 }, state: { v: 3 } });
+      const listed = await operator("GET", id, "/history");
+      expect(listed.body).toEqual({
+        saveId: id,
+        restorePoints: [3, 2, 1].map((v) => ({ version: v, createdAt: expect.any(String), sizeBytes: Buffer.byteLength(JSON.stringify({ v })) })),
+      });
+      const restored = await operator("POST", id, "/restore", { version: 1 });
+      expect(restored.status).toBe(200);
+      expect(restored.body.save).toMatchObject({ saveId: id, version: 4, metadata: { lvl: 1 }, state: { v: 1 }, externalUserId: "p" });
+      expect((await load(id)).body).toEqual(restored.body);
+      const stale = await sync(id, { baseVersion: 3, state: { v: 99 } });
+      expect(stale.status).toBe(409);
+      expect(stale.body.save).toMatchObject({ version: 4, state: { v: 1 } });
+      expect(pointVersions(await operator("GET", id, "/history"))).toEqual([4, 3, 2, 1]);
+      // Undo: the replaced version 3 is still a restore point.
+      expect((await operator("POST", id, "/restore", { version: 3 })).body.save).toMatchObject({ version: 5, metadata: { lvl: 3 }, state: { v: 3 } });
+    });
+
+    test("bad input to the delete and the operator's save routes is refused in the envelope and changes nothing", async () => {
+      const id = newSaveId();
+      await sync(id, { baseVersion: 0, externalUserId: "p", state: { v: 1 } });
+      const answers = [
+        await remove("bad%20id"),
+        await remove("x".repeat(129)),
+        await operator("POST", id, "/restore", { version: 0 }),
+        await operator("POST", id, "/restore", { version: "1" }),
+        await operator("POST", id, "/restore", { version: 1, state: {} }),
+        await admin(d, "GET", `/admin/v1/projects/${projectId}/environments/dev/saves/${id}/history`),
+        await admin(d, "DELETE", `/admin/v1/projects/nope/environments/stage/saves/${id}`),
+      ];
+      expect(answers.map((a) => [a.status, a.body.error?.code])).toEqual(Array(answers.length).fill([400, "invalid_request"]));
+      const other = await newTenant(d);
+      expect((await remove(id, other.key)).status).toBe(404);
+      expect((await load(id)).body.save).toMatchObject({ version: 1, state: { v: 1 } });
+      expect(pointVersions(await operator("GET", id, "/history"))).toEqual([1]);
     });
 
     test("saves belong to one environment: a prod key never sees a stage save", async () => {

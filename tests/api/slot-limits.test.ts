@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
-const cap = 32; // decisions.md, Slots: the default active-slot cap of every plan
+const cap = 32; // docs/api-rules.md#slots: the default active-slot cap of every plan
 
 for (const name of deploymentNames) {
   describe(`active-slot cap and complete listings (${name})`, () => {
@@ -12,8 +12,8 @@ for (const name of deploymentNames) {
       d = await deployment(name);
       const t = await newTenant(d);
       key = t.key;
-      // Some tests here make more requests with one session than the default 120 a minute.
-      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 10_000 } });
+      // Some tests here make more requests with one account than the default 120 a minute, or 8 at once.
+      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 10_000, accountConcurrentRequests: 100 } });
     });
 
     const fill = async (acc: Awaited<ReturnType<typeof newAccount>>, from: number, to: number) => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { newAccount, newTenant } from "../helpers/api.ts";
+import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 
 for (const name of deploymentNames) {
@@ -8,7 +8,10 @@ for (const name of deploymentNames) {
     let key: string;
     beforeAll(async () => {
       d = await deployment(name);
-      ({ key } = await newTenant(d));
+      const t = await newTenant(d);
+      key = t.key;
+      // The contended-DELETE test sends dozens of one account's requests at once: past the in-flight bound.
+      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { accountConcurrentRequests: 100 } });
     });
 
     test("create, list, read: summaries without data, the slot with it", async () => {
@@ -18,7 +21,7 @@ for (const name of deploymentNames) {
       expect(created.body).toMatchObject({ slotId: "hero.1", slotInfo: { lvl: 3 }, data: { inv: [1, 2] }, version: 1, status: "active" });
       const list = await acc.call("GET", "/api/v1/accounts/{acc}/slots");
       expect(list.body).toEqual({ accountId: acc.accountId, slots: [{ slotId: "hero.1", slotInfo: { lvl: 3 }, version: 1, status: "active", updatedAt: created.body.updatedAt }] });
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/hero.1")).body).toEqual(created.body);
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/hero.1")).body).toEqual(created.body.slot);
     });
 
     test("an id used by an active slot is 409 slot_already_exists and changes nothing", async () => {
@@ -84,6 +87,35 @@ for (const name of deploymentNames) {
       expect((await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/never")).status).toBe(404);
       expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/never/sync", { body: { baseVersion: 1, data: {} } })).status).toBe(404);
       expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/never/archive")).status).toBe(404);
+    });
+
+    test("20 concurrent DELETEs with syncs and archives of slot ids of 6 generations: each DELETE 200, never 503", async () => {
+      const acc = await newAccount(d, key);
+      const ids = ["gen.a", "gen.b"];
+      for (const slotId of ids) {
+        for (let g = 0; g < 6; g++) {
+          expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId, data: { g } } })).status).toBe(201);
+          if (g < 5) expect((await acc.call("POST", `/api/v1/accounts/{acc}/slots/${slotId}/archive`)).status).toBe(200);
+        }
+      }
+      const deletes = ids.flatMap((slotId) => Array.from({ length: 20 }, () => acc.call("DELETE", `/api/v1/accounts/{acc}/slots/${slotId}`)));
+      const others = ids.flatMap((slotId) => [
+        ...Array.from({ length: 5 }, (_, i) => acc.call("POST", `/api/v1/accounts/{acc}/slots/${slotId}/sync`, { body: { baseVersion: 1, data: { i } } })),
+        ...Array.from({ length: 3 }, () => acc.call("POST", `/api/v1/accounts/{acc}/slots/${slotId}/archive`)),
+      ]);
+      const [deleted, rest] = await Promise.all([Promise.all(deletes), Promise.all(others)]);
+      const unavailable = [...deleted, ...rest].filter((a) => a.status >= 500).length;
+      console.log(`${deleted.length + rest.length} contended operations, 5xx answers: ${unavailable}`);
+      expect(deleted.map((a) => a.status)).toEqual(deleted.map(() => 200));
+      expect(rest.filter((a) => a.status >= 500)).toEqual([]);
+      // Each generation is deleted by exactly one DELETE; the others find nothing left and say so.
+      for (let i = 0; i < ids.length; i++) {
+        const mine = deleted.slice(i * 20, i * 20 + 20);
+        expect(mine.filter((a) => a.body.alreadyDeleted === false)).toHaveLength(6);
+        expect(mine.filter((a) => a.body.alreadyDeleted === true)).toHaveLength(14);
+        expect((await acc.call("GET", `/api/v1/accounts/{acc}/slots/${ids[i]}`)).status).toBe(404);
+      }
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots")).body.slots).toEqual([]);
     });
 
     test("delete takes the active slot first, then the newest archived one with that id", async () => {

@@ -131,7 +131,7 @@ describe("embedded start and the operator CLI", () => {
   test("the CLI creates a workspace, project and key, sets the policy, ships a config, lists and revokes the key (--json)", async () => {
     const json = async (...args: string[]) => {
       const r = await cli(...args, "--json");
-      expect(r.code).toBe(0);
+      expect([args.join(" "), r.code, r.stderr]).toEqual([args.join(" "), 0, ""]);
       return JSON.parse(r.stdout);
     };
     const ws = await json("workspace", "create", "--name", "Studio", "--plan", "starter");
@@ -154,6 +154,14 @@ describe("embedded start and the operator CLI", () => {
     const runtime = (await (await fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}` } })).json()) as { gameConfig: { data: unknown } };
     expect(runtime.gameConfig.data).toEqual({ difficulty: "hard", waves: [1, 2, 3] });
     expect(await json("settings", "set", "--project", project.projectId, "--rateLimits", '{"sessionRequestsPerMinute":300}')).toMatchObject({ rateLimits: { sessionRequestsPerMinute: 300 } });
+    // README, Browser games (CORS): prod restricted to one origin, through the CLI.
+    const origins = await json("settings", "set", "--project", project.projectId, "--allowedOrigins", '{"prod":["https://game.example.com"]}');
+    expect(origins).toMatchObject({ allowedOrigins: { prod: ["https://game.example.com"] }, rateLimits: { sessionRequestsPerMinute: 300 } });
+    const fromPage = (origin: string) => fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}`, origin } });
+    expect([(await fromPage("https://game.example.com")).status, (await fromPage("https://elsewhere.example.net")).status]).toEqual([200, 403]);
+    const badOrigin = await cli("settings", "set", "--project", project.projectId, "--allowedOrigins", '{"prod":["https://game.example.com/"]}');
+    expect(badOrigin.code).toBe(1);
+    expect(badOrigin.stderr).toContain("invalid_request: The request is invalid. allowedOrigins.prod.0: Expected an origin");
     expect((await json("key", "list", "--project", project.projectId)).keys).toEqual([expect.objectContaining({ keyId: key.keyId, environment: "prod", label: "ci", lastUsedAt: expect.any(String) })]);
     expect((await json("workspace", "update", "--workspace", ws.workspaceId, "--plan", "pro")).plan).toBe("pro");
     const badJson = await cli("settings", "set", "--project", project.projectId, "--rateLimits", "{nope");
@@ -184,6 +192,36 @@ describe("embedded start and the operator CLI", () => {
     const sessionHeader = lines.findIndex((l) => /^\s*sessionId +createdAt\b/.test(l));
     expect(sessionHeader).toBeGreaterThan(slotHeader);
     expect(lines[sessionHeader + 1]).toMatch(/^\s*ses_[A-Za-z0-9]+ +\d{4}-/);
+  });
+
+  test("account get neutralises control characters in what it prints (ESC sequences, C1, CR/LF); --json stays valid JSON", async () => {
+    const key = /spk_stage_[A-Za-z0-9]+/.exec(firstOutput)![0];
+    const post = async (path: string, body: unknown, session?: string) =>
+      (await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(session ? { "x-service-account-session": session } : {}) },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as Record<string, string>;
+    const hostileRef = "\x1b[2J\x1b[31mref\x9b1;1H\x07\x7f";
+    const hostileLabel = "p\r\nstatus: deleted\x1b]0;o\x07\u0085";
+    const { accountId, accountSessionToken } = await post("/api/v1/accounts", { playerRef: hostileRef });
+    const { transferCode } = await post(`/api/v1/accounts/${accountId}/transfer-codes`, {}, accountSessionToken);
+    expect((await post("/api/v1/account-transfer-codes/consume", { transferCode, deviceLabel: hostileLabel })).accountId).toBe(accountId);
+
+    const shown = await cli("account", "get", "--account", accountId);
+    expect(shown.code).toBe(0);
+    // Nothing a terminal acts on reaches it: no C0 but the newlines the CLI writes itself, no DEL, no C1.
+    expect(shown.stdout.replace(/\n/g, "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(shown.stdout).toContain("\\x1b[2J\\x1b[31mref\\x9b1;1H\\x07\\x7f");
+    expect(shown.stdout).toContain("p\\r\\nstatus: deleted\\x1b]0;o\\x07\\x85");
+    expect(shown.stdout).not.toMatch(/^status: deleted/m);
+
+    const scripted = await cli("account", "get", "--account", accountId, "--json");
+    expect(scripted.code).toBe(0);
+    expect(scripted.stdout.replace(/\n/g, "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    const parsed = JSON.parse(scripted.stdout);
+    expect(parsed.account.playerRef).toBe(hostileRef);
+    expect(parsed.sessions.map((x: { deviceLabel?: string }) => x.deviceLabel)).toContain(hostileLabel);
   });
 
   test("an error answer exits 1 with its code and message on one stderr line; --json still prints the answer alone", async () => {
@@ -233,7 +271,8 @@ describe("embedded start and the operator CLI", () => {
   test("the README's `npx savepoint ... --json` runs the CLI with only the JSON answer on stdout", async () => {
     const r = await run(["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ plan: "free" });
+    // This server runs without Stripe billing: a workspace made without a plan is self_hosted.
+    expect(JSON.parse(r.stdout)).toMatchObject({ plan: "self_hosted" });
   });
 
   test("a restart on the same data does not create or print another key", async () => {

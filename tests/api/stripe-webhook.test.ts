@@ -54,14 +54,14 @@ function serveFakeConfig(bus: Bus, calls: Billing[], workspaces: Map<string, Wor
   });
 }
 
-async function startHarness(store: Store, env: Record<string, string> = { STRIPE_WEBHOOK_SECRET: secret }): Promise<Harness> {
+async function startHarness(store: Store, env: Record<string, string> = { STRIPE_WEBHOOK_SECRET: secret }, now?: () => Date): Promise<Harness> {
   const lines: string[] = [];
   const log = capturingLogger(lines);
   const bus = createLocalBus(log);
   const calls: Billing[] = [];
   const workspaces = new Map<string, Workspace>();
   serveFakeConfig(bus, calls, workspaces);
-  const deps = await runBilling(bus, store, readEnv({ STRIPE_PRICE_PLANS: pricePlans, ...env }), log);
+  const deps = await runBilling(bus, store, readEnv({ STRIPE_PRICE_PLANS: pricePlans, ...env }), log, now);
   return { bus, deps, store, calls, workspaces, lines };
 }
 
@@ -72,9 +72,11 @@ interface Answer {
   body: any;
 }
 
-/** Sends a delivery over the bus as the gateway would, with the status the gateway would answer. */
-async function post(h: Harness, payload: string, signature: string | undefined): Promise<Answer> {
-  const msg = { tenant: undefined, session: undefined, client: { ip: "127.0.0.1" }, params: {}, query: {}, body: { payload, signature } };
+const newIp = () => `10.${Array.from(crypto.getRandomValues(new Uint8Array(3))).join(".")}`;
+
+/** Sends a delivery over the bus as the gateway would, with the status the gateway would answer; from a new client IP unless given. */
+async function post(h: Harness, payload: string, signature: string | undefined, ip = newIp()): Promise<Answer> {
+  const msg = { tenant: undefined, session: undefined, client: { ip }, params: {}, query: {}, body: { payload, signature } };
   try {
     return { status: 200, body: await h.bus.request(contractRoutes.stripeWebhook.subject, msg) };
   } catch (err) {
@@ -252,6 +254,69 @@ for (const [name, open] of adapters) {
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active", stripeCustomerId: w.customer });
     });
 
+    test("a subscription whose metadata names the workspace links its customer and applies; later invoices apply too", async () => {
+      const w = newWorkspace(h);
+      const t = nowSeconds() - 100;
+      const created = subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t);
+      Object.assign(created.data.object, { metadata: { workspaceId: w.workspaceId } });
+      expect(await deliver(h, created)).toEqual(ok);
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active", stripeCustomerId: w.customer });
+      expect(h.lines.some((l) => l.includes("not linked") && l.includes(w.customer))).toBe(false);
+      expect(await deliver(h, invoiceEvent("invoice.payment_failed", w.customer, w.sub, t + 10))).toEqual(ok);
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "past_due", pastDueSince: iso(t + 10) });
+      // A newer checkout links the customer elsewhere; an older subscription event does not take it back.
+      const other = newWorkspace(h);
+      await deliver(h, checkoutCompleted(w.customer, { client_reference_id: other.workspaceId }));
+      const stale = subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t + 5);
+      Object.assign(stale.data.object, { metadata: { workspaceId: w.workspaceId } });
+      expect(await deliver(h, stale)).toEqual(ok);
+      expect((await h.deps.repo.customers.get(w.customer))?.workspaceId).toBe(other.workspaceId);
+    });
+
+    test("a customer's workspace follows its best live subscription: deleting an old starter leaves the newer pro", async () => {
+      const w = await linkedWorkspace(h);
+      const t = nowSeconds() - 100;
+      const starter = { id: `sub_${uid()}`, customer: w.customer, price: "price_starter" };
+      const pro = { id: `sub_${uid()}`, customer: w.customer, price: "price_pro" };
+      await deliver(h, subscriptionEvent("created", { ...starter, status: "active" }, t));
+      await deliver(h, subscriptionEvent("created", { ...pro, status: "active" }, t + 10));
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
+      // The old starter is updated, then deleted: neither is the workspace's plan any more.
+      expect(await deliver(h, subscriptionEvent("updated", { ...starter, status: "active" }, t + 20))).toEqual(ok);
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
+      expect(await deliver(h, subscriptionEvent("deleted", { ...starter, status: "canceled" }, t + 30))).toEqual(ok);
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null });
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
+      // With the pro deleted too, nothing is live: free, canceled.
+      await deliver(h, subscriptionEvent("deleted", { ...pro, status: "canceled" }, t + 40));
+      expect(w.ws()).toMatchObject({ plan: "free", billingStatus: "canceled" });
+    });
+
+    test("events of three subscriptions of one customer delivered at once: the workspace ends on the best live one", async () => {
+      const w = await linkedWorkspace(h);
+      const t = nowSeconds() - 100;
+      const subs = ["price_starter", "price_pro", "price_starter"].map((price) => ({ id: `sub_${uid()}`, customer: w.customer, price }));
+      await Promise.all([
+        ...subs.map((s, i) => deliver(h, subscriptionEvent("created", { ...s, status: "active" }, t + i))),
+        deliver(h, subscriptionEvent("deleted", { ...subs[0]!, status: "canceled" }, t + 10)),
+        deliver(h, invoiceEvent("invoice.payment_failed", w.customer, subs[2]!.id, t + 10)),
+      ]);
+      expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
+    });
+
+    test("a deleted subscription never comes back: a same-second stale updated, later invoices and a repeat leave it canceled", async () => {
+      const w = await linkedWorkspace(h);
+      const t = nowSeconds() - 100;
+      const s = { id: w.sub, customer: w.customer, price: "price_pro" };
+      await deliver(h, subscriptionEvent("created", { ...s, status: "active" }, t));
+      await deliver(h, subscriptionEvent("deleted", { ...s, status: "canceled" }, t + 10));
+      expect(await deliver(h, subscriptionEvent("updated", { ...s, status: "active" }, t + 10))).toEqual(ok);
+      expect(await deliver(h, invoiceEvent("invoice.paid", w.customer, w.sub, t + 20))).toEqual(ok);
+      expect(await deliver(h, subscriptionEvent("updated", { ...s, status: "active" }, t + 30))).toEqual(ok);
+      expect(w.ws()).toMatchObject({ plan: "free", billingStatus: "canceled" });
+      expect(await h.deps.repo.states.get(w.sub)).toMatchObject({ status: "canceled", deleted: true });
+    });
+
     test("a checkout naming a workspace config does not know answers 200, logs a warning and links nothing", async () => {
       const customer = `cus_${uid()}`;
       const unknown = `wsp_${uid()}`;
@@ -287,6 +352,56 @@ for (const [name, open] of adapters) {
       expect(w.ws().plan).toBe("pro");
     });
 
+    test("of two t= in the header the library's (the last) is checked: a last one 400 s ahead is refused", async () => {
+      const w = await linkedWorkspace(h);
+      const payload = JSON.stringify(subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }));
+      const ahead = await sign(payload, { timestamp: nowSeconds() + 400 });
+      expect(await post(h, payload, `t=${nowSeconds()},${ahead}`)).toEqual({ status: 400, body: { error: { code: "invalid_signature", message: expect.any(String) } } });
+      expect(w.ws().plan).toBe("free");
+      // The other way round the library verifies the last t=, which is now: a good signature.
+      const current = await sign(payload);
+      expect(await post(h, payload, `t=${nowSeconds() + 400},${current}`)).toEqual(ok);
+      expect(w.ws().plan).toBe("pro");
+    });
+
+    test("forged posts: the 11th from one IP in a minute, across copies, is 429 (scope client_ip), logged once a minute with a count; signed events apply", async () => {
+      let clock = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
+      const own = await startHarness(await open(), undefined, () => clock);
+      // A second billing copy on the same store: the forged posts are counted across both.
+      const copy = await startHarness(own.store, undefined, () => clock);
+      try {
+        const w = await linkedWorkspace(own);
+        const payload = JSON.stringify(subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }));
+        const forged = await sign(payload, { secret: "whsec_forger" });
+        const attacker = newIp();
+        const answers = [];
+        for (let i = 0; i < 12; i++) answers.push(await post(i % 2 ? copy : own, payload, forged, attacker));
+        expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(400));
+        for (const limited of answers.slice(10)) {
+          expect(limited).toEqual({ status: 429, body: { error: { code: "rate_limited", message: expect.any(String), details: { scope: "client_ip", setting: "fixed", limit: 10, windowSeconds: 60, retryAfter: 59 } } } });
+        }
+        // A correctly signed event applies, from another IP and from the attacker's own (it may share a proxy with Stripe).
+        expect(await post(own, payload, await sign(payload), newIp())).toEqual(ok);
+        expect(w.ws().plan).toBe("pro");
+        const upgrade = JSON.stringify(subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "active", price: "price_starter" }, nowSeconds() + 1));
+        expect(await post(own, upgrade, await sign(upgrade), attacker)).toEqual(ok);
+        expect(w.ws().plan).toBe("starter");
+
+        const warnings = () => [...own.lines, ...copy.lines].map((l) => JSON.parse(l)).filter((l) => l.msg.startsWith("stripe webhook refused") && l.clientIp === attacker);
+        expect(warnings()).toHaveLength(1);
+        clock = new Date(clock.getTime() + 60_000);
+        expect((await post(own, payload, forged, attacker)).status).toBe(400);
+        expect((await post(own, payload, forged, attacker)).status).toBe(400);
+        expect(warnings()).toHaveLength(2);
+        // Counting stops at the limit: refusals past it cost the forger's target no write.
+        expect(warnings()[1]).toMatchObject({ level: "warn", refusedLastMinute: 10 });
+      } finally {
+        await copy.bus.close();
+        await own.bus.close();
+        await own.store.close();
+      }
+    });
+
     test("an event type the service does not handle: 200 received false, nothing stored", async () => {
       for (const type of ["customer.created", "payment_intent.succeeded", "constructor", "__proto__"]) {
         const e = event(type, { id: `x_${uid()}`, object: "thing" });
@@ -301,13 +416,14 @@ for (const [name, open] of adapters) {
       }
     });
 
-    test("without STRIPE_WEBHOOK_SECRET the webhook answers 503 service_unavailable", async () => {
+    test("without STRIPE_WEBHOOK_SECRET the webhook answers 503 webhook_not_configured, saying what to set", async () => {
       const bare = await startHarness(await open(), {});
       try {
         const e = event("invoice.paid", { id: `in_${uid()}`, customer: "cus_x" });
         const answer = await deliver(bare, e);
         expect(answer.status).toBe(503);
-        expect(answer.body.error.code).toBe("service_unavailable");
+        expect(answer.body.error.code).toBe("webhook_not_configured");
+        expect(answer.body.error.message).toContain("STRIPE_WEBHOOK_SECRET");
         expect(await bare.deps.repo.events.get(e.id)).toBeNull();
       } finally {
         await bare.bus.close();

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createMongoStore } from "../../shared/store/mongo.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
@@ -99,8 +101,7 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
     test("20 concurrent consumes of one code: exactly 1 succeeds, 19 are transfer_code_consumed", async () => {
       const a = await newAccount(s.d, key);
       const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const ip = newClient();
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { ip, via: i % 2 ? s.other : s.d })));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { via: i % 2 ? s.other : s.d })));
       expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
       expect(answers.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_consumed")).toHaveLength(19);
     });
@@ -124,7 +125,7 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       }
       const eleventh = await consume("ZZZZZ-ZZZZZ", { ip: attacker, via: s.other });
       expect(eleventh.status).toBe(429);
-      expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600 } });
+      expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600, scope: "client_ip" } });
       const retryAfter = Number(eleventh.headers.get("retry-after"));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(600);
@@ -145,6 +146,45 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       expect(answers.slice(0, 60).every((x) => x.body.error.code === "transfer_code_invalid")).toBe(true);
       expect(answers[60]!.status).toBe(429);
       expect(answers[60]!.body.error.details).toMatchObject({ limit: 60, windowSeconds: 60 });
+    });
+
+    test("500 concurrent wrong guesses from one client: exactly 10 are looked up, the other 490 are 429", async () => {
+      const attacker = newClient();
+      await awayFromWindowEnd(600, 30);
+      const guesses = Array.from({ length: 500 }, (_, i) => consume(`ZZZZZ-${String(i).padStart(5, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d }));
+      const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
+      expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(10);
+      expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(490);
+    });
+
+    test("300 concurrent wrong guesses from 300 clients: no more than the runtime key's cap of 60 are looked up", async () => {
+      const t = await newTenant(s.d);
+      await awayFromWindowEnd(60, 30);
+      const guesses = Array.from({ length: 300 }, (_, i) => consume(`YYYYY-${String(i).padStart(5, "0")}`, { withKey: t.key, via: i % 2 ? s.other : s.d }));
+      const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
+      expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(60);
+      expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(240);
+    });
+
+    test("a burst of wrong guesses from a few clients locks out neither a fresh client with the right code nor another project", async () => {
+      const t = await newTenant(s.d);
+      const other = await newTenant(s.d);
+      const a = await newAccount(s.d, t.key);
+      const b = await newAccount(s.d, other.key);
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const elsewhere = (await b.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode;
+      const attackers = Array.from({ length: 6 }, newClient);
+      await awayFromWindowEnd(60, 30);
+      const guess = (ip: string, n: number, i: number) => consume(`XXXXX-XX${n}${String(i).padStart(2, "0")}`, { ip, withKey: t.key });
+      const burst = attackers.flatMap((ip, n) => Array.from({ length: 20 }, (_, i) => guess(ip, n, i)));
+      const codes = (await Promise.all(burst)).map((x) => x.body.error.code);
+      expect(codes.filter((c) => c === "transfer_code_rate_limited").length).toBeGreaterThan(60);
+      // Every attacker is at its own limit here; the same clients are not limited in another project.
+      expect((await consume("XXXXX-XXXXX", { ip: attackers[0], withKey: t.key })).body.error.code).toBe("transfer_code_rate_limited");
+      const theirs = await consume(elsewhere, { ip: attackers[0], withKey: other.key, via: s.other });
+      expect([theirs.status, theirs.body.accountId]).toEqual([200, b.accountId]);
+      const honest = await consume(transferCode, { withKey: t.key, via: s.other });
+      expect([honest.status, honest.body.accountId]).toEqual([200, a.accountId]);
     });
 
     test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
@@ -192,7 +232,9 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
       for (let i = 0; i < 3; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body.transferCode);
       expect((await consume(codes[0]!.toLowerCase())).status).toBe(200);
       expect((await consume(codes[0])).status).toBe(400);
-      expect((await consume(`${codes[1]!.slice(0, 10)}Z`)).status).toBe(400);
+      // One character off (a code ending in Z would be itself with Z: 1 run in 32 failed so).
+      const typo = `${codes[1]!.slice(0, 10)}${codes[1]!.endsWith("Z") ? "Y" : "Z"}`;
+      expect((await consume(typo)).status).toBe(400);
       await Bun.sleep(200); // log files are written asynchronously
       const kept = await s.everythingKept();
       expect(kept).toContain(a.accountId); // the dump does reach the stored documents
@@ -201,6 +243,28 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
         expect(kept).not.toContain(code.replace("-", ""));
         expect(kept.toLowerCase()).not.toContain(code.toLowerCase().replace("-", ""));
       }
+    });
+
+    test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, also where it was cached", async () => {
+      const a = await newAccount(s.d, key);
+      const first = { key, session: a.session };
+      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
+      const sessions: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+        const taken = await consume(transferCode, { via: i % 2 ? s.other : s.d });
+        expect([i, taken.status]).toEqual([i, 200]);
+        sessions.push(taken.body.accountSessionToken);
+      }
+      for (const via of [s.d, s.other]) {
+        expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(401);
+      }
+      for (const session of [sessions[0]!, sessions[99]!]) {
+        expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key, session })).status).toBe(200);
+      }
+      const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}?limit=200`);
+      expect(view.body.page.sessionCount).toBe(101);
+      expect(view.body.sessions.filter((x: { revokedAt?: string }) => !x.revokedAt).length).toBeLessThanOrEqual(100);
     });
 
     test("sessions are devices: operators see label and use, and revoke one at once, also where it was cached", async () => {
@@ -224,3 +288,57 @@ for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed
     });
   });
 }
+
+describe("spent transfer codes are deleted after a day's grace (embedded: the test moves the clock)", () => {
+  let offsetMs = 0;
+  let d: Awaited<ReturnType<typeof startEmbedded>>;
+  beforeAll(async () => {
+    d = await startEmbedded({}, { now: () => new Date(Date.now() + offsetMs) });
+  });
+  afterAll(() => d.stop());
+
+  test("consumed, expired and retired codes go once the day after their expiry has passed; active ones stay", async () => {
+    const { key } = await newTenant(d);
+    const a = await newAccount(d, key);
+    const codeOf = async () => (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode as string;
+    const consume = (transferCode: string) => call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
+    const consumed = await codeOf();
+    expect((await consume(consumed)).status).toBe(200);
+    const retired = await codeOf();
+    const expiring = await codeOf();
+    for (let i = 0; i < 4; i++) await codeOf();
+    expect((await consume(retired)).body.error.code).toBe("transfer_code_invalid");
+    const store = createSqliteStore(join(d.dataDir, "transfer.sqlite"));
+    const codes = await store.collection<{ _id: string; accountId: string }>("transferCodes");
+    expect(await codes.count({ accountId: a.accountId })).toBe(7);
+
+    offsetMs += 23 * 3_600_000; // within the grace: the answers still tell what happened
+    expect((await consume(consumed)).body.error.code).toBe("transfer_code_consumed");
+    expect((await consume(expiring)).body.error.code).toBe("transfer_code_expired");
+    offsetMs += 2 * 86_400_000;
+    const fresh = await codeOf(); // the day's first code prunes
+    expect(await codes.count({ accountId: a.accountId })).toBe(1);
+    for (const gone of [consumed, expiring, retired]) expect((await consume(gone)).body.error.code).toBe("transfer_code_invalid");
+    expect((await consume(fresh)).status).toBe(200);
+    await store.close();
+  });
+});
+
+describe("codes made within one millisecond (embedded: the clock stands still)", () => {
+  const frozen = new Date();
+  let d: Awaited<ReturnType<typeof startEmbedded>>;
+  beforeAll(async () => {
+    d = await startEmbedded({}, { now: () => frozen });
+  });
+  afterAll(() => d.stop());
+
+  test("a sixth unconsumed code still retires the oldest, and never the one just answered", async () => {
+    const { key } = await newTenant(d);
+    const a = await newAccount(d, key);
+    const codes: string[] = [];
+    for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
+    const consume = (transferCode: string) => call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
+    expect((await consume(codes[0]!)).body.error?.code).toBe("transfer_code_invalid");
+    for (const code of codes.slice(1).reverse()) expect((await consume(code)).status).toBe(200);
+  });
+});

@@ -5,7 +5,7 @@ import { contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/env.ts";
 import { createLogger } from "../../shared/log.ts";
 import { openStore } from "../../shared/open.ts";
-import { loadPlans } from "../../shared/plans.ts";
+import { defaultPlanOf, loadPlans } from "../../shared/plans.ts";
 import { runAccounts } from "../../services/accounts/start.ts";
 import { runConfig } from "../../services/config/start.ts";
 import { createGateway } from "../../services/gateway/app.ts";
@@ -23,7 +23,7 @@ const log = createLogger({ bench: "gateway-only" });
 const env = readEnv({ ...process.env, NATS_URL: "", MONGODB_URL: "" });
 const plans = await loadPlans(env.SAVEPOINT_PLANS);
 const services = createLocalBus(log);
-await runConfig(services, await openStore(env, "config", log), plans, log);
+await runConfig(services, await openStore(env, "config", log), plans, defaultPlanOf(env), log);
 await runAccounts(services, await openStore(env, "accounts", log), env, plans, log);
 
 const subject = contractRoutes.syncSlot.subject;

@@ -35,13 +35,13 @@ for (const [name, open] of adapters) {
     test("counted events go once the day after their own has passed", async () => {
       const hits = await store.collection<HitDoc>("hits", hitIndexes);
       const lateEvening = Date.parse("2026-05-01T23:51:00.000Z");
-      await windowCounter(hits, lateEvening).record("ip:a", 600);
+      await windowCounter(hits, lateEvening).take("ip:a", 600, 10, true);
       expect((await hits.find({ scope: "ip:a" }))[0]!.pruneDay).toBe(dayAfter(new Date(lateEvening)));
-      expect(await windowCounter(hits, Date.parse("2026-05-01T23:58:00.000Z")).record("ip:a", 600)).toBe(2);
-      expect(await windowCounter(hits, Date.parse("2026-05-02T12:00:00.000Z")).record("ip:b", 60)).toBe(1);
+      expect(await windowCounter(hits, Date.parse("2026-05-01T23:58:00.000Z")).take("ip:a", 600, 10, true)).toBe(2);
+      expect(await windowCounter(hits, Date.parse("2026-05-02T12:00:00.000Z")).take("ip:b", 60, 10, true)).toBe(1);
       expect(await hits.count({ scope: "ip:a" })).toBe(2);
       // Two days on, recording anything prunes them.
-      await windowCounter(hits, Date.parse("2026-05-03T12:00:00.000Z")).record("ip:b", 60);
+      await windowCounter(hits, Date.parse("2026-05-03T12:00:00.000Z")).take("ip:b", 60, 10, true);
       expect(await hits.count({ scope: "ip:a" })).toBe(0);
     });
   });

@@ -151,6 +151,25 @@ for (const [name, open] of adapters) {
       expect([(await items.get(snap._id))?.payload, await items.get(old._id)]).toEqual(["snapshot", null]);
     });
 
+    test("increment followers count with their write; one under a delete counts only when the delete removed something", async () => {
+      const doc = item();
+      await items.insert(doc);
+      const gone = item({ owner: doc._id });
+      await items.insert(gone);
+      const counterId = id();
+      await counters.insert({ _id: counterId, scope: "s", window: "w", n: 100 });
+      const count = (n: number) => ({ increment: counterId, by: { n }, init: { scope: "s", window: "w" }, in: counters });
+      const then = [count(5), { delete: { _id: gone._id }, from: items, ifDeleted: count(-30) }];
+      expect((await items.update({ _id: doc._id, version: 1 }, { version: 2 }, then))?.version).toBe(2);
+      expect((await counters.get(counterId))?.n).toBe(75);
+      // The same delete again removes nothing: its count stays out.
+      expect((await items.update({ _id: doc._id, version: 2 }, { version: 3 }, then))?.version).toBe(3);
+      expect((await counters.get(counterId))?.n).toBe(80);
+      // No match, no followers.
+      expect(await items.update({ _id: doc._id, version: 9 }, { version: 10 }, then)).toBeNull();
+      expect((await counters.get(counterId))?.n).toBe(80);
+    });
+
     test(name === "sqlite" ? "a follower that fails undoes the first write: all or nothing" : "a follower that fails leaves the first write, and says so", async () => {
       const doc = item();
       const taken = item();

@@ -2,6 +2,7 @@ import { appendFileSync, closeSync, mkdirSync, openSync, writeFileSync } from "n
 import { join } from "node:path";
 import { tempDir, trackChild } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
+import { dropOrphanDatabases, newDatabaseName, pgTarget } from "./test-databases.ts";
 import { ferretdbBin, natsServerBin } from "./tools.ts";
 
 /**
@@ -231,15 +232,8 @@ export interface FerretServer {
   stop(): Promise<void>;
 }
 
-const pgHost = process.env.SAVEPOINT_PG_HOST ?? "127.0.0.1";
-const pgPort = Number(process.env.SAVEPOINT_PG_PORT ?? 5432);
-const pgUser = process.env.SAVEPOINT_PG_USER ?? "postgres";
-
-/** Drops a database the run made, at exit (synchronous: exit handlers cannot wait). */
-export function dropDatabaseSync(database: string): void {
-  const bin = Bun.which("psql");
-  if (bin) Bun.spawnSync([bin, "-h", pgHost, "-p", String(pgPort), "-U", pgUser, "-d", "postgres", "-Atc", `drop database if exists ${database} with (force)`], { stdout: "ignore", stderr: "ignore" });
-}
+const { host: pgHost, port: pgPort, user: pgUser } = pgTarget;
+let orphansDropped = false;
 
 async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
   const bin = Bun.which("psql");
@@ -265,8 +259,12 @@ export async function startFerretOnPostgres(): Promise<FerretServer> {
   const port = freePort();
   const dir = tempDir("ferret");
   const log = join(dir, "ferretdb.log");
-  const database = `sp_faults_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const database = newDatabaseName();
   const probe = await psql("select 1");
+  if (probe.ok && !orphansDropped) {
+    orphansDropped = true;
+    dropOrphanDatabases();
+  }
   let handler: FerretServer["handler"];
   let note: string;
   let backend: string[];

@@ -33,7 +33,7 @@ export interface Deployment {
  * The embedded deployment in this process, listening on a loopback port so requests arrive from a real
  * socket address (client-IP limits see it). `now` is the services' clock; `log` receives every line.
  */
-export async function startEmbedded(extraEnv: Record<string, string> = {}, options: { now?: () => Date; log?: Logger } = {}): Promise<Deployment & { dataDir: string }> {
+export async function startEmbedded(extraEnv: Record<string, string> = {}, options: { now?: () => Date; log?: Logger } = {}): Promise<Deployment & { dataDir: string; base: string }> {
   const dataDir = extraEnv.SAVEPOINT_DATA_DIR ?? tempDir("embedded");
   const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, ...testEnv, ...extraEnv });
   const { gateway, stops } = await startAllInOne(env, options.log ?? createLogger({ test: "embedded" }), options.now);
@@ -42,6 +42,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
   return {
     name: "embedded",
     dataDir,
+    base,
     request: (path, init) => fetch(`${base}${path}`, init),
     stop: async () => {
       await gateway.stop(true);
@@ -81,6 +82,8 @@ export interface DistributedOptions {
    * gets one node's URL, the nodes taken in turn. "as-is" passes the list unchanged.
    */
   natsUrlMode?: "rotate" | "as-is";
+  /** How long the whole start may take before it fails naming the late process (default 40 s). */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -148,7 +151,8 @@ export async function startDistributed(options: DistributedOptions = {}) {
       }
     }
   }
-  for (const port of ports) await waitForPort(port, 30_000, "gateway");
+  const readyTimeoutMs = options.readyTimeoutMs ?? 40_000;
+  for (const port of ports) await waitForPort(port, Math.max(30_000, readyTimeoutMs), "gateway");
   const bases = ports.map((port) => `http://127.0.0.1:${port}`);
   const deployment: Deployment & {
     base: string;
@@ -200,7 +204,7 @@ export async function startDistributed(options: DistributedOptions = {}) {
   // The probe connects to one node: a comma-separated string would reach the last one only.
   const probeUrl = natsUrls[0]!;
   // One deadline for the whole start: a slow machine may take long over one service, then catch up.
-  const deadline = Date.now() + 40_000;
+  const deadline = Date.now() + readyTimeoutMs;
   const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes, deadline);
   const served = async (name: ServiceName, subject: string, probe: unknown) => {
     const bus = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });

@@ -17,7 +17,13 @@ import { adminToken, type Deployment } from "./deployments.ts";
  * of all answering 503.
  */
 const stripeSecret = "whsec_fuzz_0123456789abcdef0123456789abcdef";
-export const fuzzEnv = { SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1,::1,unknown", STRIPE_WEBHOOK_SECRET: stripeSecret };
+// The fuzzer sends thousands of wrong admin tokens from a few addresses: with the default limit its own
+// fixtures would be refused 429 (the limit has its own tests, tests/api/edge.test.ts).
+export const fuzzEnv = {
+  SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1,::1,unknown",
+  STRIPE_WEBHOOK_SECRET: stripeSecret,
+  SAVEPOINT_ADMIN_FAILURES_PER_MINUTE: "1000000",
+};
 
 /** Real ids and credentials one route's property runs against. */
 export interface Fixture {
@@ -237,6 +243,7 @@ const shapes: Record<string, fc.Arbitrary<Obj>> = {
     externalAccountRef: [fc.oneof(shaped({ provider: [text(64), "required"], subject: [text(256), "required"] }), value), "optional"],
     accountData: [freeForm, "optional"],
     slot: [fc.oneof(w(4, slotBody), w(1, value)), "optional"],
+    deviceLabel: [text(80), "optional"],
   }),
   createSlot: slotBody,
   syncSlot: shaped({ baseVersion: [version("slot"), "required"], slotInfo: [freeForm, "optional"], data: [freeForm, "required"] }),
@@ -263,10 +270,13 @@ const shapes: Record<string, fc.Arbitrary<Obj>> = {
   adminSetSettings: shaped({
     transferCodeTtlSeconds: [fc.oneof(w(4, fc.integer({ min: 0, max: 4_000 })), w(1, oddNumber), w(1, value)), "optional"],
     rateLimits: [fc.oneof(w(4, shaped({ accountCreationsPerIpPerMinute: [count, "optional"], authExchangesPerIpPerMinute: [count, "optional"], sessionRequestsPerMinute: [count, "optional"], transferFailuresPerKeyPerMinute: [count, "optional"] })), w(1, value)), "optional"],
+    sessionIdleDays: [fc.oneof(w(4, fc.integer({ min: -1, max: 4_000 })), w(1, oddNumber), w(1, value)), "optional"],
   }),
   adminPublishGameConfig: shaped({ data: [freeForm, "required"], enabled: [bool, "optional"] }),
   adminRestoreAccountData: shaped({ version: [fc.oneof(w(4, fc.integer({ min: 0, max: 5 })), w(1, oddNumber), w(1, value)), "required"] }),
   adminRestoreSlot: shaped({ version: [fc.oneof(w(4, fc.integer({ min: 0, max: 5 })), w(1, oddNumber), w(1, value)), "required"] }),
+  restoreSlot: shaped({ version: [fc.oneof(w(4, fc.integer({ min: 0, max: 5 })), w(1, oddNumber), w(1, value)), "required"], baseVersion: [version("slot"), "required"] }),
+  restoreAccountData: shaped({ version: [fc.oneof(w(4, fc.integer({ min: 0, max: 5 })), w(1, oddNumber), w(1, value)), "required"], baseVersion: [version("account"), "required"] }),
   stripeWebhook: stripeEvent,
   adminCreateWorkspace: shaped({ name: [text(100), "required"], plan: [fc.oneof(fc.constantFrom("free", "starter", "growth", "pro", "self_hosted"), value), "optional"] }),
   adminCreateProject: shaped({ name: [text(100), "required"] }),
@@ -312,6 +322,7 @@ const ids: Record<string, fc.Arbitrary<string | Ref>> = {
   keyId: fc.oneof(w(6, fc.constant(ref("spareKeyId"))), w(1, hostileId("key_"))),
   sessionId: fc.oneof(w(6, fc.constant(ref("sessionId"))), w(1, hostileId("ses_"))),
   provider: fc.oneof(w(6, providerName), w(1, hostileId(""))),
+  version: fc.oneof(w(6, fc.integer({ min: 1, max: 6 }).map(String)), w(1, fc.constantFrom("0", "-1", "1.5", "1e1", "0x1", " 1", "99999999999", "NaN")), w(1, hostileId(""))),
 };
 // A parameter of a route added after this file: plausible ids and hostile ones.
 const anyId = fc.oneof(w(2, fc.stringMatching(/^[a-z]{3,4}_[A-Za-z0-9]{1,20}$/)), w(1, hostileId("")));
@@ -319,10 +330,14 @@ const anyId = fc.oneof(w(2, fc.stringMatching(/^[a-z]{3,4}_[A-Za-z0-9]{1,20}$/))
 // The operator's account view pages with ?offset=&limit=; other routes must ignore them.
 const pageNumber = fc.oneof(fc.nat({ max: 300 }).map(String), fc.constantFrom("", " ", "-1", "0", "1.5", "1e3", "1e-400", "1e309", "0x10", "9007199254740993", "99999999999", "NaN", "Infinity", "%00", "[]"));
 const paging = fc.tuple(fc.option(pageNumber), fc.option(pageNumber)).map(([o, l]) => `?${[o === null ? "" : `offset=${o}`, l === null ? "" : `limit=${l}`].filter(Boolean).join("&")}`);
+// Restore-point pages take ?limit=&cursor=; a cursor is opaque, so made-up ones must be refused, not crash.
+const cursorText = fc.oneof(fc.constantFrom("", "x", "bm9wZQ", "MTIzNDU2Nzg5MDEyMzQ1Ni4x", "%00", "=", "a.b.c"), fc.base64String({ maxLength: 40 }).map(encodeURIComponent));
+const historyPaging = fc.tuple(fc.option(pageNumber), fc.option(cursorText)).map(([l, c]) => `?${[l === null ? "" : `limit=${l}`, c === null ? "" : `cursor=${c}`].filter(Boolean).join("&")}`);
 
 export const query = fc.oneof(
   w(6, fc.constant("")),
   w(1, paging),
+  w(1, historyPaging),
   w(3, fc.constantFrom("?_=123", "?a=1&a=2", "?__proto__=x", "?constructor[prototype][x]=1", "?%ZZ=1", "?x=%ZZ", "?x=%E0%A4%A", "?=", "?&&", "?a", "?accountId=acc_x", "?slotId=..", "?a[b]=1", `?a=${"x".repeat(2_000)}`, "?%00=%00", "?é=ü")),
   w(1, fc.webQueryParameters().map((q) => `?${q}`)),
 );
@@ -465,7 +480,7 @@ export function caseFor(r: Route, options: { inProcess: boolean }): fc.Arbitrary
   return fc.record({ method: fc.constant(r.method), path: pathFor(r), query, headers: headersFor(r.auth, options, { accountInPath: r.path.includes(":accountId"), signed: r.operationId === "stripeWebhook" }), body: bodyFor(r) });
 }
 
-const sampleIds: Record<string, string> = { accountId: "acc_x", slotId: "s", saveId: "save-1", workspaceId: "wsp_x", projectId: "prj_x", env: "stage", keyId: "key_x", sessionId: "ses_x" };
+const sampleIds: Record<string, string> = { accountId: "acc_x", slotId: "s", saveId: "save-1", version: "1", workspaceId: "wsp_x", projectId: "prj_x", env: "stage", keyId: "key_x", sessionId: "ses_x" };
 const knownPaths = allRoutes.map((r) => r.path.replace(/:(\w+)/g, (_, name: string) => sampleIds[name] ?? "x_1"));
 const strayPath = fc.oneof(
   w(3, fc.constantFrom(...knownPaths)),
@@ -657,7 +672,13 @@ export async function fuzzTenant(d: Deployment) {
   const spare = await newTenant(d);
   // The fuzzer makes far more requests a minute than any player: the main project's limits must not
   // turn most of them into 429. Best effort, like the identity provider below.
-  const unlimited = { accountCreationsPerIpPerMinute: 1e6, authExchangesPerIpPerMinute: 1e6, sessionRequestsPerMinute: 1e6, transferFailuresPerKeyPerMinute: 1e6 };
+  const unlimited = {
+    accountCreationsPerIpPerMinute: 1e6,
+    authExchangesPerIpPerMinute: 1e6,
+    sessionRequestsPerMinute: 1e6,
+    transferFailuresPerKeyPerMinute: 1e6,
+    saveCreationsPerIpPerMinute: 1e6,
+  };
   await admin(d, "PUT", `/admin/v1/projects/${tenant.projectId}/settings`, { rateLimits: unlimited });
 
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });

@@ -49,6 +49,13 @@ export function startKeyServer() {
   };
 }
 
+/** A key-set address that accepts connections and never answers (a provider outage that hangs). */
+export function startHangingKeyServer() {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: () => new Promise<Response>(() => {}) });
+  trackChild({ kill: () => server.stop(true) });
+  return `http://127.0.0.1:${server.port}/jwks`;
+}
+
 /** What each provider's settings and tokens look like in the tests. */
 export const testProviders = {
   firebase: { alg: "RS256", settings: { projectId: "demo-game" }, iss: "https://securetoken.google.com/demo-game", aud: "demo-game" },
@@ -81,6 +88,8 @@ export async function hostileTokens(provider: ProviderName, signer: Signer, sub:
     invalid: {
       expired: await mint(provider, signer, sub, { iat: now - 7200, exp: now - 3600 }),
       notYetValid: await mint(provider, signer, sub, { nbf: now + 3600 }),
+      // Issued a day from now: beyond the 60 s of clock skew allowed for exp as well.
+      issuedInTheFuture: await mint(provider, signer, sub, { iat: now + 86_400, exp: now + 90_000 }),
       wrongKey: await mint(provider, { ...stranger, kid: signer.kid }, sub),
       unknownKey: await mint(provider, stranger, sub),
       algNone: `${b64({ alg: "none", typ: "JWT" })}.${payload}.`,

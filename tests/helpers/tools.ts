@@ -14,6 +14,12 @@ export function natsServerBin(): string | undefined {
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined;
 }
 
+/** haproxy for the proxy config's checks: HAPROXY_BIN, on PATH, or Debian's location. */
+export function haproxyBin(): string | undefined {
+  if (process.env.HAPROXY_BIN) return process.env.HAPROXY_BIN;
+  return Bun.which("haproxy") ?? (existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : undefined);
+}
+
 /** Chromium for the browser test: CHROMIUM_BIN, Debian's /usr/bin/chromium, or one on PATH. */
 export function chromiumBin(): string | undefined {
   if (process.env.CHROMIUM_BIN) return process.env.CHROMIUM_BIN;

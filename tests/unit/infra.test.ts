@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
+import { startEmbedded } from "../helpers/deployments.ts";
+import { tempDir, trackChild } from "../helpers/infra.ts";
+import { freePort, waitForPort } from "../helpers/ports.ts";
+import { rawGet } from "../helpers/raw-http.ts";
+import { haproxyBin } from "../helpers/tools.ts";
 
 // The distributed deployment's container files (infra/), read as files: the topology compose would
 // start, the configs each container mounts, and the image. No Docker engine is needed.
@@ -97,6 +102,10 @@ const haproxyCfg = read("infra/haproxy/haproxy.cfg");
 const envExample = read("infra/.env.example");
 const dockerfile = read("infra/Dockerfile");
 const natsServer = Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined);
+// One of the test command's tools (scripts/ensure-test-tools.ts): missing, these tests fail, never skip.
+const haproxy = haproxyBin();
+/** One section of the HAProxy config, header line included, up to the next unindented line. */
+const haproxySection = (header: string) => new RegExp(`(^|\\n)(${header}\\n[\\s\\S]*?)(?=\\n\\S|$)`).exec(haproxyCfg)?.[2] ?? "";
 
 // --- MongoDB --------------------------------------------------------------------------------------------
 
@@ -226,7 +235,8 @@ describe("infra: gateway and proxy", () => {
       if (name === "proxy" || s.profiles?.includes("monitoring")) continue;
       expect(s.ports, name).toBeUndefined();
     }
-    expect(proxy.ports).toEqual(["${SAVEPOINT_HTTP_PORT:-8080}:8080"]);
+    // The admin frontend only on the host's loopback.
+    expect(proxy.ports).toEqual(["${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"]);
     expect(haproxyCfg).toMatch(/^\s*bind :8080\s*$/m);
 
     const networks = proxy.networks as Record<string, { ipv4_address?: string }>;
@@ -243,6 +253,60 @@ describe("infra: gateway and proxy", () => {
     // Outside the range Docker hands out, so no other container can take it first.
     expect(inCidr(proxyIp, ipam!.ip_range!)).toBe(false);
   });
+
+  test("the gateways serve the admin API and /metrics on 9091 only, reached through the proxy's loopback frontend", () => {
+    expect(gateway.environment?.SAVEPOINT_ADMIN_ADDRESS).toBe("0.0.0.0:9091");
+    expect(gateway.expose).toEqual(["8080", "9091"]);
+    expect(haproxySection("frontend admin")).toMatch(/^\s*bind :9000\s*$/m);
+    expect(haproxySection("frontend admin")).toMatch(/^\s*default_backend gateways-admin\s*$/m);
+    expect(haproxySection("backend gateways-admin")).toMatch(/^\s*server-template \S+ \d+ gateway:9091 check\s*$/m);
+  });
+
+  test("the public frontend judges the decoded path and refuses dot segments, backslashes, /metrics and /admin", () => {
+    const front = haproxySection("frontend http");
+    const rules = front.split("\n").filter((l) => /^\s*http-request return\b/.test(l));
+    const refusesDots = (l: string) => l.includes("path,url_dec -m reg '(^|/)\\.\\.?(/|$)'") && l.includes("path,url_dec -m sub '\\'");
+    expect(rules.some((l) => /status 400\b/.test(l) && refusesDots(l))).toBe(true);
+    expect(rules.some((l) => /status 404\b/.test(l) && l.includes("path,url_dec -i -m reg '^/+(metrics|admin)(/|$)'"))).toBe(true);
+    // The raw path alone is never the test: that is what "/metrics/" and "/x/../metrics" walked past.
+    expect(front).not.toMatch(/\{\s*path\s+\/metrics\s*\}/);
+  });
+
+  test("the config passes haproxy's own check (haproxy -c)", () => {
+    const r = Bun.spawnSync([haproxy!, "-c", "-f", join(infra, "haproxy", "haproxy.cfg")], { stdout: "pipe", stderr: "pipe" });
+    expect(`${r.stdout}${r.stderr}`).toContain("Configuration file is valid");
+    expect(r.exitCode).toBe(0);
+  });
+
+  test("live: the public frontend in front of a real gateway keeps /metrics and the admin API out however they are spelled", async () => {
+    const d = await startEmbedded();
+    const gatewayPort = Number(new URL((await d.request("/healthz")).url).port);
+    const port = freePort();
+    const file = join(tempDir("haproxy"), "haproxy.cfg");
+    // The frontend as written, on a free port, in front of one gateway that serves everything on one port.
+    const front = haproxySection("frontend http").replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`);
+    const defaults = "defaults\n    mode http\n    timeout connect 3s\n    timeout client 10s\n    timeout server 10s\n";
+    writeFileSync(file, `global\n    maxconn 100\n${defaults}${front}\nbackend gateways\n    server gateway 127.0.0.1:${gatewayPort}\n`);
+    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe" });
+    trackChild(proc);
+    try {
+      await waitForPort(port, 10_000, "haproxy");
+      const paths = ["/metrics", "/metrics/", "//metrics", "/METRICS", "/./metrics", "/x/../metrics", "/%2e/metrics", "/x/%2E%2E/metrics",
+        "/x\\..\\metrics", "/%6detrics", "/admin/v1/dead-letters", "/x/../admin/v1/dead-letters", "/%61dmin/v1/dead-letters", "/Admin/v1/dead-letters"];
+      for (const path of paths) {
+        const answer = await rawGet(port, path, "savepoint.example", { authorization: "Bearer test-admin-token-0123456789" });
+        const leaked = answer.body.includes("savepoint_http_requests_total") || answer.body.includes("deadLetters");
+        expect([path, [400, 404].includes(answer.status), leaked]).toEqual([path, true, false]);
+      }
+      // Everything else passes: the gateway's own answers.
+      expect((await rawGet(port, "/healthz", "savepoint.example")).status).toBe(200);
+      expect((await rawGet(port, "/api/v1/accounts", "savepoint.example")).status).toBe(405);
+    } finally {
+      proc.kill();
+      await proc.exited;
+      await d.stop();
+    }
+  }, 60_000);
 
   test("the gateway's health check asks /readyz on 8080; the proxy waits for a healthy gateway", () => {
     const check = JSON.stringify(gateway.healthcheck?.test);
@@ -299,7 +363,7 @@ describe("infra: services", () => {
     };
     const scraped = new Map<string, number>();
     for (const job of config.scrape_configs) for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) scraped.set(n, sd.port);
-    for (const [name] of appServices) expect(scraped.get(name), name).toBe(name === "gateway" ? 8080 : 9091);
+    for (const [name] of appServices) expect(scraped.get(name), name).toBe(9091);
   });
 
   test("the secrets are required, and every ${VAR} compose reads is in .env.example", () => {

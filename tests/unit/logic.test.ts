@@ -1,11 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { intervalWarnings, snapshotDue } from "../../services/accounts/history.ts";
 import { applyPatch } from "../../services/accounts/sync-account-data.ts";
+import type { ProjectDoc } from "../../services/config/repo.ts";
+import { settingsOf } from "../../services/config/settings.ts";
 import { TtlCache } from "../../services/gateway/cache.ts";
 import { clientIp } from "../../services/gateway/client-ip.ts";
 import { validate } from "../../services/gateway/validate.ts";
 import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import { AppError } from "../../shared/contract/errors.ts";
+import { defaultProjectSettings } from "../../shared/contract/settings.ts";
 import { readEnv } from "../../shared/env.ts";
 import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/ids.ts";
 import { redact } from "../../shared/log.ts";
@@ -86,15 +89,55 @@ describe("configuration", () => {
 
 test("the TTL cache forgets expired entries and drops matching ones on demand", async () => {
   const cache = new TtlCache<{ account: string }>(30, 2);
-  cache.set("a", { account: "x" });
-  cache.set("b", { account: "y" });
-  cache.set("c", { account: "y" });
+  cache.set("a", { account: "x" }, cache.generation);
+  cache.set("b", { account: "y" }, cache.generation);
+  cache.set("c", { account: "y" }, cache.generation);
   expect(cache.get("a")).toBeUndefined(); // evicted: the bound is 2
   cache.deleteWhere((v) => v.account === "y");
   expect(cache.get("b")).toBeUndefined();
-  cache.set("d", { account: "z" });
+  cache.set("d", { account: "z" }, cache.generation);
   await Bun.sleep(40);
   expect(cache.get("d")).toBeUndefined();
+});
+
+test("the session cache keeps an entry no longer than the moment the session would expire, on its own clock", () => {
+  let clock = 1_000_000;
+  const cache = new TtlCache<string>(30_000, 10, () => clock);
+  cache.set("expiring", "s1", cache.generation, clock + 5_000);
+  cache.set("lasting", "s2", cache.generation, clock + 86_400_000);
+  cache.set("expired", "s3", cache.generation, clock);
+  expect(cache.get("expired")).toBeUndefined();
+  clock += 5_001;
+  expect([cache.get("expiring"), cache.get("lasting")]).toEqual([undefined, "s2"]);
+  clock += 25_000; // the TTL still bounds the rest
+  expect(cache.get("lasting")).toBeUndefined();
+});
+
+test("a project's stored settings from before a rate limit was added get that limit's default", () => {
+  const old = { transferCodeTtlSeconds: 120, rateLimits: { accountCreationsPerIpPerMinute: 2, authExchangesPerIpPerMinute: 30, sessionRequestsPerMinute: 50, transferFailuresPerKeyPerMinute: 60 } };
+  const settings = settingsOf({ settings: JSON.stringify(old) } as ProjectDoc);
+  expect(settings).toEqual({
+    ...old,
+    rateLimits: {
+      ...old.rateLimits,
+      accountConcurrentRequests: defaultProjectSettings.rateLimits.accountConcurrentRequests,
+      saveCreationsPerIpPerMinute: defaultProjectSettings.rateLimits.saveCreationsPerIpPerMinute,
+    },
+    allowedOrigins: {},
+    sessionIdleDays: 180,
+  });
+});
+
+test("the TTL cache keeps no answer asked for before an invalidation", () => {
+  const cache = new TtlCache<{ account: string }>(60_000);
+  for (const invalidate of [() => cache.clear(), () => cache.deleteWhere((v) => v.account === "other")]) {
+    const asOf = cache.generation;
+    invalidate();
+    cache.set("stale", { account: "x" }, asOf);
+    expect(cache.get("stale")).toBeUndefined();
+    cache.set("fresh", { account: "x" }, cache.generation);
+    expect(cache.get("fresh")).toEqual({ account: "x" });
+  }
 });
 
 describe("client IP behind proxies", () => {

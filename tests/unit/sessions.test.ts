@@ -29,7 +29,7 @@ describe("device sessions record their last use at most once a minute", () => {
     const account = { _id: "acc_lastuse", envId: "prj_x:stage" };
     await deps.repo.accounts.insert({ ...account, status: "active", accountData: "{}", version: 1, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", snapshotSeq: 1 });
     const token = await openSession(deps, account, "Pixel 8");
-    const input = { envId: account.envId, tokenHash: sha256Hex(token) };
+    const input = { envId: account.envId, tokenHash: sha256Hex(token), sessionIdleDays: 180 };
     const lastUse = async () => (await deps.repo.sessions.get(input.tokenHash))!.lastUsedAt;
     expect(await lastUse()).toBe("2026-01-01T00:00:00.000Z");
 

@@ -1,0 +1,49 @@
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/**
+ * Builds `sdk/dist`: the ESM bundle, the file adapter's entry, a minified browser bundle, and one
+ * bundled declaration file per entry (dts-bundle-generator, which also type-checks them). Prints the
+ * browser bundle's minified+gzipped size, measured with zlib.
+ */
+const sdk = join(import.meta.dir, "..");
+const dist = join(sdk, "dist");
+const src = (f: string) => join(sdk, "src", f);
+
+async function bundle(config: Parameters<typeof Bun.build>[0]) {
+  const out = await Bun.build(config);
+  if (!out.success) {
+    for (const log of out.logs) console.error(log);
+    throw new Error("sdk build failed");
+  }
+}
+
+/** One self-contained `dist/<entry>.d.ts`: a consumer needs no other declaration file of ours. */
+function declarations(entry: string) {
+  const bin = join(sdk, "..", "node_modules", ".bin", "dts-bundle-generator");
+  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", "-o", join(dist, `${entry}.d.ts`), "--", src(`${entry}.ts`)];
+  const run = Bun.spawnSync([bin, ...args], { stdout: "pipe", stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`sdk declarations failed (${entry}):\n${run.stdout}\n${run.stderr}`);
+}
+
+export async function buildSdk(): Promise<{ minBytes: number; gzipBytes: number }> {
+  rmSync(dist, { recursive: true, force: true });
+  await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", naming: "index.js" });
+  await bundle({ entrypoints: [src("file.ts")], outdir: dist, format: "esm", target: "node", naming: "file.js" });
+  await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", minify: true, naming: "savepoint.browser.min.js" });
+  for (const entry of ["index", "file"]) declarations(entry);
+  const stray = (readdirSync(dist) as string[]).filter((f) => f.endsWith(".d.ts") && !["index.d.ts", "file.d.ts"].includes(f));
+  if (stray.length) throw new Error(`sdk declarations not bundled: ${stray.join(", ")}`);
+  const min = readFileSync(join(dist, "savepoint.browser.min.js"));
+  const sizes = { minBytes: min.length, gzipBytes: gzipSync(min, { level: 9 }).length };
+  writeFileSync(join(dist, "size.json"), `${JSON.stringify(sizes)}\n`);
+  return sizes;
+}
+
+if (import.meta.main) {
+  const { minBytes, gzipBytes } = await buildSdk();
+  const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+  const size = `${kib(minBytes)} minified, ${kib(gzipBytes)} minified+gzipped (${gzipBytes} bytes, zlib level 9)`;
+  console.log(`@savepoint/client built in sdk/dist: browser bundle ${size}`);
+}

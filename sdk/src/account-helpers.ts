@@ -1,0 +1,107 @@
+import type { SavepointClient } from "./client.ts";
+import { SavepointError } from "./errors.ts";
+import type * as S from "./generated/schemas.ts";
+import type { AccountEnvelopeResponse, AccountResponse, AuthProvider, CreateTransferCodeResponse, LinkedAuthProvider } from "./generated/schemas.ts";
+
+/** What the player is asked before a transfer replaces this device's account. */
+export interface TransferPrompt {
+  incoming: AccountResponse;
+  /** This device's account id, if it has one (it will be replaced). */
+  currentAccountId?: string;
+}
+
+/**
+ * Moving devices, signing in, the player's devices and restore points (README, API).
+ * Each acts on the client's session and keeps the local copy consistent with the server.
+ */
+export class AccountHelpers {
+  constructor(private readonly client: SavepointClient) {}
+
+  /** On the old device: a one-time code to type on the new one. */
+  createTransferCode(ttlSeconds?: number, deviceLabel?: string): Promise<CreateTransferCodeResponse> {
+    return this.client.api.createTransferCode({ ...(ttlSeconds ? { ttlSeconds } : {}), ...(deviceLabel ? { deviceLabel } : {}) });
+  }
+
+  /**
+   * On the new device: consumes the code, shows the player the incoming account, and replaces the local
+   * account only when `confirm` says yes. Declined, the new session is signed out again.
+   */
+  async attachTransferCode(transferCode: string, confirm: (prompt: TransferPrompt) => boolean | Promise<boolean>): Promise<boolean> {
+    const envelope = await this.client.api.consumeTransferCode({ transferCode, ...this.label() });
+    const prompt = { incoming: envelope.account, ...(this.client.accountId ? { currentAccountId: this.client.accountId } : {}) };
+    if (!(await confirm(prompt))) {
+      const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
+      await this.client.api.signOutCurrent(envelope.accountId, { session }).catch(() => {});
+      return false;
+    }
+    await this.replaceAccount(envelope);
+    return true;
+  }
+
+  /** Signs in with an identity provider's token; a different account than the local one replaces it. */
+  async signIn(provider: AuthProvider, token: string): Promise<{ accountId: string; isNewAccount: boolean }> {
+    const a = await this.client.api.exchangeAuthSession({ provider, token, ...this.label() });
+    if (a.accountId !== this.client.accountId) await this.client.resetLocal();
+    await this.client.adoptEnvelope(a);
+    await this.client.pull().catch(() => {});
+    return { accountId: a.accountId, isNewAccount: a.isNewAccount };
+  }
+
+  /** Links a provider identity to this device's account (route 4 with the session). */
+  async linkProvider(provider: AuthProvider, token: string): Promise<{ linked: boolean }> {
+    if (!this.client.accountId) throw new SavepointError("unauthorized", "no account on this device to link to", 0);
+    const a = await this.client.api.exchangeAuthSession({ provider, token });
+    await this.client.adoptEnvelope(a);
+    return { linked: a.wasProviderNewForAccount };
+  }
+
+  providers(): Promise<LinkedAuthProvider[]> {
+    return this.client.api.listLinkedProviders();
+  }
+
+  /** The player's signed-in devices. */
+  async devices(): Promise<S.DeviceSession[]> {
+    return (await this.client.api.listSessions()).sessions;
+  }
+  signOutDevice(sessionId: string): Promise<S.SignOutResponse> {
+    return this.client.api.revokeSession(sessionId);
+  }
+  /** Pushes what is pending, signs this device out on the server, and forgets the local account. */
+  async signOut(options: { keepUnsynced?: boolean } = {}): Promise<void> {
+    await this.client.sync({ force: true }).catch(() => {});
+    if (!options.keepUnsynced && this.client.status().pending.length > 0) {
+      const pending = this.client.status().pending;
+      throw new SavepointError("unsynced_saves", "saves are not on the server yet; sign out with keepUnsynced to drop them", 0, { pending });
+    }
+    await this.client.api.signOutCurrent();
+    await this.client.resetLocal();
+  }
+
+  async history(slotId: string, page: { limit?: number; cursor?: string } = {}): Promise<Pick<S.SlotRestorePointList, "restorePoints" | "next">> {
+    const h = await this.client.api.slotHistory(slotId, page);
+    return { restorePoints: h.restorePoints, ...(h.next ? { next: h.next } : {}) };
+  }
+
+  /** Restores a slot to a restore point (a new version on the server), then reads it back locally. */
+  async restore(slotId: string, version: number): Promise<number> {
+    await this.client.sync({ force: true }).catch(() => {});
+    const r = this.client.store.get(slotId);
+    const baseVersion = r?.base?.version ?? (await this.client.api.getSlot(slotId)).version;
+    const answer = await this.client.api.restoreSlot(slotId, { version, baseVersion });
+    if (answer.status === "conflict") {
+      throw new SavepointError("conflict", `${slotId} changed on the server; pull and try again`, 409, { serverVersion: answer.slot.version });
+    }
+    await this.client.pull();
+    return answer.version;
+  }
+
+  private label() {
+    return this.client.options.deviceLabel ? { deviceLabel: this.client.options.deviceLabel } : {};
+  }
+
+  private async replaceAccount(envelope: AccountEnvelopeResponse): Promise<void> {
+    await this.client.resetLocal();
+    await this.client.adoptEnvelope(envelope);
+    await this.client.pull();
+  }
+}

@@ -1,0 +1,57 @@
+import type { SavepointApi } from "./api.ts";
+import type { Emitter } from "./events.ts";
+import { defaultSyncPolicy as serverDefaults } from "./generated/defaults.ts";
+import type { GameConfig, RuntimeConfigResponse, SyncPolicy } from "./generated/schemas.ts";
+import type { LocalStore } from "./local-store.ts";
+
+/** The server's defaults, generated from its contract; used until route 2 has answered once. */
+export const defaultSyncPolicy: SyncPolicy = serverDefaults;
+
+interface Cached {
+  syncPolicy: SyncPolicy;
+  gameConfig?: GameConfig;
+  etag?: string;
+}
+
+/** The sync policy and game config, cached on the device and refreshed with gameConfigVersion and ETag. */
+export class RuntimeConfig {
+  private cached: Cached = { syncPolicy: defaultSyncPolicy };
+  constructor(
+    private readonly api: SavepointApi,
+    private readonly store: LocalStore,
+    private readonly events: Emitter,
+  ) {}
+
+  async load(): Promise<void> {
+    this.cached = (await this.store.getValue<Cached>("config")) ?? this.cached;
+  }
+  get policy(): SyncPolicy {
+    return this.cached.syncPolicy;
+  }
+  get gameConfig(): GameConfig | undefined {
+    return this.cached.gameConfig;
+  }
+
+  /** Asks route 2; an unchanged config keeps the cached data. */
+  async refresh(): Promise<RuntimeConfigResponse> {
+    const version = this.cached.gameConfig?.enabled && this.cached.gameConfig.version >= 1 ? this.cached.gameConfig.version : undefined;
+    const answer = await this.api.runtimeConfig(version, this.cached.etag);
+    if (!answer.notModified && answer.config) {
+      const incoming = answer.config.gameConfig;
+      const cached = this.cached.gameConfig;
+      const gameConfig = incoming?.unchanged && cached ? { ...cached, ...incoming, data: cached.data } : incoming;
+      this.cached = { syncPolicy: answer.config.syncPolicy, ...(gameConfig ? { gameConfig } : {}), ...(answer.etag ? { etag: answer.etag } : {}) };
+      await this.store.setValue("config", this.cached);
+    }
+    const current = { syncPolicy: this.cached.syncPolicy, ...(this.cached.gameConfig ? { gameConfig: this.cached.gameConfig } : {}) };
+    this.events.emit("config", current);
+    return current;
+  }
+
+  /** A sync policy from an account envelope (routes 3, 4, 10) is as current as route 2's. */
+  async adopt(policy: SyncPolicy | undefined): Promise<void> {
+    if (!policy) return;
+    this.cached = { ...this.cached, syncPolicy: policy };
+    await this.store.setValue("config", this.cached);
+  }
+}

@@ -1,0 +1,207 @@
+import type { Clock } from "./clock.ts";
+import { isRetryable, refusesSession, SavepointError } from "./errors.ts";
+import type { Emitter, Status, SyncState } from "./events.ts";
+import type { SyncPolicy } from "./generated/schemas.ts";
+import { isDirty, type LocalRecord, type LocalStore } from "./local-store.ts";
+import { type PushDeps, pushRecord } from "./push.ts";
+
+const newestSeq = (r: LocalRecord) => r.snapshots.at(-1)?.seq ?? 0;
+const asError = (e: unknown) => (e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0));
+
+export type ForceResult = { status: "synced" } | { status: "deferred" | "refused"; retryAt: number };
+
+export interface EngineDeps extends PushDeps {
+  store: LocalStore;
+  events: Emitter;
+  clock: Clock;
+  policy: () => SyncPolicy;
+  /** What a forced sync inside the cooldown does (README, Policy flags). */
+  onCooldown: "defer" | "refuse";
+  /** Backoff of the engine's own retry after a failed sync (syncOnReconnect), in ms. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  random: () => number;
+  hasSession: () => boolean;
+}
+
+/**
+ * When to push: never more often than `minRemoteSyncIntervalSeconds` (saves in between coalesce),
+ * at once when forced outside the cooldown, on background, and again after a failure when
+ * `syncOnReconnect` allows it.
+ */
+export class SyncEngine {
+  private timer: unknown;
+  private timerAt = Infinity;
+  private lastRemoteSyncAt = -Infinity;
+  private lastForcedAt = -Infinity;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private failures = 0;
+  private state: SyncState = "idle";
+  private lastError: SavepointError | undefined;
+  private lastSyncAt: number | undefined;
+  private stopped = false;
+  private online = true;
+  private disposed = false;
+  /** Records the server refused for good (413, 400, merges exhausted), until the game saves them again. */
+  private readonly blocked = new Map<string, { seq: number; error: SavepointError }>();
+
+  constructor(private readonly d: EngineDeps) {}
+
+  status(): Status {
+    return {
+      state: this.state,
+      pending: this.d.store.all().filter((r) => isDirty(r) || r.inflight).map((r) => r.target),
+      ...(this.blocked.size ? { refused: Object.fromEntries([...this.blocked].map(([t, b]) => [t, b.error])) } : {}),
+      ...(this.lastSyncAt !== undefined ? { lastSyncAt: this.lastSyncAt } : {}),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      stopped: this.stopped,
+    };
+  }
+
+  private setState(state: SyncState) {
+    this.state = state;
+    this.d.events.emit("status", this.status());
+  }
+  private pushable = (r: LocalRecord) => (isDirty(r) || r.inflight !== undefined) && this.blocked.get(r.target)?.seq !== newestSeq(r);
+  private pending = () => this.d.store.all().some(this.pushable);
+
+  /** A save happened: the engine pushes when the interval allows. */
+  saved(): void {
+    if (this.state === "idle" || this.state === "error" || this.state === "conflict") this.setState(this.stopped ? "error" : "dirty");
+    this.schedule();
+  }
+
+  /** Plans the next push at the earliest moment the policy allows. */
+  schedule(at?: number): void {
+    if (this.stopped || this.disposed || !this.d.hasSession() || !this.pending()) return;
+    const due = at ?? Math.max(this.d.clock.now(), this.lastRemoteSyncAt + this.d.policy().minRemoteSyncIntervalSeconds * 1000);
+    if (due >= this.timerAt) return;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+    this.timerAt = due;
+    this.timer = this.d.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      void this.flush().catch(() => {});
+    }, due - this.d.clock.now());
+  }
+
+  /** `sync({force: true})`: ignores the interval, not the cooldown. */
+  async force(): Promise<ForceResult> {
+    const now = this.d.clock.now();
+    const retryAt = this.lastForcedAt + this.d.policy().forceSyncCooldownSeconds * 1000;
+    if (now < retryAt) {
+      if (this.d.onCooldown === "refuse") return { status: "refused", retryAt };
+      this.schedule(retryAt);
+      return { status: "deferred", retryAt };
+    }
+    this.lastForcedAt = now;
+    await this.flush();
+    return { status: "synced" };
+  }
+
+  /** Pushes every pending record now; concurrent calls share one run (and one more if saves came meanwhile). */
+  flush(options: { keepalive?: boolean } = {}): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    const run = async () => {
+      do {
+        this.again = false;
+        await this.pushAll(options.keepalive ?? false);
+      } while (this.again && !this.stopped && this.state !== "offline" && this.state !== "error");
+    };
+    this.running = run().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async pushAll(keepalive: boolean): Promise<void> {
+    if (this.stopped || !this.d.hasSession() || !this.pending()) return;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer), (this.timer = undefined), (this.timerAt = Infinity);
+    this.lastRemoteSyncAt = this.d.clock.now();
+    this.setState("syncing");
+    let refused: SavepointError | undefined;
+    try {
+      for (const r of this.d.store.all()) {
+        if (!this.pushable(r)) continue;
+        try {
+          await pushRecord(this.d, r, keepalive);
+        } catch (e) {
+          const error = asError(e);
+          if (refusesSession(error) || isRetryable(error)) throw error;
+          // The server will refuse this save again: report it, keep it, and let the other records sync. The
+          // refused write changed nothing, so the next save goes with a new write instead of repeating it.
+          this.blocked.set(r.target, { seq: newestSeq(r), error });
+          r.inflight = undefined;
+          await this.d.store.put(r);
+          this.d.events.emit("error", { target: r.target, error });
+          refused = error;
+        }
+      }
+      this.failures = 0;
+      this.lastError = refused;
+      this.lastSyncAt = this.d.clock.now();
+      this.setState(refused ? (refused.code === "conflict" ? "conflict" : "error") : this.pending() ? "dirty" : "idle");
+      this.schedule();
+    } catch (e) {
+      this.failed(e);
+    }
+  }
+
+  private failed(e: unknown) {
+    const error = asError(e);
+    this.lastError = error;
+    if (refusesSession(error)) {
+      // Looping on a refused session only burns requests: stop until the game signs in again.
+      this.stopped = true;
+      this.setState("error");
+      this.d.events.emit("stopped", { error });
+      return;
+    }
+    this.d.events.emit("error", { error });
+    this.setState("offline");
+    // A failed sync is retried on the syncOnReconnect flag's terms: with backoff, or on the next trigger.
+    if (!this.d.policy().syncOnReconnect) return;
+    this.failures++;
+    const ceiling = Math.min(this.d.retryMaxMs, this.d.retryBaseMs * 2 ** (this.failures - 1));
+    const wait = Math.max(this.d.random() * ceiling, (error.retryAfterSeconds ?? 0) * 1000);
+    this.schedule(this.d.clock.now() + wait);
+  }
+
+  /** Resolves when no push is running (one that starts meanwhile is awaited too). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
+  }
+
+  /** The app goes to the background: the last saves leave now (keepalive), if the policy says so. */
+  background(): Promise<void> {
+    return this.d.policy().syncOnAppBackground ? this.flush({ keepalive: true }) : Promise.resolve();
+  }
+
+  /** The network is back (the `online` event). */
+  reconnected(): Promise<void> {
+    this.online = true;
+    return this.d.policy().syncOnReconnect ? this.flush() : Promise.resolve();
+  }
+  disconnected(): void {
+    this.online = false;
+    this.setState("offline");
+  }
+  get isOnline() {
+    return this.online;
+  }
+
+  /** A new session (sign-in, transfer): a stopped engine may run again. */
+  resume(): void {
+    this.stopped = false;
+    this.lastError = undefined;
+    this.setState(this.pending() ? "dirty" : "idle");
+    this.schedule();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,17 @@
+export { AccountHelpers, type TransferPrompt } from "./account-helpers.ts";
+export { type CallOptions, SavepointApi } from "./api.ts";
+export { type ClientOptions, createClient, SavepointClient, type Session } from "./client.ts";
+export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.ts";
+export { defaultSyncPolicy } from "./config.ts";
+export type { ForceResult } from "./engine.ts";
+export { isRetryable, SavepointError, type SavepointErrorCode } from "./errors.ts";
+export type { ConflictEvent, Events, Status, SyncState } from "./events.ts";
+export { type OperationId, type RouteTypes, routes } from "./generated/routes.ts";
+export { type KnownErrorCode, knownErrorCodes } from "./generated/error-codes.ts";
+export * from "./generated/schemas.ts";
+export { type Answer, type CallInput, type FetchFn, newIdempotencyKey, Transport, type TransportOptions } from "./http.ts";
+export type { LocalRecord, Snapshot } from "./local-store.ts";
+export { type MergeContext, mergeRules, type Resolution, type Resolver, type Rule } from "./merge.ts";
+export type { RetryOptions } from "./retry.ts";
+export { asyncStorage, type AsyncKeyValueStore, localStorageAdapter, memoryStorage, type StorageAdapter } from "./storage/adapter.ts";
+export { indexedDbStorage } from "./storage/indexed-db.ts";

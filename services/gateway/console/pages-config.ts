@@ -1,0 +1,117 @@
+import { type Ctx, ApiError, act, field, ok } from "./context.ts";
+import { diffTable } from "./diff.ts";
+import { button, enc, form, html, json, when } from "./html.ts";
+import type { Pages } from "./index.ts";
+
+/** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
+const policyFields = [
+  ["minRemoteSyncIntervalSeconds", "number",
+    "Seconds a client waits between ordinary syncs. A sync sooner than this is still accepted, with the warning sync_interval_below_policy."],
+  ["forceSyncCooldownSeconds", "number", "Seconds between syncs the player forces (a save button): protects the service from repeated taps."],
+  ["syncOnAppBackground", "boolean", "Sync when the game goes to the background, so a player switching devices finds their latest save."],
+  ["syncOnAppForeground", "boolean", "Sync when the game comes back to the foreground, to pick up a save made on another device."],
+  ["syncOnReconnect", "boolean", "Sync as soon as the network comes back after the device was offline."],
+  ["maxQueuedLocalSnapshots", "number", "Local saves a client keeps queued while offline; older ones are dropped when the queue is full."],
+] as const;
+
+async function syncPolicy(ctx: Ctx) {
+  const id = ctx.params.projectId!;
+  const p = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}`));
+  const policy = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}/sync-policy`));
+  const inputs = policyFields.map(([name, kind, help]) =>
+    kind === "boolean"
+      ? html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
+<select id="sp-${name}" name="${name}" aria-describedby="sp-${name}-help"><option value="true" ${policy[name] ? "selected" : ""}>true</option>
+<option value="false" ${policy[name] ? "" : "selected"}>false</option></select>`
+      : html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
+<input id="sp-${name}" name="${name}" type="number" min="1" step="1" required value="${policy[name]}" aria-describedby="sp-${name}-help">`,
+  );
+  const body = html`<p>Project <a href="/console/projects/${id}">${p.name}</a>.
+Clients read this policy from route 2 (runtime config) on their next request.</p>
+${form(`/console/projects/${id}/sync-policy`, ctx.csrf, html`<fieldset><legend>Sync policy</legend>${inputs}</fieldset>
+<button type="submit">Save sync policy</button>`)}
+<h2>Settings</h2><p class="field-help">Transfer-code lifetime, rate limits, allowed origins and session idle days (change them with the CLI's
+<code>settings set</code> or the admin API).</p>${json(p.settings)}`;
+  return { title: "Sync policy", body };
+}
+
+const configBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
+const pagePath = (ctx: Ctx) => `/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
+
+async function gameConfig(ctx: Ctx, preview?: { text: string; data?: unknown; error?: string }) {
+  const live = ok(await ctx.api("GET", configBase(ctx)));
+  const { versions } = ok(await ctx.api("GET", `${configBase(ctx)}/versions`));
+  const a = Number(ctx.url.searchParams.get("a")) || undefined;
+  const b = Number(ctx.url.searchParams.get("b")) || undefined;
+  let compare = html``;
+  if (a && b) {
+    const [left, right] = await Promise.all([a, b].map(async (v) => ok(await ctx.api("GET", `${configBase(ctx)}/versions/${v}`)).data));
+    compare = html`<h2>Version ${a} against version ${b}</h2>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
+  }
+  const publishForm = preview?.data !== undefined
+    ? html`<h2>Review before publishing</h2><p>Live version ${live.version} on the left, what you are about to publish on the right.</p>
+${diffTable(`Live (version ${live.version})`, live.data ?? {}, "New version", preview.data)}
+${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="data" value="${preview.text}">
+<button type="submit">Publish as version ${live.version + 1}</button>`)}
+<p><a href="${pagePath(ctx)}">Cancel</a></p>`
+    : form(`${pagePath(ctx)}/preview`, ctx.csrf, html`<label for="gc-data">New game config (a JSON object)</label>
+<p class="field-help" id="gc-help">You see a side-by-side diff against the live version before anything is published.</p>
+<textarea id="gc-data" name="data" aria-describedby="gc-help" required>${preview?.text ?? JSON.stringify(live.data ?? {}, null, 2)}</textarea>
+<button type="submit">Preview diff</button>`);
+  const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
+<td>${when(v.publishedAt)}</td><td>${v.sizeBytes} B</td>
+<td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td><td><a href="${pagePath(ctx)}?a=${v.version}&amp;b=${live.version}">Diff with live</a></td>
+<td>${v.version === live.version ? ""
+    : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);
+  const body = html`<p>Environment <strong>${ctx.params.env}</strong> of project
+<a href="/console/projects/${ctx.params.projectId}">${ctx.params.projectId}</a>. Live version:
+<strong>${live.version}</strong>${live.enabled ? "" : " (disabled)"}.
+A rollback publishes that version's content again as a new version; clients get it on their next runtime-config request.</p>
+${preview?.error ? html`<p class="error" role="alert">${preview.error}</p>` : ""}
+${publishForm}${compare}
+<h2>Versions</h2>
+<table><caption class="sr-only">Game config versions</caption><thead><tr><th scope="col">Version</th><th scope="col">Published</th>
+<th scope="col">Size</th><th scope="col">Note</th><th scope="col">Compare</th><th scope="col">Roll back</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+  return { title: `Game config (${ctx.params.env})`, body };
+}
+
+function parseObject(text: string): { data?: unknown; error?: string } {
+  try {
+    const data = JSON.parse(text);
+    if (!data || typeof data !== "object" || Array.isArray(data)) return { error: "The game config must be a JSON object." };
+    return { data };
+  } catch (err) {
+    return { error: `Not valid JSON: ${(err as Error).message}` };
+  }
+}
+
+export const configPages: Pages = [
+  ["GET", "/console/projects/:projectId/sync-policy", syncPolicy],
+  ["POST", "/console/projects/:projectId/sync-policy", (ctx) =>
+    act(`/console/projects/${ctx.params.projectId}/sync-policy`, async () => {
+      const patch = Object.fromEntries(
+        policyFields.map(([name, kind]) => [name, kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name))]),
+      );
+      ok(await ctx.api("PUT", `/admin/v1/projects/${enc(ctx.params.projectId!)}/sync-policy`, patch));
+      return "Sync policy saved. Clients get it on their next runtime-config request.";
+    })],
+  ["GET", "/console/projects/:projectId/game-config/:env", (ctx) => gameConfig(ctx)],
+  ["POST", "/console/projects/:projectId/game-config/:env/preview", (ctx) => {
+    const text = field(ctx, "data");
+    return gameConfig(ctx, { text, ...parseObject(text) });
+  }],
+  ["POST", "/console/projects/:projectId/game-config/:env/publish", async (ctx) => {
+    const text = field(ctx, "data");
+    const parsed = parseObject(text);
+    if (parsed.error) return gameConfig(ctx, { text, error: parsed.error });
+    const answer = await ctx.api("POST", configBase(ctx), { data: parsed.data });
+    if (answer.status >= 400) return gameConfig(ctx, { text, error: new ApiError(answer).message });
+    return act(pagePath(ctx), async () => `Published version ${answer.body.version}.`);
+  }],
+  ["POST", "/console/projects/:projectId/game-config/:env/rollback", (ctx) =>
+    act(pagePath(ctx), async () => {
+      const v = ok(await ctx.api("POST", `${configBase(ctx)}/rollback`, { version: Number(field(ctx, "version")) }));
+      return `Rolled back: version ${v.version} has version ${field(ctx, "version")}'s content.`;
+    })],
+];

@@ -1,0 +1,49 @@
+import { type Ctx, act, ok } from "./context.ts";
+import { diffTable } from "./diff.ts";
+import { button, enc, html, when } from "./html.ts";
+import type { Pages } from "./index.ts";
+
+async function deadLetters(ctx: Ctx) {
+  const { deadLetters } = ok(await ctx.api("GET", "/admin/v1/dead-letters"));
+  const body = deadLetters.length
+    ? html`<table><caption class="sr-only">Dead letters</caption><thead><tr><th scope="col">Id</th><th scope="col">Queue</th><th scope="col">Job</th>
+<th scope="col">Deliveries</th><th scope="col">Last error</th><th scope="col">Failed</th><th scope="col">Actions</th></tr></thead><tbody>
+${deadLetters.map((d: any) => html`<tr><td><code>${d.deadLetterId}</code></td><td>${d.queue}</td><td><code>${JSON.stringify(d.job)}</code></td>
+<td>${d.deliveries}</td><td>${d.error}</td><td>${when(d.failedAt)}</td>
+<td>${button(`/console/dead-letters/${d.deadLetterId}/retry`, ctx.csrf, `Retry ${d.deadLetterId}`, {}, "", "Retry")}
+${button(`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Discard ${d.deadLetterId}`, {}, "danger", "Discard")}</td></tr>`)}</tbody></table>`
+    : html`<p role="status">No dead letters: every cleanup job has run.</p>`;
+  return { title: "Dead letters",
+    body: html`<p>Cleanup jobs that ran out of deliveries. Retry queues one again with fresh deliveries; discard drops it.</p>${body}` };
+}
+
+async function audit(ctx: Ctx) {
+  const q = ctx.url.searchParams;
+  const filters = new URLSearchParams();
+  for (const k of ["target", "action", "since", "offset"]) if (q.get(k)) filters.set(k, q.get(k)!.trim());
+  filters.set("limit", "25");
+  const { entries, next } = ok(await ctx.api("GET", `/admin/v1/audit?${filters}`));
+  const more = new URLSearchParams(filters);
+  if (next !== undefined) more.set("offset", String(next));
+  const body = html`<p>Every change made through the admin API, by the console, the CLI or a script, newest first.</p>
+<form method="get" action="/console/audit"><div class="row"><div><label for="a-target">Target id</label>
+<input id="a-target" name="target" value="${q.get("target") ?? ""}" placeholder="prj_..., acc_..."></div>
+<div><label for="a-action">Action</label><input id="a-action" name="action" value="${q.get("action") ?? ""}" placeholder="adminSetSyncPolicy"></div>
+<div><label for="a-since">Since (ISO time)</label><input id="a-since" name="since" value="${q.get("since") ?? ""}" placeholder="2026-01-31T00:00:00Z">
+</div><div><button type="submit">Filter</button></div></div></form>
+${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code></summary>
+<p>Target <a href="/console/audit?target=${enc(e.target)}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
+${diffTable("Before", e.before, "After", e.after)}</details>`)}
+${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>
+</p>` : ""}`;
+  return { title: "Audit log", body };
+}
+
+export const opsPages: Pages = [
+  ["GET", "/console/dead-letters", deadLetters],
+  ["POST", "/console/dead-letters/:id/retry", (ctx) =>
+    act("/console/dead-letters", async () => (ok(await ctx.api("POST", `/admin/v1/dead-letters/${enc(ctx.params.id!)}/retry`)), "Queued again."))],
+  ["POST", "/console/dead-letters/:id/discard", (ctx) =>
+    act("/console/dead-letters", async () => (ok(await ctx.api("DELETE", `/admin/v1/dead-letters/${enc(ctx.params.id!)}`)), "Discarded."))],
+  ["GET", "/console/audit", audit],
+];

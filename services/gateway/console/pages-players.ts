@@ -1,0 +1,184 @@
+import { type Ctx, act, field, ok, redirect } from "./context.ts";
+import { diffTable } from "./diff.ts";
+import { button, enc, form, html, json, when } from "./html.ts";
+import type { Pages } from "./index.ts";
+
+const envOptions = (selected: string | null) => ["stage", "prod"].map((e) => html`<option value="${e}" ${e === selected ? "selected" : ""}>${e}</option>`);
+
+async function find(ctx: Ctx) {
+  const q = ctx.url.searchParams;
+  const projectId = q.get("projectId") ?? "";
+  const env = q.get("env") ?? "prod";
+  let results = html``;
+  if (q.get("accountId")) return redirect(`/console/accounts/${enc(q.get("accountId")!.trim())}`);
+  if (projectId && q.get("saveId")) return redirect(`/console/saves/${enc(projectId)}/${enc(env)}/${enc(q.get("saveId")!.trim())}`);
+  const by: Record<string, string> | undefined =
+    q.get("playerRef") ? { playerRef: q.get("playerRef")! }
+    : q.get("provider") && q.get("subject") ? { provider: q.get("provider")!, subject: q.get("subject")! } : undefined;
+  if (projectId && by) {
+    const found = ok(await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${enc(env)}/accounts?${new URLSearchParams(by)}`));
+    results = found.accounts.length
+      ? html`<h2>Accounts found</h2><ul>${found.accounts.map((a: any) => html`<li>
+<a href="/console/accounts/${a.accountId}">${a.accountId}</a>
+<span class="badge ${a.status}">${a.status}</span> ${a.playerRef ?? ""}, created ${when(a.createdAt)}</li>`)}</ul>`
+      : html`<p role="status">No account in ${env} matches.</p>`;
+  }
+  const body = html`<p>Operators only: the runtime API has no lookup by reference.</p>
+<form method="get" action="/console/find"><fieldset><legend>By account id</legend><label for="f-acc">Account id</label>
+<input id="f-acc" name="accountId" placeholder="acc_..." size="40"> <button type="submit">Open account</button></fieldset></form>
+<form method="get" action="/console/find"><fieldset><legend>By player, external account or save</legend>
+<div class="row"><div><label for="f-prj">Project id</label>
+<input id="f-prj" name="projectId" required value="${projectId}" placeholder="prj_..." size="30"></div>
+<div><label for="f-env">Environment</label><select id="f-env" name="env">${envOptions(env)}</select></div></div>
+<div class="row"><div><label for="f-ref">Player reference</label><input id="f-ref" name="playerRef" value="${q.get("playerRef") ?? ""}"></div>
+<div><label for="f-prov">External provider</label><input id="f-prov" name="provider" value="${q.get("provider") ?? ""}"></div>
+<div><label for="f-sub">External subject</label><input id="f-sub" name="subject" value="${q.get("subject") ?? ""}"></div>
+<div><label for="f-save">Save id (save-based model)</label><input id="f-save" name="saveId"></div></div>
+<button type="submit">Find</button></fieldset></form>${results}`;
+  return { title: "Find a player", body };
+}
+
+async function account(ctx: Ctx) {
+  const id = ctx.params.accountId!;
+  const v = ok(await ctx.api("GET", `/admin/v1/accounts/${enc(id)}`));
+  const a = v.account;
+  const base = `/console/accounts/${id}`;
+  const status = a.status === "suspended" ? button(`${base}/unsuspend`, ctx.csrf, "Unsuspend account")
+    : a.status === "active" ? button(`${base}/suspend`, ctx.csrf, "Suspend account", {}, "danger") : "";
+  const body = html`<p>
+<span class="badge ${a.status}">${a.status}</span> · project
+<a href="/console/projects/${a.projectId}">${a.projectId}</a> (${a.environment}) · version ${a.version} · updated ${when(a.updatedAt)}
+${a.playerRef ? html` · player reference <code>${a.playerRef}</code>` : ""}${a.externalAccountRef ? html` · ${a.externalAccountRef.provider}
+<code>${a.externalAccountRef.subject}</code>` : ""}</p>
+<p>${status} <a href="${base}/export" hx-boost="false" download>Download data-subject export (JSON)</a> ${a.status === "deleted" ? "" : html`·
+<a href="${base}/delete">Delete account…</a>`}</p>
+<h2>Account data</h2>${json(a.accountData)}
+<h2>Slots</h2><table><caption class="sr-only">Slots</caption><thead><tr><th scope="col">Slot</th><th scope="col">Status</th><th scope="col">Version</th>
+<th scope="col">Updated</th></tr></thead><tbody>
+${v.slots.map((s: any) => html`<tr><td>${s.status === "deleted" ? s.slotId : html`<a href="${base}/slots/${s.slotId}">${s.slotId}</a>`}</td><td>
+<span class="badge ${s.status}">${s.status}</span></td><td>${s.version}</td><td>${when(s.updatedAt)}</td></tr>`)}</tbody></table>
+<h2>Devices (sessions)</h2><table><caption class="sr-only">Sessions</caption><thead><tr><th scope="col">Session</th><th scope="col">Device label</th>
+<th scope="col">Created</th><th scope="col">Last use</th><th scope="col">State</th></tr></thead><tbody>
+${v.sessions.map((s: any) => html`<tr><td><code>${s.sessionId}</code></td><td>${s.deviceLabel ?? ""}</td><td>${when(s.createdAt)}</td>
+<td>${when(s.lastUsedAt)}</td>
+<td>${s.revokedAt ? html`<span class="badge revoked">revoked</span>`
+    : button(`${base}/sessions/${s.sessionId}/revoke`, ctx.csrf, `Revoke ${s.deviceLabel || s.sessionId}`, {}, "danger", "Revoke")}</td></tr>`)}</tbody></table>
+<h2>Linked providers</h2>
+${v.links.length ? html`<ul>${v.links.map((l: any) => html`<li>${l.provider}: ${l.label} ${l.emailHint ?? ""}, linked ${when(l.linkedAt)}
+${button(`${base}/links/${l.provider}/unlink`, ctx.csrf, `Unlink ${l.provider}`)}</li>`)}</ul>`
+    : html`<p class="muted">None.</p>`}`;
+  return { title: `Account ${id}`, body };
+}
+
+async function slot(ctx: Ctx) {
+  const { accountId, slotId } = ctx.params as { accountId: string; slotId: string };
+  const api = `/admin/v1/accounts/${enc(accountId)}/slots/${enc(slotId)}`;
+  const current = ok(await ctx.api("GET", api));
+  const { snapshots } = ok(await ctx.api("GET", `${api}/history`));
+  // The timeline shows each restore point's slotInfo: the newest 20 are read, older ones on request.
+  const contentOf = async (s: any) => ({ ...s, content: (await ctx.api("GET", `${api}/history/${s.version}`)).body });
+  const points = await Promise.all(snapshots.slice(0, 20).map(contentOf));
+  const base = `/console/accounts/${accountId}/slots/${slotId}`;
+  const a = Number(ctx.url.searchParams.get("a")) || undefined;
+  const b = Number(ctx.url.searchParams.get("b")) || undefined;
+  let compare = html``;
+  if (a && b) {
+    const [left, right] = await Promise.all([a, b].map(async (v) => ok(await ctx.api("GET", `${api}/history/${v}`))));
+    compare = html`<h2>Version ${a} against version ${b}</h2>
+${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data },
+    `Version ${b}`, { slotInfo: right.slotInfo, data: right.data })}`;
+  }
+  const versionOptions = (sel?: number) =>
+    snapshots.map((s: any) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`);
+  const body = html`<p>Account <a href="/console/accounts/${accountId}">${accountId}</a> ·
+<span class="badge ${current.status}">${current.status}</span> · current version ${current.version}, updated ${when(current.updatedAt)}</p>
+<h2>Current content</h2>${json({ slotInfo: current.slotInfo, data: current.data })}
+<h2>Compare two versions</h2>
+<form method="get" action="${base}"><div class="row"><div><label for="d-a">From version</label><select id="d-a" name="a">${versionOptions(a)}</select></div>
+<div><label for="d-b">To version</label><select id="d-b" name="b">${versionOptions(b ?? current.version)}</select></div><div>
+<button type="submit">Show diff</button></div></div></form>${compare}
+<h2>Restore points</h2><ol class="timeline">${points.map((p: any) => html`<li><strong>Version ${p.version}</strong> · ${when(p.createdAt)} · ${p.sizeBytes} B
+<div>slotInfo: <code>${JSON.stringify(p.content?.slotInfo ?? {})}</code></div>
+${current.status === "active" && p.version !== current.version
+    ? html`<a href="${base}/restore?version=${p.version}">Restore version ${p.version}…</a>` : ""}</li>`)}</ol>
+${snapshots.length > points.length ? html`<p class="muted">${snapshots.length - points.length} older restore points: compare them above.</p>` : ""}`;
+  return { title: `Slot ${slotId}`, body };
+}
+
+async function confirmRestore(ctx: Ctx) {
+  const { accountId, slotId } = ctx.params as { accountId: string; slotId: string };
+  const version = Number(ctx.url.searchParams.get("version"));
+  const api = `/admin/v1/accounts/${enc(accountId)}/slots/${enc(slotId)}`;
+  const current = ok(await ctx.api("GET", api));
+  const point = ok(await ctx.api("GET", `${api}/history/${version}`));
+  const base = `/console/accounts/${accountId}/slots/${slotId}`;
+  const body = html`<div class="warn"><p>
+<strong>What the player's devices will see next.</strong> The restore writes version ${version}'s content as a new version, ${current.version + 1}.
+A device still on version ${current.version} or older gets a
+<strong>409 conflict carrying the restored save</strong> on its next sync and loads it;
+nothing a device sent since is kept in the slot (it stays in the restore points).</p></div>
+${diffTable(`Now (version ${current.version})`, { slotInfo: current.slotInfo, data: current.data },
+    `After restore (content of ${version})`, { slotInfo: point.slotInfo, data: point.data })}
+${form(`${base}/restore`, ctx.csrf, html`<input type="hidden" name="version" value="${version}">
+<button type="submit" class="danger">Restore version ${version} as version ${current.version + 1}</button>`)}
+<p><a href="${base}">Cancel</a></p>`;
+  return { title: `Restore slot ${slotId} to version ${version}?`, body };
+}
+
+/** Every page of the export joined into one file, as the CLI's --json gives it. */
+async function exportDownload(ctx: Ctx) {
+  const id = ctx.params.accountId!;
+  let cursor: string | undefined;
+  const whole: any = { sessions: [], slots: [], history: [], links: [] };
+  do {
+    const pageOf = ok(await ctx.api("GET", `/admin/v1/accounts/${enc(id)}/export${cursor ? `?cursor=${enc(cursor)}` : ""}`));
+    whole.account = pageOf.account;
+    for (const k of ["sessions", "slots", "history"]) whole[k].push(...(pageOf[k] ?? []));
+    whole.links = pageOf.links ?? whole.links;
+    cursor = pageOf.next;
+  } while (cursor);
+  return new Response(JSON.stringify(whole, null, 2), {
+    headers: { "content-type": "application/json", "content-disposition": `attachment; filename="${id}-export.json"`, "cache-control": "no-store" },
+  });
+}
+
+const accountAct = (ctx: Ctx, method: string, apiPath: string, done: string) =>
+  act(`/console/accounts/${ctx.params.accountId}`, async () => {
+    ok(await ctx.api(method, `/admin/v1/accounts/${enc(ctx.params.accountId!)}${apiPath}`));
+    return done;
+  });
+
+export const playerPages: Pages = [
+  ["GET", "/console/find", find],
+  ["GET", "/console/accounts/:accountId", account],
+  ["GET", "/console/accounts/:accountId/export", exportDownload],
+  ["POST", "/console/accounts/:accountId/suspend", (ctx) => accountAct(ctx, "POST", "/suspend", "Account suspended: its devices are refused at once.")],
+  ["POST", "/console/accounts/:accountId/unsuspend", (ctx) => accountAct(ctx, "POST", "/unsuspend", "Suspension lifted.")],
+  ["POST", "/console/accounts/:accountId/sessions/:sessionId/revoke", (ctx) =>
+    accountAct(ctx, "DELETE", `/sessions/${enc(ctx.params.sessionId!)}`, "Session revoked: that device is refused on its next request.")],
+  ["POST", "/console/accounts/:accountId/links/:provider/unlink", (ctx) =>
+    accountAct(ctx, "DELETE", `/links/${enc(ctx.params.provider!)}`, "Unlinked: that identity can sign in again, to a new account.")],
+  ["GET", "/console/accounts/:accountId/delete", async (ctx) => ({
+    title: `Delete account ${ctx.params.accountId}?`,
+    body: html`<p class="warn">The account becomes unreadable at once; its slots, restore points, sessions and links are erased by the cleanup worker.
+This cannot be undone.</p>
+${form(`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<button type="submit" class="danger">Delete account permanently</button>`)}<p>
+<a href="/console/accounts/${ctx.params.accountId}">Cancel</a></p>`,
+  })],
+  ["POST", "/console/accounts/:accountId/delete", (ctx) => accountAct(ctx, "DELETE", "", "Account deleted; cleanup is queued.")],
+  ["GET", "/console/accounts/:accountId/slots/:slotId", slot],
+  ["GET", "/console/accounts/:accountId/slots/:slotId/restore", confirmRestore],
+  ["POST", "/console/accounts/:accountId/slots/:slotId/restore", (ctx) =>
+    act(`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`, async () => {
+      const v = Number(field(ctx, "version"));
+      const s = ok(await ctx.api("POST", `/admin/v1/accounts/${enc(ctx.params.accountId!)}/slots/${enc(ctx.params.slotId!)}/restore`, { version: v }));
+      return `Restored version ${v} as version ${s.version}. Devices on an older version get a 409 with it on their next sync.`;
+    })],
+  ["GET", "/console/saves/:projectId/:env/:saveId", async (ctx) => {
+    const { save } = ok(await ctx.api("GET",
+    `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/saves/${enc(ctx.params.saveId!)}`));
+    return { title: `Save ${save.saveId}`, body: html`<p>External user
+<code>${save.externalUserId}</code> · version ${save.version} · updated ${when(save.updatedAt)}</p>
+<h2>Metadata</h2>${json(save.metadata)}<h2>State</h2>${json(save.state)}` };
+  }],
+];

@@ -1,0 +1,37 @@
+import { fail } from "../../shared/contract/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import { errorResponse } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
+
+const label = "[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?";
+/** A DNS name or IPv4 address (dot-separated labels), or a bracketed IPv6 address; then an optional port. */
+const hostAndPort = new RegExp(`^(?:${label}(?:\\.${label})*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::(\\d{1,5}))?$`);
+
+/** Whether `authority` (`host[:port]`) can name a server. */
+export function isHostAndPort(authority: string): boolean {
+  const match = authority.length <= 260 ? hostAndPort.exec(authority) : null;
+  return !!match && (match[1] === undefined || Number(match[1]) <= 65535);
+}
+
+/**
+ * Bun builds `request.url` from the Host header, and from a Host it cannot parse ("a b", "a/b", or
+ * none on HTTP/1.0) it leaves the bare request target, such as "/p/../q". The router cuts the path
+ * out of that URL by position (Elysia's `standardHostname: false`: after "http://", at the first
+ * "/"), so only a URL that is "http://" + a real host + the path may reach it: a short or broken Host
+ * would otherwise move the cut and route "/zz/metrics" as "/metrics". The gateway speaks plain HTTP
+ * (TLS ends at the balancer), so the scheme is always http.
+ */
+export function routableUrl(url: string): boolean {
+  if (!url.startsWith("http://")) return false;
+  const end = url.indexOf("/", 7);
+  return end > 7 && isHostAndPort(url.slice(7, end));
+}
+
+/** An `onRequest` hook: 400 `invalid_request` for a request whose Host cannot be a host, before routing. */
+export const refuseBadHost =
+  (log: Logger) =>
+  ({ request }: { request: Request }): Response | undefined => {
+    if (routableUrl(request.url) && isHostAndPort(request.headers.get("host") ?? "localhost")) return undefined;
+    const issue = { path: "headers.host", message: "The Host header must be a host name or IP address with an optional port, such as api.example.com:8080." };
+    return errorResponse(fail.invalidRequest([issue]), requestIdOf(request.headers), log);
+  };

@@ -1,0 +1,82 @@
+import { fail } from "../../shared/contract/errors.ts";
+import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
+import type { PlanName } from "../../shared/plans.ts";
+import type { Write } from "../../shared/store/port.ts";
+import { expiryOf } from "../accounts/history.ts";
+import type { Deps } from "./deps.ts";
+import { type SaveDoc, type SaveSnapshotDoc, historyIdOf } from "./repo.ts";
+
+/** Snapshots read per page: a save's state can be 256 KiB, so never a whole history at once. */
+const pageSize = 50;
+
+export type SaveContent = { metadata: unknown; state: unknown };
+
+/**
+ * Restore points of saves follow the plan's snapshot rules, as slots do (docs/api-rules.md#the-save-based-model):
+ * an accepted sync is one when the newest is older than the plan's interval (every sync on
+ * `self_hosted`), at most `keptPerSlot` are kept, none past the retention days.
+ */
+export function snapshotDue(deps: Deps, plan: PlanName, doc: Pick<SaveDoc, "lastSnapshotAt"> | null, now: Date): boolean {
+  const every = deps.plans[plan].snapshot.everySeconds;
+  if (every === 0 || !doc?.lastSnapshotAt) return true;
+  return now.getTime() - Date.parse(doc.lastSnapshotAt) >= every * 1000;
+}
+
+/** The insert of snapshot `seq` and the removal of the one that falls out of the plan's count; they ride with the save's write. */
+export function snapshotWrites(deps: Deps, plan: PlanName, snap: { ownerId: string; seq: number; version: number; content: SaveContent; at: Date }): Write[] {
+  const { snapshots } = deps.repo;
+  const doc: SaveSnapshotDoc = {
+    _id: `${snap.ownerId}:${snap.seq}`,
+    ownerId: snap.ownerId,
+    seq: snap.seq,
+    version: snap.version,
+    payload: JSON.stringify(snap.content),
+    createdAt: snap.at.toISOString(),
+    plan,
+    expiresAt: expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays).expiresAt,
+  };
+  const kept = deps.plans[plan].snapshot.keptPerSlot;
+  const writes: Write[] = [{ insert: doc, into: snapshots }];
+  if (snap.seq > kept) writes.push({ delete: { _id: `${snap.ownerId}:${snap.seq - kept}` }, from: snapshots });
+  return writes;
+}
+
+/** The plan recorded on the newest snapshot: operator routes carry no tenant. */
+async function historyPlan(deps: Deps, ownerId: string): Promise<PlanName> {
+  return (await deps.repo.snapshots.findOne({ ownerId }, { field: "seq", direction: -1 }))?.plan ?? "self_hosted";
+}
+
+const isKept = (deps: Deps, plan: PlanName, save: SaveDoc, s: SaveSnapshotDoc, now: string) =>
+  s.seq > (save.snapshotSeq ?? 0) - deps.plans[plan].snapshot.keptPerSlot && s.expiresAt > now;
+
+/** The save's restore points, newest first, complete (the plan's count bounds them). */
+export async function listSavePoints(deps: Deps, save: SaveDoc): Promise<SaveRestorePointList["restorePoints"]> {
+  const ownerId = historyIdOf(save);
+  const plan = await historyPlan(deps, ownerId);
+  const now = deps.now().toISOString();
+  const seen = new Set<number>();
+  const points: SaveRestorePointList["restorePoints"] = [];
+  for (let skip = 0; ; skip += pageSize) {
+    const page = await deps.repo.snapshots.find({ ownerId }, { sort: { field: "seq", direction: -1 }, skip, limit: pageSize });
+    for (const s of page) {
+      if (seen.has(s.seq) || !isKept(deps, plan, save, s, now)) continue;
+      seen.add(s.seq);
+      points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: Buffer.byteLength(JSON.stringify(JSON.parse(s.payload).state), "utf8") });
+    }
+    if (page.length < pageSize) return points;
+  }
+}
+
+/** A kept restore point of the save (the newest with that version), or null. */
+export async function keptSavePoint(deps: Deps, save: SaveDoc, version: number): Promise<{ doc: SaveSnapshotDoc; plan: PlanName } | null> {
+  const ownerId = historyIdOf(save);
+  const plan = await historyPlan(deps, ownerId);
+  const doc = await deps.repo.snapshots.findOne({ ownerId, version }, { field: "seq", direction: -1 });
+  return doc && isKept(deps, plan, save, doc, deps.now().toISOString()) ? { doc, plan } : null;
+}
+
+export async function savePoint(deps: Deps, save: SaveDoc, version: number) {
+  const point = await keptSavePoint(deps, save, version);
+  if (!point) throw fail.notFound(`Restore point ${version}`);
+  return { content: JSON.parse(point.doc.payload) as SaveContent, plan: point.plan };
+}

@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import type { Store } from "../../shared/store/port.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { type HitDoc, hitIndexes, windowCounter } from "../../shared/window-counter.ts";
+import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+
+const adapters: [string, () => Promise<Store>][] = [
+  ["sqlite", async () => createSqliteStore(join(tempDir("seats"), "seats.sqlite"))],
+  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("seats"))],
+];
+
+for (const [name, open] of adapters) {
+  describe(`window counter seats (${name})`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(() => store.close());
+
+    test("of 40 concurrent events with limit 30, over two counters, exactly 30 take a seat; a seat given back is taken again", async () => {
+      const hits = await store.collection<HitDoc>("hits", hitIndexes);
+      const copies = [windowCounter(hits, Date.now()), windowCounter(hits, Date.now())];
+      const seats = await Promise.all(Array.from({ length: 40 }, (_, i) => copies[i % 2]!.take("ip:nat", 60, 30)));
+      const taken = seats.filter((x) => x !== null);
+      expect(taken.sort((a, b) => a! - b!)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(await copies[0]!.take("ip:nat", 60, 30)).toBeNull();
+      await copies[0]!.release("ip:nat", 60, 7);
+      expect(await copies[1]!.take("ip:nat", 60, 30)).toBe(7);
+      expect(await copies[1]!.count("ip:nat", 60)).toBe(30);
+    });
+  });
+}

@@ -1,0 +1,40 @@
+import { type ClientOptions, SavepointClient, manualClock, memoryStorage } from "../../sdk/src/index.ts";
+import { admin, newTenant } from "../helpers/api.ts";
+import { startEmbedded } from "../helpers/deployments.ts";
+
+export type Server = Awaited<ReturnType<typeof startEmbedded>>;
+
+/** A fresh tenant on `d` with the given sync policy. */
+export async function tenantWithPolicy(d: Server, policy: Record<string, unknown> = {}) {
+  const t = await newTenant(d);
+  if (Object.keys(policy).length) {
+    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, policy);
+    if (set.status !== 200) throw new Error(`sync policy: ${JSON.stringify(set.body)}`);
+  }
+  return t;
+}
+
+/** A network the test can take away: requests fail as a dropped connection would, the server stays up. */
+export function switchableNetwork() {
+  const state = { online: true, requests: 0 };
+  const fetchFn = (url: string, init: RequestInit) => {
+    state.requests++;
+    return state.online ? fetch(url, init) : Promise.reject(new TypeError("fetch failed: network is offline"));
+  };
+  return { state, fetch: fetchFn };
+}
+
+/** A client on the test server, with a manual clock, no browser hooks and quick retries. */
+export function testClient(d: Server, key: string, o: Partial<ClientOptions> = {}) {
+  const clock = o.clock ?? manualClock();
+  const client = new SavepointClient({
+    baseUrl: d.base,
+    runtimeKey: key,
+    storage: memoryStorage(),
+    clock,
+    browserLifecycle: false,
+    retry: { attempts: 1 },
+    ...o,
+  });
+  return { client, clock: clock as ReturnType<typeof manualClock> };
+}
