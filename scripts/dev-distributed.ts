@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBase62 } from "../shared/ids.ts";
-import { defaultSecretsFile, initSecretsFile, parseSecretsFile, sharedSecrets } from "../shared/secrets-file.ts";
+import { randomBase62 } from "../shared/util/ids.ts";
+import { defaultSecretsFile, initSecretsFile, parseSecretsFile, sharedSecrets } from "../shared/process/secrets-file.ts";
 import { buildFerretdb } from "./build-ferretdb.ts";
 import { ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
 import { freePort, waitForPort } from "../tests/helpers/ports.ts";

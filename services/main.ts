@@ -1,7 +1,7 @@
-import { readEnv } from "../shared/env.ts";
-import { createLogger } from "../shared/log.ts";
-import { stopOnSignal } from "../shared/open.ts";
-import { startOrExit } from "../shared/standalone.ts";
+import { readEnv } from "../shared/process/env.ts";
+import { createLogger } from "../shared/process/log.ts";
+import { stopOnSignal } from "../shared/process/open.ts";
+import { startOrExit } from "../shared/process/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
 import { adminApi, adminListenOptions, addresses, listenOptions } from "./gateway/listen.ts";
 

@@ -1,6 +1,6 @@
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
-import { failpoint } from "../../shared/failpoint.ts";
+import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./deps.ts";
 import { dropSnapshot } from "./storage.ts";
 

@@ -1,18 +1,19 @@
 import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { limitPerMinute } from "../../shared/window-counter.ts";
+import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
-import { newId } from "../../shared/ids.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
+import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { DuplicateKeyError, FollowerFailedError, type Write } from "../../shared/store/port.ts";
-import { snapshotWrites } from "./history.ts";
-import { newSlot } from "./create-slot.ts";
-import { type AccountDoc, seatKeyOf, toAccountResponse, toSlotResponse } from "./repo.ts";
-import { newSession } from "./sessions.ts";
-import { issueSession } from "./issue-session.ts";
+import { snapshotWrites } from "./history/history.ts";
+import { newSlot } from "./slots/create-slot.ts";
+import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
+import { seatKeyOf } from "./slots/seats.ts";
+import { newSession } from "./sessions/sessions.ts";
+import { issueSession } from "./sessions/issue-session.ts";
 import { byteLength, slotBytes } from "./storage.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */

@@ -1,7 +1,7 @@
 import type { AccountResponse, AccountSlotSummary } from "../../shared/contract/accounts.ts";
 import { Limits, defaultSyncPolicy } from "../../shared/contract/common.ts";
-import { jsonByteLength } from "../../shared/json.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import { jsonByteLength } from "../../shared/util/json.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
 
 /** Room for the reply envelope's headers (request id and the like). */
 const headerRoom = 1024;

@@ -1,9 +1,9 @@
 import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
 import type { AccountStatus } from "../../shared/contract/internal.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
-import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
-import { giveLegacySlotsSeats } from "./legacy-seats.ts";
+import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { giveLegacySlotsSeats } from "./slots/seats.ts";
 
 /** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
 export type AccountDoc = {
@@ -150,7 +150,6 @@ export async function openRepo(store: Store): Promise<Repo> {
 }
 
 export const activeKeyOf = (accountId: string, slotId: string) => `${accountId}/${slotId}`;
-export const seatKeyOf = (accountId: string, seat: number) => `${accountId}#${seat}`;
 /** A slot leaving `active`: its keys become unique to the document, freeing the id and the seat. */
 export const retire = (status: Exclude<SlotStatus, "active">, docId: string) => ({ status, activeKey: `${status}:${docId}`, seatKey: `${status}:${docId}` });
 

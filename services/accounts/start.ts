@@ -1,11 +1,11 @@
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Env } from "../../shared/env.ts";
-import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import type { Env } from "../../shared/process/env.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { checkPayloadBudget } from "./payload-budget.ts";
-import { openIdempotency } from "../../shared/idempotency.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startAccounts } from "./service.ts";
 

@@ -1,6 +1,6 @@
 import { Replayed } from "../../shared/bus/reply.ts";
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
-import type { WriteKey } from "../../shared/idempotency.ts";
+import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import type { Deps } from "./deps.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { AuthProviderConfig } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
+import type { AuthProvider as ProviderName } from "../../shared/contract/identity.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
-import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
-import type { ProviderName } from "./providers.ts";
+import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 
 /** One provider's settings in one environment: `<envId>:<provider>`. */
 export type ProviderDoc = {

@@ -1,6 +1,6 @@
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
-import { providerSessionForm, viewOverBus } from "../../shared/replay-forms.ts";
+import { providerSessionForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";
 import { exchange } from "./exchange.ts";

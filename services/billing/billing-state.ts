@@ -1,6 +1,6 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import type { BillingStateDoc } from "./repo.ts";

@@ -1,5 +1,5 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { BillingStateDoc } from "./repo.ts";
 
 /**

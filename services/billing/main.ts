@@ -1,4 +1,4 @@
-import { runStandalone } from "../../shared/standalone.ts";
+import { runStandalone } from "../../shared/process/standalone.ts";
 import { runBilling } from "./start.ts";
 
 // Copies share one store, so each Stripe event is applied once and usage totals are one count.

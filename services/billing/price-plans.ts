@@ -1,4 +1,4 @@
-import { PlanName } from "../../shared/plans.ts";
+import { PlanName } from "../../shared/contract/plans.ts";
 
 /** Which plan each Stripe price id buys. */
 export type PricePlans = ReadonlyMap<string, PlanName>;

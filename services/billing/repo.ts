@@ -1,7 +1,7 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
-import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 
 /**
  * A Stripe event this service took on, keyed by the event id: `applying` while one delivery applies

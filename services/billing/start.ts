@@ -1,6 +1,6 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Env } from "../../shared/env.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { Env } from "../../shared/process/env.ts";
+import type { Logger } from "../../shared/process/log.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { parsePricePlans } from "./price-plans.ts";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { internal } from "../../shared/contract/internal.ts";
-import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 
 type Report = z.infer<typeof internal.reportUsage.request>;

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { AuditEntry, AuditQuery } from "../../shared/contract/operator.ts";
 import type { internal } from "../../shared/contract/internal.ts";
-import { randomBase62 } from "../../shared/ids.ts";
-import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
+import { randomBase62 } from "../../shared/util/ids.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 import type { AuditDoc } from "./repo.ts";
 

@@ -1,5 +1,5 @@
 import { defaultSyncPolicy } from "../../shared/contract/common.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import { createRuntimeKey } from "./runtime-keys.ts";
 

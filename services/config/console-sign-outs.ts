@@ -1,5 +1,5 @@
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Environment } from "../../shared/contract/common.ts";
 import type { Entitlements } from "../../shared/contract/tenant.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 
 /** docs/api-rules.md#billing: past due for more than 7 days blocks the runtime API. */

@@ -1,5 +1,5 @@
-import { defaultPlanOf, loadPlans } from "../../shared/plans.ts";
-import { runStandalone } from "../../shared/standalone.ts";
+import { defaultPlanOf, loadPlans } from "../../shared/contract/plans.ts";
+import { runStandalone } from "../../shared/process/standalone.ts";
 import { runConfig } from "./start.ts";
 
 await runStandalone("config", async (bus, store, env, log) =>

@@ -1,6 +1,6 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 export type WorkspaceDoc = {

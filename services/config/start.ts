@@ -1,7 +1,7 @@
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog, PlanName } from "../../shared/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import type { PlanCatalog, PlanName } from "../../shared/contract/plans.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { openRepo } from "./repo.ts";
 import { startConfig } from "./service.ts";

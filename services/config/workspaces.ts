@@ -2,7 +2,7 @@ import { defaultSyncPolicy } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes } from "../../shared/contract/routes.ts";
-import { newId } from "../../shared/ids.ts";
+import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 

@@ -6,7 +6,7 @@ import { internal } from "../../shared/contract/internal.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import type { Route } from "../../shared/contract/route.ts";
 import { adminRoutes } from "../../shared/contract/routes.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/process/log.ts";
 import { validate } from "./validate.ts";
 
 export const actorHeader = "x-savepoint-actor";

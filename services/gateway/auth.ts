@@ -5,7 +5,7 @@ import { callEndpoint } from "../../shared/bus/serve.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import { accountHeader } from "./account-headers.ts";
 import { TtlCache } from "./cache.ts";
 

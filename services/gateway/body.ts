@@ -1,6 +1,6 @@
 import { Limits } from "../../shared/contract/common.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { deeperThan, hasLoneSurrogate, maxJsonDepth } from "../../shared/json.ts";
+import { deeperThan, hasLoneSurrogate, maxJsonDepth } from "../../shared/util/json.ts";
 
 const tooLarge = (actualBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Limits.requestBodyBytes} bytes.`, {

@@ -1,5 +1,5 @@
 import { AppError, type ErrorCode, fail, isAppError } from "../../shared/contract/errors.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/process/log.ts";
 
 /** The one place an error code becomes an HTTP status. */
 export const statusOf: Record<ErrorCode, number> = {

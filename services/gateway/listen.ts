@@ -1,4 +1,4 @@
-import type { Env } from "../../shared/env.ts";
+import type { Env } from "../../shared/process/env.ts";
 
 /**
  * How the gateway listens, for both entry points (`services/main.ts` and `services/gateway/main.ts`).

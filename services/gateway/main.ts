@@ -1,7 +1,7 @@
-import { readEnv } from "../../shared/env.ts";
-import { createLogger } from "../../shared/log.ts";
-import { openBus, stopOnSignal } from "../../shared/open.ts";
-import { startOrExit } from "../../shared/standalone.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { openBus, stopOnSignal } from "../../shared/process/open.ts";
+import { startOrExit } from "../../shared/process/standalone.ts";
 import { createGateway } from "./app.ts";
 import { createDrain } from "./drain.ts";
 import { adminApi, adminListenOptions, addresses, gatewaySettings, listenOptions } from "./listen.ts";

@@ -1,4 +1,4 @@
-import { randomBase62 } from "../../shared/ids.ts";
+import { randomBase62 } from "../../shared/util/ids.ts";
 
 const sane = /^[A-Za-z0-9._:-]{1,128}$/;
 

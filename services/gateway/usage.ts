@@ -1,7 +1,7 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import { callEndpoint } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/process/log.ts";
 
 interface Count {
   scope: string;

@@ -1,5 +1,5 @@
 import { fail } from "../../shared/contract/errors.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError, type Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import type { SaveUsageDoc } from "./repo.ts";

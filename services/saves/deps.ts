@@ -1,7 +1,7 @@
-import type { Idempotency } from "../../shared/idempotency.ts";
+import type { Idempotency } from "../../shared/serving/idempotency.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
 import type { Repo } from "./repo.ts";
 
 /** What every saves verb may use. `now` is injectable so tests can move time. */

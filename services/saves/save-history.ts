@@ -1,8 +1,8 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
-import type { PlanName } from "../../shared/plans.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Write } from "../../shared/store/port.ts";
-import { expiryOf } from "../accounts/history.ts";
+import { expiryOf } from "../accounts/history/history.ts";
 import type { Deps } from "./deps.ts";
 import { type SaveDoc, type SaveSnapshotDoc, historyIdOf } from "./repo.ts";
 

@@ -1,7 +1,7 @@
 import { serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import { rereadForm } from "../../shared/idempotency.ts";
+import { rereadForm } from "../../shared/serving/idempotency.ts";
 import type { Deps } from "./deps.ts";
 import { deleteSave } from "./delete-save.ts";
 import { getSave } from "./get-save.ts";

@@ -1,9 +1,9 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/log.ts";
-import type { PlanCatalog } from "../../shared/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
-import { openIdempotency } from "../../shared/idempotency.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startSaves } from "./service.ts";
 

@@ -3,9 +3,9 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
 import { Replayed } from "../../shared/bus/reply.ts";
-import type { WriteKey } from "../../shared/idempotency.ts";
+import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
-import { limitPerMinute } from "../../shared/window-counter.ts";
+import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import type { Deps } from "./deps.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
@@ -17,7 +17,7 @@ type Answer = { status: "accepted"; save: Save } | { status: "conflict"; save: S
 const conflict = (doc: SaveDoc, clientBaseVersion: number): Answer => ({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
 
 // A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
-// answer recognises the current version as its own (shared/idempotency.ts).
+// answer recognises the current version as its own (shared/serving/idempotency.ts).
 const markOf = (key: WriteKey, version: number) => (key ? { lastWrite: `${key}@${version}` } : {});
 const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
   key && doc.lastWrite === `${key}@${doc.version}` ? new Replayed({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);

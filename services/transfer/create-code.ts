@@ -1,7 +1,7 @@
 import { type CreateTransferCodeResponse, TransferCodeTtl } from "../../shared/contract/identity.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import { dayAfter } from "../../shared/prune-days.ts";
+import { dayAfter } from "../../shared/store/prune-days.ts";
 import { formatTransferCode, hashTransferCode, newTransferCode } from "./code.ts";
 import type { Deps } from "./deps.ts";
 import { pruneCodesOncePerDay } from "./prune-codes.ts";

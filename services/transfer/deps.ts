@@ -1,6 +1,6 @@
-import type { Idempotency } from "../../shared/idempotency.ts";
+import type { Idempotency } from "../../shared/serving/idempotency.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/process/log.ts";
 import type { Repo } from "./repo.ts";
 
 /** What every transfer verb may use. `now` is injectable so tests can move time. */

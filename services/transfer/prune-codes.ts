@@ -1,4 +1,4 @@
-import { deleteDaysBefore } from "../../shared/prune-days.ts";
+import { deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Collection } from "../../shared/store/port.ts";
 import type { TransferCodeDoc } from "./repo.ts";
 

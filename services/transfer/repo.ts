@@ -1,5 +1,5 @@
 import type { Collection, Store } from "../../shared/store/port.ts";
-import { type HitDoc, hitIndexes } from "../../shared/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 
 export type TransferCodeStatus = "active" | "consumed" | "revoked" | "accountDeleted";
 

@@ -1,7 +1,7 @@
 import { serveEndpoint, serveIdempotentRoute } from "../../shared/bus/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
-import { envelopeForm, viewOverBus } from "../../shared/replay-forms.ts";
+import { envelopeForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
 import { consumeCode } from "./consume-code.ts";
 import { createCode } from "./create-code.ts";
 import type { Deps } from "./deps.ts";

@@ -1,10 +1,10 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Env } from "../../shared/env.ts";
-import type { Logger } from "../../shared/log.ts";
-import { keptServiceSecret } from "../../shared/service-secret.ts";
+import type { Env } from "../../shared/process/env.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import { keptServiceSecret } from "../../shared/process/service-secret.ts";
 import type { Store } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
-import { openIdempotency } from "../../shared/idempotency.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
 import { openRepo } from "./repo.ts";
 import { startTransfer } from "./service.ts";
 

@@ -1,6 +1,6 @@
 import { fail } from "../contract/errors.ts";
-import type { Logger } from "../log.ts";
-import { metrics } from "../metrics.ts";
+import type { Logger } from "../process/log.ts";
+import { metrics } from "../process/metrics.ts";
 import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { type Reply, runHandler, unwrapReply } from "./reply.ts";
 import { backoffAfter, failureText } from "./retry.ts";

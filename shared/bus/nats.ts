@@ -14,8 +14,8 @@ import {
 } from "nats";
 import { fail, isAppError } from "../contract/errors.ts";
 import { Limits } from "../contract/common.ts";
-import type { Logger } from "../log.ts";
-import { metrics } from "../metrics.ts";
+import type { Logger } from "../process/log.ts";
+import { metrics } from "../process/metrics.ts";
 import { type Bus, type Headers, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { type Reply, runHandler, unwrapReply } from "./reply.ts";
 import { backoffAfter, failureText } from "./retry.ts";

@@ -1,12 +1,12 @@
 import { AppError, fail, isAppError } from "../contract/errors.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../process/log.ts";
 import { StoreUnavailableError } from "../store/port.ts";
 import type { RequestHandler, RequestMeta } from "./port.ts";
 
 /** What crosses the wire as a reply. An error carries only its code, message and details. */
 export type Reply = { ok: true; value: unknown; replayed?: true } | { ok: false; error: ReturnType<AppError["toJSON"]> };
 
-/** A handler's answer given again to a retry with the same Idempotency-Key (shared/idempotency.ts). */
+/** A handler's answer given again to a retry with the same Idempotency-Key (shared/serving/idempotency.ts). */
 export class Replayed {
   constructor(readonly value: unknown) {}
 }

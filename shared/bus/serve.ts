@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fail } from "../contract/errors.ts";
 import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import type { Idempotency, ReplayForm, WriteKey } from "../idempotency.ts";
+import type { Idempotency, ReplayForm, WriteKey } from "../serving/idempotency.ts";
 import type { Bus, RequestMeta, RequestOptions } from "./port.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
@@ -49,7 +49,7 @@ export async function callEndpoint<Req extends z.ZodType, Res extends z.ZodType>
 
 /**
  * `serveRoute` for a POST of the runtime API: an Idempotency-Key makes retries get the first answer.
- * `form` says how an answer that shows stored state is kept small and rebuilt (shared/idempotency.ts).
+ * `form` says how an answer that shows stored state is kept small and rebuilt (shared/serving/idempotency.ts).
  */
 export function serveIdempotentRoute<R extends Route>(
   bus: Bus,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from "./common.ts";
-import { PlanName } from "../plans.ts";
+import { PlanName } from "./plans.ts";
 import { AuthProvider } from "./identity.ts";
 import { ProjectSettings } from "./settings.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isJsonObject, jsonByteLength, unfaithfulJson } from "../json.ts";
+import { isJsonObject, jsonByteLength, unfaithfulJson } from "../util/json.ts";
 
 /** Byte limits of free-form fields (docs/api-rules.md#sizes-and-free-form-json). */
 export const Limits = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AccountResponse, SlotResponse } from "./accounts.ts";
 import { AdminLink, BillingStatus, Workspace } from "./admin.ts";
-import { PlanName } from "../plans.ts";
+import { PlanName } from "./plans.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
 import { SessionIdleDays } from "./settings.ts";
 import { AuditEntry } from "./operator.ts";

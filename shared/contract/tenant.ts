@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AccountId, Environment, SyncPolicy } from "./common.ts";
-import { PlanName } from "../plans.ts";
+import { PlanName } from "./plans.ts";
 import { ProjectSettings } from "./settings.ts";
 
 /** A workspace's runtime allowance in one environment (docs/api-rules.md#limits-and-plans); null is unlimited. */

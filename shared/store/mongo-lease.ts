@@ -1,5 +1,5 @@
 import type { Collection as MongoCollection } from "mongodb";
-import { randomBase62 } from "../ids.ts";
+import { randomBase62 } from "../util/ids.ts";
 
 export type Lease = { _id: string; owner: string; expiresAt: number };
 

@@ -154,7 +154,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
     // (30 s) would keep the monitor on it, and every request 503, long after the server is back.
     connectTimeoutMS: 3_000,
   });
-  // A failed connect keeps its pool's timers: close it, the caller may retry (shared/open.ts).
+  // A failed connect keeps its pool's timers: close it, the caller may retry (shared/process/open.ts).
   await guard(() => client.connect()).catch(async (err) => {
     await client.close().catch(() => {});
     throw replicaSetMismatch(url, err) ?? err;

@@ -1,6 +1,6 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { dirname } from "node:path";
-import { makePrivateDir, makePrivateFile } from "../private-files.ts";
+import { makePrivateDir, makePrivateFile } from "../process/private-files.ts";
 import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, type Write, checkField } from "./port.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { startAllInOne } from "../../services/all-in-one.ts";
-import { readEnv } from "../../shared/env.ts";
+import { readEnv } from "../../shared/process/env.ts";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { adminToken, type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";

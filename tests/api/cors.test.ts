@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openApiDocument } from "../../services/gateway/openapi.ts";
 import { needsTenant } from "../../shared/contract/route.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
-import { defaultPlans } from "../../shared/plans.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";

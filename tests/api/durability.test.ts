@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sha256Hex } from "../../shared/crypto.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, adminToken, deployment, deploymentNames, startEmbedded } from "../helpers/deployments.ts";

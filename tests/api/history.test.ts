@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { SnapshotDoc } from "../../services/accounts/repo.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
-import { defaultPlans } from "../../shared/plans.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
@@ -160,7 +160,7 @@ for (const name of deploymentNames) {
       expect(body.account).toMatchObject({ accountId: acc.accountId, projectId, environment: "stage", status: "active", playerRef: "player-7", accountData: { coins: 5 }, version: 1 });
       // Oldest first; records made in one millisecond may come in either order.
       for (const list of [body.slots, body.history, body.sessions]) expect(list.map((r: { createdAt: string }) => r.createdAt)).toEqual(list.map((r: { createdAt: string }) => r.createdAt).sort());
-      const byKey = (list: { slotId?: string; version: number }[]) => list.toSorted((x, y) => `${x.slotId ?? ""}:${x.version}`.localeCompare(`${y.slotId ?? ""}:${y.version}`));
+      const byKey = (list: { slotId?: string; version: number }[]): unknown[] => list.toSorted((x, y) => `${x.slotId ?? ""}:${x.version}`.localeCompare(`${y.slotId ?? ""}:${y.version}`));
       expect(byKey(body.slots)).toEqual([
         { slotId: "a", status: "active", version: 2, slotInfo: { name: "A" }, data: { hp: 2 }, createdAt: expect.any(String), updatedAt: expect.any(String) },
         { slotId: "b", status: "archived", version: 1, slotInfo: {}, data: { kept: "archived" }, createdAt: expect.any(String), updatedAt: expect.any(String) },

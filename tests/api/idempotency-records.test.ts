@@ -8,7 +8,7 @@ import { type Deployment, deployment, deploymentNames } from "../helpers/deploym
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 import { mongo, tempDir } from "../helpers/infra.ts";
-import { openIdempotency } from "../../shared/idempotency.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 
 /**

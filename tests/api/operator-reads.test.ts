@@ -4,7 +4,7 @@ import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.
 import { type Deployment, adminToken, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { createLogger } from "../../shared/log.ts";
+import { createLogger } from "../../shared/process/log.ts";
 import { openRepo } from "../../services/config/repo.ts";
 import { createAuditLog } from "../../services/config/audit.ts";
 import type { Deps } from "../../services/config/deps.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { defaultPlans } from "../../shared/plans.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { commandNamed } from "../../services/cli/commands.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
+import { commandNamed } from "../../cli/commands.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AccountDoc } from "../../services/accounts/repo.ts";
-import { defaultPlans } from "../../shared/plans.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";

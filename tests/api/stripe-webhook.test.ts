@@ -12,13 +12,13 @@ import type { Workspace } from "../../shared/contract/admin.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
-import { readEnv } from "../../shared/env.ts";
+import { readEnv } from "../../shared/process/env.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { capturingLogger } from "../helpers/kept.ts";
-import { dayAfter, deleteDaysBefore } from "../../shared/prune-days.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
 
 /**

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { type HitDoc, hitIndexes, windowCounter } from "../../shared/window-counter.ts";
+import { type HitDoc, hitIndexes, windowCounter } from "../../shared/serving/window-counter.ts";
 import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 
 const adapters: [string, () => Promise<Store>][] = [

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { deployment, startDistributed } from "../helpers/deployments.ts";
 import { join } from "node:path";
-import { defaultPlans } from "../../shared/plans.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
 import { sized } from "../helpers/payloads.ts";
 

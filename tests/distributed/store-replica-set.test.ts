@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { readEnv } from "../../shared/env.ts";
-import { createLogger } from "../../shared/log.ts";
-import { openStore } from "../../shared/open.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { openStore } from "../../shared/process/open.ts";
 import { mongo, startNats, trackChild, uniqueDb } from "../helpers/infra.ts";
 
 /**

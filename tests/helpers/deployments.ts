@@ -6,8 +6,8 @@ import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
-import { readEnv } from "../../shared/env.ts";
-import { type Logger, createLogger } from "../../shared/log.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { type Logger, createLogger } from "../../shared/process/log.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
 

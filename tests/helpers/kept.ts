@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/process/log.ts";
 import { mongo } from "./infra.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { intervalWarnings, snapshotDue } from "../../services/accounts/history.ts";
+import { intervalWarnings, snapshotDue } from "../../services/accounts/history/history.ts";
 import { applyPatch } from "../../services/accounts/sync-account-data.ts";
 import type { ProjectDoc } from "../../services/config/repo.ts";
 import { settingsOf } from "../../services/config/settings.ts";
@@ -9,10 +9,10 @@ import { validate } from "../../services/gateway/validate.ts";
 import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import { AppError } from "../../shared/contract/errors.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
-import { readEnv } from "../../shared/env.ts";
-import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/ids.ts";
-import { redact } from "../../shared/log.ts";
-import { defaultPlans } from "../../shared/plans.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/util/ids.ts";
+import { redact } from "../../shared/process/log.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 
 const thrown = (f: () => unknown) => {
   try {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { PlanName, defaultPlans, loadPlans } from "../../shared/plans.ts";
+import { PlanName, defaultPlans, loadPlans } from "../../shared/contract/plans.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 /** infra/plans/example.json and its README: a full SAVEPOINT_PLANS file that cannot go stale. */

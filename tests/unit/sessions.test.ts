@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { resolveSession } from "../../services/accounts/resolve-session.ts";
-import { openSession } from "../../services/accounts/sessions.ts";
+import { resolveSession } from "../../services/accounts/sessions/resolve-session.ts";
+import { openSession } from "../../services/accounts/sessions/sessions.ts";
 import { runAccounts } from "../../services/accounts/start.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
-import { sha256Hex } from "../../shared/crypto.ts";
-import { readEnv } from "../../shared/env.ts";
-import { createLogger } from "../../shared/log.ts";
-import { defaultPlans } from "../../shared/plans.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { tempDir } from "../helpers/infra.ts";
 

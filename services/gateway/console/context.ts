@@ -54,3 +54,7 @@ export async function act(to: string, run: () => Promise<string>): Promise<Respo
 }
 
 export const field = (ctx: Ctx, name: string) => (ctx.form.get(name) ?? "").trim();
+
+/** One console page: its method, its path under /console, and what it answers. */
+export type Handler = (ctx: Ctx) => Promise<View | Response>;
+export type Pages = Array<["GET" | "POST", string, Handler]>;

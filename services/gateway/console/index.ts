@@ -5,16 +5,13 @@ import type { Bus } from "../../../shared/bus/port.ts";
 import { callEndpoint } from "../../../shared/bus/serve.ts";
 import { internal } from "../../../shared/contract/internal.ts";
 import { requestIdOf } from "../request-id.ts";
-import { ApiError, type Ctx, type View, redirect } from "./context.ts";
+import { ApiError, type Ctx, type Handler, type View, redirect } from "./context.ts";
 import { html, page } from "./html.ts";
 import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie } from "./session.ts";
 import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
-
-export type Handler = (ctx: Ctx) => Promise<View | Response>;
-export type Pages = Array<["GET" | "POST", string, Handler]>;
 
 /** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {

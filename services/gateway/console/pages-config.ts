@@ -1,7 +1,6 @@
-import { type Ctx, ApiError, act, field, ok } from "./context.ts";
+import { type Ctx, ApiError, act, field, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, form, html, json, when } from "./html.ts";
-import type { Pages } from "./index.ts";
 
 /** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
 const policyFields = [

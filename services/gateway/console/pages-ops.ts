@@ -1,7 +1,6 @@
-import { type Ctx, act, ok } from "./context.ts";
+import { type Ctx, act, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, html, when } from "./html.ts";
-import type { Pages } from "./index.ts";
 
 async function deadLetters(ctx: Ctx) {
   const { deadLetters } = ok(await ctx.api("GET", "/admin/v1/dead-letters"));

@@ -1,7 +1,6 @@
-import { type Ctx, act, field, ok, redirect } from "./context.ts";
+import { type Ctx, act, field, ok, redirect, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, form, html, json, when } from "./html.ts";
-import type { Pages } from "./index.ts";
 
 const envOptions = (selected: string | null) => ["stage", "prod"].map((e) => html`<option value="${e}" ${e === selected ? "selected" : ""}>${e}</option>`);
 

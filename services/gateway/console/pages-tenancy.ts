@@ -1,8 +1,7 @@
 import { BillingStatus } from "../../../shared/contract/admin.ts";
-import { PlanName } from "../../../shared/plans.ts";
-import { ApiError, type Ctx, act, field, ok } from "./context.ts";
+import { PlanName } from "../../../shared/contract/plans.ts";
+import { ApiError, type Ctx, act, field, ok, type Pages } from "./context.ts";
 import { button, enc, form, html, when } from "./html.ts";
-import type { Pages } from "./index.ts";
 
 const options = (values: readonly string[], selected?: string) =>
     values.map((v) => html`<option value="${v}" ${v === selected ? "selected" : ""}>${v}</option>`);

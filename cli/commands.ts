@@ -1,0 +1,124 @@
+import { z } from "zod";
+import type { Route } from "../shared/contract/route.ts";
+import { adminRoutes } from "../shared/contract/routes.ts";
+
+/**
+ * The CLI's commands: a name for each admin route. Flags, their types and which are required are read
+ * from the route's own params, query and body schemas, so a field added to the contract is a flag at
+ * once.
+ */
+export interface Flag {
+  /** As typed after `--`: a path parameter loses its `Id` suffix (`--account`, not `--accountId`). */
+  name: string;
+  /** The schema's field name. */
+  field: string;
+  in: "path" | "query" | "body";
+  /** `json`: an object, given as JSON text or `@file.json`. */
+  kind: "string" | "integer" | "number" | "boolean" | "json";
+  required: boolean;
+  choices?: string[];
+  /** What to type, for the help text: `prj_...`, `N`, `true|false`. */
+  hint: string;
+}
+
+export interface Command {
+  name: string;
+  route: Route;
+  flags: Flag[];
+  /** Printed after a successful human-readable answer. */
+  note?: string;
+}
+
+const table: Record<string, { route: Route; note?: string }> = {
+  "workspace create": { route: adminRoutes.createWorkspace },
+  "workspace list": { route: adminRoutes.listWorkspaces },
+  "workspace get": { route: adminRoutes.getWorkspace },
+  "workspace update": { route: adminRoutes.updateWorkspace },
+  "project create": { route: adminRoutes.createProject },
+  "project list": { route: adminRoutes.listProjects },
+  "project get": { route: adminRoutes.getProject },
+  "settings set": { route: adminRoutes.setSettings },
+  "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
+  "key list": { route: adminRoutes.listRuntimeKeys },
+  "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
+  "key revoke": { route: adminRoutes.revokeRuntimeKey },
+  "sync-policy set": { route: adminRoutes.setSyncPolicy },
+  "account get": { route: adminRoutes.getAccount },
+  "account suspend": { route: adminRoutes.suspendAccount },
+  "account unsuspend": { route: adminRoutes.unsuspendAccount },
+  "account export": { route: adminRoutes.exportAccount, note: "Long values are clipped here: save the whole export with --json > export.json." },
+  "history list": { route: adminRoutes.slotHistory },
+  "history restore": { route: adminRoutes.restoreSlot, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
+  "data history": { route: adminRoutes.accountDataHistory },
+  "data restore": { route: adminRoutes.restoreAccountData, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
+  "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
+  "save history": { route: adminRoutes.saveHistory },
+  "save restore": { route: adminRoutes.restoreSave, note: "Written as a new version; a device still on an older one gets a conflict on its next sync." },
+  "save delete": { route: adminRoutes.deleteSave, note: "The save and its restore points are erased; the id can be created again at version 1." },
+  "auth-provider set": { route: adminRoutes.setAuthProvider },
+  "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
+  "dead-letter list": { route: adminRoutes.listDeadLetters },
+  "dead-letter retry": { route: adminRoutes.retryDeadLetter, note: "The worker runs it again with a fresh set of deliveries." },
+  "dead-letter discard": { route: adminRoutes.discardDeadLetter },
+  "sync-policy get": { route: adminRoutes.getSyncPolicy },
+  "settings get": { route: adminRoutes.getSettings },
+  "game-config get": { route: adminRoutes.getGameConfig },
+  "game-config versions": { route: adminRoutes.listGameConfigVersions },
+  "game-config version": { route: adminRoutes.getGameConfigVersion },
+  "game-config rollback": {
+    route: adminRoutes.rollbackGameConfig,
+    note: "Published as a new version with that version's content.",
+  },
+  "account find": { route: adminRoutes.findAccounts },
+  "account delete": { route: adminRoutes.deleteAccount },
+  "slot get": { route: adminRoutes.getSlot },
+  "history get": { route: adminRoutes.getRestorePoint },
+  "save get": { route: adminRoutes.getSave },
+  "audit list": { route: adminRoutes.listAudit },
+};
+
+interface Property {
+  $ref?: string;
+  type?: string;
+  enum?: string[];
+  pattern?: string;
+}
+
+function hintOf(p: Property, kind: Flag["kind"]): string {
+  if (p.enum) return p.enum.join("|");
+  if (kind === "integer" || kind === "number") return "N";
+  if (kind === "boolean") return "true|false";
+  if (kind === "json") return "JSON|@file.json";
+  const prefix = /^\^([a-z]+_)/.exec(p.pattern ?? "")?.[1];
+  return prefix ? `${prefix}...` : "TEXT";
+}
+
+function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
+  if (!schema) return [];
+  type JsonSchema = { properties?: Record<string, Property>; required?: string[]; $defs?: Record<string, Property> };
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  // A field whose schema has its own name (`.meta({ id })`) is a reference to it.
+  const resolve = (p: Property) => (p.$ref ? (json.$defs?.[p.$ref.replace("#/$defs/", "")] ?? p) : p);
+  return Object.entries(json.properties ?? {}).map(([field, named]) => {
+    const p = resolve(named);
+    const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : p.type === "object" ? "json" : "string";
+    return {
+      name: where === "path" ? field.replace(/Id$/, "") : field,
+      field,
+      in: where,
+      kind,
+      required: json.required?.includes(field) ?? false,
+      choices: p.enum,
+      hint: hintOf(p, kind),
+    };
+  });
+}
+
+export const commands: Command[] = Object.entries(table).map(([name, { route, note }]) => ({
+  name,
+  route,
+  note,
+  flags: [...flagsOf(route.params, "path"), ...flagsOf(route.query, "query"), ...flagsOf(route.body, "body")],
+}));
+
+export const commandNamed = (name: string) => commands.find((c) => c.name === name);

@@ -1,0 +1,114 @@
+import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { PlanName } from "../../../shared/contract/plans.ts";
+import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
+import type { Deps } from "../deps.ts";
+import type { SnapshotDoc } from "../repo.ts";
+
+/** Where an account's data or a slot stands in its sync history. */
+type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number; snapshotHash?: string };
+
+const dayMs = 86_400_000;
+
+/**
+ * When a snapshot written at `at` falls out of the plan's retention: `expiresAt` exactly, and
+ * `expiresDay`, the first UTC day that starts at or after it. The store filters by equality only, so
+ * pruning deletes whole days (prune-snapshots.ts) and never deletes a snapshot before its time.
+ */
+export function expiryOf(at: Date, retentionDays: number): { expiresAt: string; expiresDay: string } {
+  const expires = at.getTime() + retentionDays * dayMs;
+  const dayStart = Math.ceil(expires / dayMs) * dayMs;
+  return { expiresAt: new Date(expires).toISOString(), expiresDay: new Date(dayStart).toISOString().slice(0, 10) };
+}
+
+/** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
+export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean {
+  const every = deps.plans[plan].snapshot.everySeconds;
+  if (every === 0 || !lastSnapshotAt) return true;
+  return now.getTime() - Date.parse(lastSnapshotAt) >= every * 1000;
+}
+
+/**
+ * The writes that record snapshot `seq` of an owner: the snapshot, and the removal of the one that
+ * falls out of the plan's count. They ride with the write they record (port.ts, Write): on SQLite one
+ * commit holds all of them. The plan is recorded with its expiry: operator routes carry no tenant,
+ * and pruning needs no plan.
+ */
+export function snapshotWrites(
+  deps: Deps,
+  plan: PlanName,
+  snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date; json?: string },
+): Write[] {
+  const { snapshots } = deps.repo;
+  const doc: SnapshotDoc = {
+    _id: `${snap.ownerId}:${snap.seq}`,
+    ownerId: snap.ownerId,
+    accountId: snap.accountId,
+    seq: snap.seq,
+    version: snap.version,
+    payload: snap.json ?? JSON.stringify(snap.payload),
+    createdAt: snap.at.toISOString(),
+    plan,
+    ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
+  };
+  const kept = deps.plans[plan].snapshot.keptPerSlot;
+  const writes: Write[] = [{ insert: doc, into: snapshots }];
+  if (snap.seq > kept) writes.push({ delete: { _id: `${snap.ownerId}:${snap.seq - kept}` }, from: snapshots });
+  return writes;
+}
+
+/**
+ * A conditional update and, when due, its snapshot. Where the store cannot commit them together
+ * (MongoDB) and the snapshot fails after the write, the write stands and only history misses it.
+ */
+export async function updateWithHistory<T extends Doc>(
+  deps: Deps,
+  c: Collection<T>,
+  filter: Filter<T>,
+  changes: Partial<T>,
+  writes: Write[],
+  snapshot: boolean,
+): Promise<{ updated: T | null; historyRetained: boolean }> {
+  try {
+    const updated = await c.update(filter, changes, writes);
+    return { updated, historyRetained: Boolean(updated && snapshot) };
+  } catch (err) {
+    if (!(err instanceof FollowerFailedError)) throw err;
+    deps.log.warn("snapshot not written", { err: err.cause });
+    return { updated: err.updated as T, historyRetained: false };
+  }
+}
+
+/** `sync_interval_below_policy` when this sync came sooner than the policy asks clients to wait. */
+export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeconds: number, now: Date): string[] | undefined {
+  if (!lastSyncAt) return undefined;
+  return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000 ? ["sync_interval_below_policy"] : undefined;
+}
+
+/** How many restore points a restore records (1 or 2), the new content's hash, and whether the budget has room. */
+type StampOptions = { restorePoints?: number; hash?: string; room?: boolean };
+
+/**
+ * What an accepted sync (or an operator's restore) stamps on the document, decided before the
+ * conditional update so the snapshot sequence moves in the same atomic write as the data. `hash`
+ * is the new content's: the same as the owner's newest snapshot is not stored again. `room` false:
+ * the storage budget has no room for a restore point (storage.ts).
+ */
+export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync" | "restore" = "sync", options: StampOptions = {}) {
+  const { restorePoints = 1, hash, room = true } = options;
+  const now = deps.now();
+  const at = now.toISOString();
+  // A restore is always a restore point, so the operator's change can itself be undone.
+  const wanted = kind === "restore" || (snapshotDue(deps, plan, doc.lastSnapshotAt, now) && (hash === undefined || hash !== doc.snapshotHash));
+  const snapshot = wanted && room;
+  // A restore may record two: the content it replaces, then the restored content.
+  const seq = doc.snapshotSeq + (snapshot ? (kind === "restore" ? restorePoints : 1) : 0);
+  // A restore is not a device's sync: it must not make the next real sync look too soon.
+  const synced = kind === "sync" ? { lastSyncAt: at } : {};
+  const changes = { updatedAt: at, ...synced, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq, snapshotHash: hash } : {}) };
+  return { now, at, snapshot, seq, changes };
+}
+
+/** The answer to a sync that was written. */
+export function acceptedSync(version: number, stamp: { at: string }, historyRetained: boolean, warnings: string[] | undefined): SyncAcceptedResponse {
+  return { status: "accepted", version, updatedAt: stamp.at, historyRetained, ...(warnings ? { warnings } : {}) };
+}

@@ -1,0 +1,55 @@
+import type { AccountResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
+import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
+import type { contractRoutes } from "../../../shared/contract/routes.ts";
+import type { Replayed } from "../../../shared/bus/reply.ts";
+import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { Deps } from "../deps.ts";
+import { adminAccount } from "../admin/admin-target.ts";
+import { acceptedSync } from "./history.ts";
+import { loadAccount } from "../load.ts";
+import { type AccountDoc, activeSlotsOf, toAccountResponse } from "../repo.ts";
+import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { byteLength } from "../storage.ts";
+import { earlierAnswer } from "../write-mark.ts";
+
+/** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
+const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
+  collection: deps.repo.accounts,
+  accountId,
+  load,
+  contentOf: (account) => ({ accountData: JSON.parse(account.accountData) }),
+  fieldsOf: (payload) => ({ accountData: JSON.stringify(payload.accountData) }),
+  bytesOf: (fields) => byteLength(fields.accountData ?? ""),
+  account: async (doc) => doc,
+});
+
+/** Operators: restore point `version` becomes the account's next accountData version (restore.ts). */
+export async function adminRestoreAccountData(deps: Deps, accountId: string, version: number): Promise<AccountResponse> {
+  const outcome = await restoreVersion(deps, dataTarget(deps, accountId, () => adminAccount(deps, accountId)), version);
+  if (outcome.status !== "accepted") throw new Error("an operator's restore is never stale");
+  return toAccountResponse(outcome.updated, await activeSlotsOf(deps.repo, accountId));
+}
+
+/** Players: the same restore from `baseVersion`; a stale base is the 409 with the restored accountData as the client side. */
+export async function restoreAccountData(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
+  key?: WriteKey,
+): Promise<SyncAcceptedResponse | RestoreDataConflictWire | Replayed> {
+  const { accountId } = msg.session;
+  const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
+  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
+  if (outcome.status === "accepted") return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  const { current, restored } = outcome;
+  const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
+  return (
+    (await earlierAnswer(deps, current, current._id, key)) ?? {
+      status: "conflict",
+      account: view,
+      version: current.version,
+      updatedAt: current.updatedAt,
+      details: { reason: "base_version_mismatch", clientAccountData: restored.accountData as Record<string, unknown> },
+    }
+  );
+}

@@ -1,0 +1,61 @@
+import type { SlotResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
+import type { RestoreSlotConflictWire } from "../../../shared/contract/restore-points.ts";
+import type { contractRoutes } from "../../../shared/contract/routes.ts";
+import type { Replayed } from "../../../shared/bus/reply.ts";
+import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { Deps } from "../deps.ts";
+import { adminAccount } from "../admin/admin-target.ts";
+import { acceptedSync } from "./history.ts";
+import { activeSlotForWrite, loadAccount } from "../load.ts";
+import { type AccountDoc, type SlotDoc, toSlotResponse } from "../repo.ts";
+import { slotBytes } from "../storage.ts";
+import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { earlierAnswer } from "../write-mark.ts";
+
+/** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (README, Restoring a slot). */
+const slotTarget = (deps: Deps, accountId: string, slotId: string, account: () => Promise<AccountDoc>): RestoreTarget<SlotDoc> => ({
+  collection: deps.repo.slots,
+  accountId,
+  load: () => activeSlotForWrite(deps.repo, accountId, slotId),
+  contentOf: (slot) => ({ slotInfo: JSON.parse(slot.slotInfo), data: JSON.parse(slot.data) }),
+  fieldsOf: (payload) => ({ slotInfo: JSON.stringify(payload.slotInfo), data: JSON.stringify(payload.data) }),
+  bytesOf: (fields) => slotBytes({ slotInfo: fields.slotInfo ?? "", data: fields.data ?? "" }),
+  account,
+});
+
+/** Operators: restore point `version` becomes the active slot's next version (restore.ts). */
+export async function adminRestoreSlot(deps: Deps, accountId: string, slotId: string, version: number): Promise<SlotResponse> {
+  await adminAccount(deps, accountId);
+  const outcome = await restoreVersion(deps, slotTarget(deps, accountId, slotId, () => adminAccount(deps, accountId)), version);
+  if (outcome.status !== "accepted") throw new Error("an operator's restore is never stale");
+  return toSlotResponse(outcome.updated);
+}
+
+/**
+ * Players: the same restore, from `baseVersion` like a sync; a stale base answers the usual 409 with
+ * the restored content as the client side.
+ */
+export async function restoreSlot(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.restoreSlot>,
+  key?: WriteKey,
+): Promise<SyncAcceptedResponse | RestoreSlotConflictWire | Replayed> {
+  const { accountId } = msg.session;
+  const account = () => loadAccount(deps, msg.tenant.envId, accountId);
+  await account();
+  const target = slotTarget(deps, accountId, msg.params.slotId, account);
+  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
+  if (outcome.status === "accepted") return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  const { current, restored } = outcome;
+  const clientSlot = { slotInfo: restored.slotInfo as Record<string, unknown>, data: restored.data as Record<string, unknown> };
+  return (
+    (await earlierAnswer(deps, current, current._id, key)) ?? {
+      status: "conflict",
+      slot: toSlotResponse(current),
+      version: current.version,
+      updatedAt: current.updatedAt,
+      details: { reason: "base_version_mismatch", clientSlot },
+    }
+  );
+}

@@ -1,0 +1,75 @@
+import { fail } from "../../../shared/contract/errors.ts";
+import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { Collection, Filter } from "../../../shared/store/port.ts";
+import type { Deps } from "../deps.ts";
+import { updateWithHistory } from "./history.ts";
+import type { AccountDoc, SlotDoc } from "../repo.ts";
+import { keptVersion, restorePoint } from "./restore-points.ts";
+import { writeWithinBudget } from "../storage.ts";
+import { writeMark } from "../write-mark.ts";
+
+type Owner = AccountDoc | SlotDoc;
+
+/** What is restored: a slot or an account's data, how to load it now, and how its content is stored. */
+export interface RestoreTarget<T extends Owner> {
+  collection: Collection<T>;
+  accountId: string;
+  /** The owner as it is now; throws the route's 404, 409 or 410 when it cannot be written. */
+  load(): Promise<T>;
+  /** The snapshot payload of the owner's current content. */
+  contentOf(doc: T): Record<string, unknown>;
+  /** The stored fields that hold a snapshot payload's content. */
+  fieldsOf(payload: Record<string, unknown>): Partial<T>;
+  /** Stored bytes of a current state: what the account's storage budget counts (storage.ts). */
+  bytesOf(fields: Partial<T>): number;
+  /** The account whose budget the write counts against (the owner itself for accountData). */
+  account(doc: T): Promise<AccountDoc>;
+}
+
+export type RestoreOutcome<T extends Owner> =
+  | { status: "accepted"; updated: T; at: string; historyRetained: boolean }
+  | { status: "stale"; current: T; restored: Record<string, unknown> };
+
+/** Lost races before an operator's restore gives up with 503: each one means a device synced in between. */
+const attempts = 5;
+
+/**
+ * The one restore of the service, for players and operators (README, Restoring a slot): restore point
+ * `version`'s content becomes the owner's next version in one conditional update on the current
+ * version, so history is never rewritten and a stale device gets the usual 409. Both the replaced
+ * content (unless a kept restore point already holds it) and the restored content are recorded as
+ * restore points in the same write, so every restore can be undone on every plan, within the account's
+ * storage budget like any write (storage.ts). With `baseVersion`
+ * (a player) a stale base or a lost race is `stale`; without (an operator) it restores on top of what won.
+ */
+export async function restoreVersion<T extends Owner>(
+  deps: Deps,
+  target: RestoreTarget<T>,
+  version: number,
+  baseVersion?: number,
+  key?: WriteKey,
+): Promise<RestoreOutcome<T>> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const doc = await target.load();
+    const { payload, plan } = await restorePoint(deps, doc, version);
+    if (baseVersion !== undefined && doc.version !== baseVersion) return { status: "stale", current: doc, restored: payload };
+    const kept = deps.plans[plan].snapshot.keptPerSlot;
+    const held = await keptVersion(deps, doc, doc.version);
+    // Held only if it survives the one trim the restored point's own write makes.
+    const keepReplaced = !held || held.seq <= doc.snapshotSeq + 1 - kept;
+    const next = doc.version + 1;
+    const fields = target.fieldsOf(payload);
+    const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
+    const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
+    const { stamp, writes, settle } = await writeWithinBudget(deps, plan, await target.account(doc), change);
+    const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
+    const changes = { ...fields, version: next, ...stamp.changes, ...writeMark(key, next, undefined) } as Partial<T>;
+    const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
+    if (updated) {
+      await settle();
+      return { status: "accepted", updated, at: stamp.at, historyRetained };
+    }
+    if (baseVersion !== undefined) return { status: "stale", current: await target.load(), restored: payload };
+  }
+  throw fail.serviceUnavailable();
+}

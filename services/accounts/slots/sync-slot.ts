@@ -1,0 +1,59 @@
+import type { SlotConflictWire, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
+import type { contractRoutes } from "../../../shared/contract/routes.ts";
+import type { Deps } from "../deps.ts";
+import type { Replayed } from "../../../shared/bus/reply.ts";
+import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import { fail } from "../../../shared/contract/errors.ts";
+import { acceptedSync, intervalWarnings, updateWithHistory } from "../history/history.ts";
+import { activeSlotForWrite } from "../load.ts";
+import { type SlotDoc, toSlotResponse } from "../repo.ts";
+import { slotBytes, writeWithinBudget } from "../storage.ts";
+import { earlierAnswer, writeMark } from "../write-mark.ts";
+
+/**
+ * Route 15. The version check lives in the store's single conditional update, so of N concurrent
+ * syncs from one base version exactly one is accepted.
+ */
+export async function syncSlot(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.syncSlot>,
+  key?: WriteKey,
+): Promise<SyncAcceptedResponse | SlotConflictWire | Replayed> {
+  const { repo } = deps;
+  const { tenant, body } = msg;
+  const { accountId } = msg.session;
+  // The account holds the storage count: read side by side with the slot, it costs no extra wait.
+  const [slot, account] = await Promise.all([activeSlotForWrite(repo, accountId, msg.params.slotId), repo.accounts.get(accountId)]);
+  if (!account) throw fail.notFound("Account");
+  if (slot.version !== body.baseVersion) return (await earlierAnswer(deps, slot, slot._id, key)) ?? conflict(slot);
+
+  const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
+  const next = { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) };
+  const version = body.baseVersion + 1;
+  const change = { kind: "sync", owner: slot, before: slotBytes(slot), after: slotBytes(next), payload: { slotInfo, data: body.data }, version } as const;
+  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, change);
+  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
+  // One commit: the new version, its snapshot, the trim of the oldest and the account's byte count.
+  const { updated, historyRetained } = await updateWithHistory(
+    deps,
+    repo.slots,
+    { _id: slot._id, version: body.baseVersion, status: "active" },
+    { ...next, version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    writes,
+    stamp.snapshot,
+  );
+  if (!updated) {
+    // Another write won between the read and the update (perhaps this key's own earlier attempt,
+    // still running when the gateway gave up on it): answer with the state that won.
+    const current = await activeSlotForWrite(repo, accountId, msg.params.slotId);
+    return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(current);
+  }
+
+  await settle();
+  return acceptedSync(version, stamp, historyRetained, warnings);
+}
+
+function conflict(slot: SlotDoc): SlotConflictWire {
+  return { status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details: { reason: "base_version_mismatch" } };
+}

@@ -1,0 +1,197 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { Replayed } from "../bus/reply.ts";
+import type { RequestMeta } from "../bus/port.ts";
+import { fail } from "../contract/errors.ts";
+import type { SessionActor, Tenant } from "../contract/tenant.ts";
+import { failpoint } from "../process/failpoint.ts";
+import type { Logger } from "../process/log.ts";
+import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
+import { type Collection, DuplicateKeyError, type Store } from "../store/port.ts";
+
+export const idempotencyKeyHeader = "idempotency-key";
+/** How long the gateway waits for this request: a key's claim lasts that long (see `claim`). */
+export const timeoutHeader = "x-timeout-ms";
+
+const keepHours = 24;
+const defaultTimeoutMs = 5_000;
+/** Keyed records one scope (an account, or a runtime key) may add per UTC day (docs/api-rules.md#idempotent-retries). */
+export const defaultDailyCap = 10_000;
+
+/**
+ * A key's record. `_id` and the reply's cipher key are two different hashes of (scope, key): the
+ * record alone tells nothing of the key, and a reply that carries a secret (a session token, a
+ * transfer code) is readable only by a retry that presents the key again.
+ */
+export type IdempotencyDoc = {
+  _id: string;
+  fingerprint: string;
+  /** `erased`: its account was deleted; a retry with the key is 410 (services/accounts/cleanup.ts). */
+  state: "pending" | "done" | "erased";
+  /** Epoch ms until which the first request may still be running; past it a retry takes over. */
+  claimedUntil: number;
+  /** The sealed compact answer (see ReplayForm); none once erased. */
+  reply?: string | null;
+  /** The account the answer belongs to (the session's, or the one the answer names), so its deletion erases it. */
+  accountId?: string | null;
+  createdAt: string;
+  /** The UTC day after the record stops counting: pruned by day (shared/store/prune-days.ts). */
+  expiresDay: string;
+};
+
+type Message = { tenant?: Tenant; session?: SessionActor; params: unknown; body: unknown };
+
+/** Keyed records a scope added on one UTC day, counted with the store's `increment`. */
+type CountDoc = { _id: string; n: number; expiresDay: string };
+
+/**
+ * How a route's answer is kept for a replay (docs/api-rules.md#idempotent-retries): `compact` keeps only what cannot be
+ * asked again (ids, a session token) and names the account it belongs to; `expand` rebuilds the answer
+ * around it by reading the current state, and refuses (410) when that account is gone. A route
+ * without a form keeps its answer as it is: only small answers may do so.
+ */
+export interface ReplayForm<M> {
+  compact(answer: unknown): { kept: unknown; accountId?: string };
+  expand(kept: unknown, msg: M): Promise<unknown>;
+}
+
+/** A form for an answer that is only a view of current state: nothing is kept, a replay reads it again. */
+export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M> => ({ compact: () => ({ kept: null }), expand: (_, msg) => read(msg) });
+
+/**
+ * What a write learns of its request's key: the record id, to stamp on what it changes. A write that
+ * finds its own stamp (it ran before, and its process died before the answer was recorded) returns
+ * its earlier answer as `Replayed` (services/accounts/write-mark.ts).
+ */
+export type WriteKey = string | undefined;
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+function seal(secret: Buffer, value: unknown): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", secret, iv);
+  const text = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), text]).toString("base64");
+}
+
+function open(secret: Buffer, sealed: string): unknown {
+  const bytes = Buffer.from(sealed, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", secret, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8"));
+}
+
+const reused = () =>
+  fail.idempotencyKeyReused("This Idempotency-Key was already used with a different request; use a new key for a new request.");
+const inProgress = (retryAfter: number) =>
+  fail.idempotencyKeyReused("A request with this Idempotency-Key is still in progress; retry once it has finished.", { reason: "in_progress", retryAfter });
+
+/**
+ * Idempotent retries (docs/api-rules.md#idempotent-retries): within 24 hours, a request with the same key, credentials and
+ * route gets the first answer again, the same key with another request is 409. A first request
+ * claims the key before it runs; a retry while the claim lasts is 409 `in_progress`. A claim outlives
+ * its holder only until the gateway's timeout: after a crash, the retry runs again, and the writes
+ * that matter (syncs) recognise their own earlier write by the key stamped on the document.
+ */
+export async function openIdempotency(store: Store, log: Logger, now: () => Date, options: { dailyCap?: number } = {}) {
+  const dailyCap = options.dailyCap ?? defaultDailyCap;
+  const records: Collection<IdempotencyDoc> = await store.collection<IdempotencyDoc>("idempotencyKeys", [
+    { name: "expires_day", fields: ["expiresDay", "_id"] },
+    { name: "account", fields: ["accountId"] },
+  ]);
+  const counts = await store.collection<CountDoc>("idempotencyCounts", [{ name: "expires_day", fields: ["expiresDay", "_id"] }]);
+  const prune = async () => {
+    const today = now().toISOString().slice(0, 10);
+    await deleteDaysBefore(records, "expiresDay", today);
+    await deleteDaysBefore(counts, "expiresDay", today);
+  };
+  const pruning = setInterval(() => void prune().catch((err) => log.warn("idempotency pruning failed", { err })), 3_600_000);
+  pruning.unref();
+
+  async function claim(id: string, fingerprint: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const at = now();
+      const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil: at.getTime() + timeoutMs, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
+      try {
+        await records.insert(fresh);
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError)) throw err;
+      }
+      const held = await records.get(id);
+      if (!held) continue;
+      const expired = at.getTime() - Date.parse(held.createdAt) >= keepHours * 3_600_000;
+      if (!expired && held.fingerprint !== fingerprint) throw reused();
+      if (!expired && held.state === "erased") throw fail.accountDeleted();
+      if (!expired && held.state === "done") return { replay: open(secret, held.reply!) };
+      if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
+      // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
+      const { _id, ...claimed } = fresh;
+      if (await records.update({ _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed)) return undefined;
+    }
+    throw inProgress(1);
+  }
+
+  /** Counts a new record against its scope's day; past the cap it is not kept (logged once per scope and day). */
+  async function withinCap(owner: string, operationId: string): Promise<boolean> {
+    const at = now();
+    const day = at.toISOString().slice(0, 10);
+    const { n } = await counts.increment(digest(`idempotency-count|${owner}|${day}`).toString("hex"), "n", 1, { expiresDay: dayAfter(at, 1) });
+    if (n === dailyCap + 1) log.warn("idempotency cap reached: keyed requests run unrecorded until the next UTC day", { scope: owner, operationId, dailyCap });
+    return n <= dailyCap;
+  }
+
+  return {
+    /**
+     * Wraps a route handler of the runtime API; requests without the header run as before. A conflict
+     * answer is not recorded: a retry asks again and gets the state as it is then.
+     */
+    wrap<M extends Message>(operationId: string, handler: (msg: M, key: WriteKey) => Promise<unknown>, form?: ReplayForm<M>) {
+      return async (msg: M, meta: RequestMeta): Promise<unknown> => {
+        const key = meta.headers[idempotencyKeyHeader];
+        if (!key || !msg.tenant) return handler(msg, undefined);
+        const owner = `${msg.tenant.envId}|${msg.session ? `account:${msg.session.accountId}` : `key:${msg.tenant.keyId}`}`;
+        const scope = `${owner}|${key}`;
+        const id = digest(`idempotency-id|${scope}`).toString("hex");
+        const secret = digest(`idempotency-reply|${scope}`);
+        const fingerprint = digest(JSON.stringify([operationId, msg.params, msg.body])).toString("hex");
+        const timeoutMs = Number(meta.headers[timeoutHeader]) || defaultTimeoutMs;
+
+        const earlier = await claim(id, fingerprint, secret, timeoutMs);
+        if (earlier) return new Replayed(form ? await form.expand(earlier.replay, msg) : earlier.replay);
+        const release = () => records.delete({ _id: id, state: "pending" }).catch(() => 0);
+        let value: unknown;
+        try {
+          value = await handler(msg, id);
+        } catch (err) {
+          // Nothing was written: release the key so a retry runs again.
+          await release();
+          throw err;
+        }
+        failpoint("idempotency.before-record");
+        // A write that recognised itself (see WriteKey) answers as a replay too.
+        const answer = value instanceof Replayed ? value.value : value;
+        // A conflict changed nothing, and what it shows can be asked again. A count the store fails
+        // must not fail a write that stands: the record is then tried, as before the cap.
+        const conflict = (answer as { status?: unknown } | null)?.status === "conflict";
+        if (conflict || !(await withinCap(owner, operationId).catch(() => true))) {
+          await release();
+          return value;
+        }
+        const { kept, accountId } = form ? form.compact(answer) : { kept: answer, accountId: undefined };
+        const done = { state: "done" as const, reply: seal(secret, kept), accountId: msg.session?.accountId ?? accountId ?? null };
+        await records.update({ _id: id }, done).catch((err) => {
+          // The write stands; a retry runs again and a sync recognises it by its stamp.
+          log.warn("idempotency record not written", { operationId, err });
+        });
+        return value;
+      };
+    },
+
+    /**
+     * A deleted account's records lose their answers and their link to it: what is left (two hashes
+     * and a day) makes a retry with the key 410 until it expires. Idempotent.
+     */
+    forget: (accountId: string) => records.updateMany({ accountId }, { state: "erased", reply: null, accountId: null }),
+  };
+}
+export type Idempotency = Awaited<ReturnType<typeof openIdempotency>>;

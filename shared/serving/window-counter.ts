@@ -1,0 +1,98 @@
+import { fail } from "../contract/errors.ts";
+import type { RateLimits } from "../contract/settings.ts";
+import type { Tenant } from "../contract/tenant.ts";
+import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
+import { type Collection, DuplicateKeyError } from "../store/port.ts";
+
+/** One counted event: a numbered seat of its scope's window, so the store's unique key decides who is counted. */
+export type HitDoc = { _id: string; scope: string; window: number; seat?: number; at: string; pruneDay?: string };
+
+export const hitIndexes = [
+  { name: "scope_window", fields: ["scope", "window"] },
+  { name: "prune_day", fields: ["pruneDay"] },
+];
+
+// The first event of each day (per collection and process) prunes what expired before it: pruning
+// on every event scanned the collection each time (half of account creation's CPU under load).
+const prunedOn = new WeakMap<Collection<HitDoc>, string>();
+
+const seatId = (scope: string, window: number, seat: number) => `${scope}:${window}:${seat}`;
+
+/**
+ * Counts events per scope (a client IP, a runtime key) in fixed windows, in a service's own store, so
+ * every copy of the service and of the gateway counts the same events. A window of limit L has seats
+ * 1..L, each a document with its own `_id`: an event is counted by inserting a free one, so of N
+ * concurrent events exactly min(N, L) are, with no lease and however many copies count.
+ */
+export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
+  const windowOf = (windowSeconds: number) => Math.floor(nowMs / (windowSeconds * 1000));
+  return {
+    /** Seconds until the current window of this length ends (at least 1). */
+    retryAfter: (windowSeconds: number) => Math.max(1, Math.ceil(((windowOf(windowSeconds) + 1) * windowSeconds * 1000 - nowMs) / 1000)),
+
+    count: (scope: string, windowSeconds: number) => hits.count({ scope, window: windowOf(windowSeconds) }),
+
+    /**
+     * Counts one event when the window holds fewer than `limit`: returns the seat it took, or null,
+     * without a write, when every seat is taken. A burst spreads over the free seats at random (a
+     * lost race costs a round trip); `inOrder` takes the lowest, so that seat 1 means "the window's
+     * first event" (a burst then queues on one seat after another).
+     */
+    async take(scope: string, windowSeconds: number, limit: number, inOrder = false): Promise<number | null> {
+      const window = windowOf(windowSeconds);
+      const now = new Date(nowMs);
+      let seat: number | null = null;
+      // Each lost race means a seat seen free was taken meanwhile, so `limit` rounds see the window
+      // full (only seats given back at the same time can make them run out first).
+      for (let round = 0; seat === null && round < limit; round++) {
+        // Any `limit` events fill the window, also seats above a limit lowered since they were taken.
+        const held = await hits.find({ scope, window }, { limit });
+        const taken = new Set(held.map((h) => h.seat));
+        const free = Array.from({ length: limit }, (_, i) => i + 1).filter((k) => !taken.has(k));
+        if (held.length >= limit || free.length === 0) break;
+        const k = inOrder ? free[0]! : free[Math.floor(Math.random() * free.length)]!;
+        try {
+          // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
+          await hits.insert({ _id: seatId(scope, window, k), scope, window, seat: k, at: now.toISOString(), pruneDay: dayAfter(now) });
+          seat = k;
+        } catch (err) {
+          if (!(err instanceof DuplicateKeyError)) throw err;
+        }
+      }
+      const today = now.toISOString().slice(0, 10);
+      if (prunedOn.get(hits) !== today) {
+        prunedOn.set(hits, today);
+        await deleteDaysBefore(hits, "pruneDay", today);
+      }
+      return seat;
+    },
+
+    /** Gives back a seat `take` returned: the event is not counted after all. */
+    async release(scope: string, windowSeconds: number, seat: number): Promise<void> {
+      await hits.delete({ _id: seatId(scope, windowOf(windowSeconds), seat) });
+    },
+  };
+}
+
+/** The project settings that limit one client IP's requests of a kind a minute. */
+type PerIpSetting = { [K in keyof RateLimits]: K extends `${string}PerIpPerMinute` ? K : never }[keyof RateLimits];
+
+/**
+ * A per-minute limit on one client's requests in one environment (docs/api-rules.md#limits-and-plans: account
+ * creations, provider sign-ins and new saves per client IP): counts this request, and refuses it with 429
+ * `rate_limited` when the minute already holds `limit`.
+ */
+export async function limitPerMinute(
+  hits: Collection<HitDoc>,
+  nowMs: number,
+  tenant: Tenant,
+  clientIp: string,
+  what: { setting: PerIpSetting; counted: string },
+): Promise<void> {
+  const counter = windowCounter(hits, nowMs);
+  const limit = tenant.settings.rateLimits[what.setting];
+  if ((await counter.take(`${tenant.envId}:ip:${clientIp}`, 60, limit)) === null) {
+    const setting = `project setting rateLimits.${what.setting}`;
+    throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting }, what.counted);
+  }
+}
