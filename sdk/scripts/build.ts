@@ -20,11 +20,14 @@ async function bundle(config: Parameters<typeof Bun.build>[0]) {
 }
 
 /** One self-contained `dist/<entry>.d.ts`: a consumer needs no other declaration file of ours. */
-function declarations(entry: string) {
+async function declarations(entry: string) {
   const bin = join(sdk, "..", "node_modules", ".bin", "dts-bundle-generator");
-  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", "-o", join(dist, `${entry}.d.ts`), "--", src(`${entry}.ts`)];
-  const run = Bun.spawnSync([bin, ...args], { stdout: "pipe", stderr: "pipe" });
-  if (run.exitCode !== 0) throw new Error(`sdk declarations failed (${entry}):\n${run.stdout}\n${run.stderr}`);
+  const out = join(dist, `${entry}.d.ts`);
+  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", "-o", out, "--", src(`${entry}.ts`)];
+  // Asynchronous, so the entries type-check side by side and the caller's event loop keeps running.
+  const run = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([run.exited, new Response(run.stdout).text(), new Response(run.stderr).text()]);
+  if (code !== 0) throw new Error(`sdk declarations failed (${entry}):\n${stdout}\n${stderr}`);
 }
 
 export async function buildSdk(): Promise<{ minBytes: number; gzipBytes: number }> {
@@ -32,7 +35,7 @@ export async function buildSdk(): Promise<{ minBytes: number; gzipBytes: number 
   await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", naming: "index.js" });
   await bundle({ entrypoints: [src("file.ts")], outdir: dist, format: "esm", target: "node", naming: "file.js" });
   await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", minify: true, naming: "savepoint.browser.min.js" });
-  for (const entry of ["index", "file"]) declarations(entry);
+  await Promise.all(["index", "file"].map(declarations));
   const stray = (readdirSync(dist) as string[]).filter((f) => f.endsWith(".d.ts") && !["index.d.ts", "file.d.ts"].includes(f));
   if (stray.length) throw new Error(`sdk declarations not bundled: ${stray.join(", ")}`);
   const min = readFileSync(join(dist, "savepoint.browser.min.js"));

@@ -85,7 +85,10 @@ for (const [name, start] of [["embedded", () => startEmbedded()], ["distributed"
 
     test("every admin change is in the audit log with who, what, before and after; filters and pages", async () => {
       const t = await newTenant(d);
-      const since = new Date().toISOString();
+      // `since` is inclusive to the millisecond: start it after the tenant's own entries, and act after it.
+      const sinceMs = Date.now() + 1;
+      const since = new Date(sinceMs).toISOString();
+      while (Date.now() < sinceMs) await Bun.sleep(1);
       const policy = `/admin/v1/projects/${t.projectId}/sync-policy`;
       expect((await as(d, "console:alice", "PUT", policy, { minRemoteSyncIntervalSeconds: 77 })).status).toBe(200);
       expect((await as(d, undefined, "PUT", policy, { minRemoteSyncIntervalSeconds: 88 })).status).toBe(200);
