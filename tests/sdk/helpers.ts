@@ -1,4 +1,5 @@
 import { type ClientOptions, SavepointClient, manualClock, memoryStorage } from "../../sdk/src/index.ts";
+import { buildSdk } from "../../sdk/scripts/build.ts";
 import { admin, newTenant } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 
@@ -38,3 +39,7 @@ export function testClient(d: Server, key: string, o: Partial<ClientOptions> = {
   });
   return { client, clock: clock as ReturnType<typeof manualClock> };
 }
+
+let built: ReturnType<typeof buildSdk> | undefined;
+/** `sdk/dist`, built once for every suite that reads it in this test process. */
+export const builtSdk = () => (built ??= buildSdk());

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSdk } from "../../sdk/scripts/build.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { type Server, tenantWithPolicy } from "./helpers.ts";
+import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
 
 const root = join(import.meta.dir, "..", "..");
 let d: Server;
 beforeAll(async () => {
   d = await startEmbedded();
-  await buildSdk();
+  await builtSdk();
 }, 300_000); // the declarations type-check the whole SDK: slow on a busy machine
 afterAll(() => d.stop());
 
