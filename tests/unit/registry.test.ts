@@ -87,7 +87,8 @@ describe("the service registry", () => {
 
   test("the standalone entry refuses a name the registry lacks, listing those it has", async () => {
     expect(isServiceName("gateway")).toBe(false);
-    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "gateway"], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NATS_URL: "" } });
+    const env = { ...process.env, NATS_URL: "" };
+    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "gateway"], { stdout: "pipe", stderr: "pipe", env });
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(code).toBe(2);
     expect(stderr).toContain(serviceNames.join(", "));
