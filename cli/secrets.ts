@@ -4,7 +4,7 @@ import { UsageError } from "./args.ts";
 export const secretsUsage = `usage: npx savepoint secrets init [--file ${defaultSecretsFile}]
 
   Writes SAVEPOINT_LINK_SECRET and SAVEPOINT_TRANSFER_SECRET once into the file (mode 600); an existing
-  file is never overwritten. Start every service with it: bun --env-file=${defaultSecretsFile} services/<name>/main.ts`;
+  file is never overwritten. Start every service with it: bun --env-file=${defaultSecretsFile} services/standalone.ts <name>`;
 
 /** `secrets init`: runs here, without a server or an admin token. Returns the exit code. */
 export function secretsCommand(argv: string[]): number {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBase62 } from "../shared/util/ids.ts";
+import { entryArgs, serviceNames } from "../services/registry.ts";
 import { defaultSecretsFile, initSecretsFile, parseSecretsFile, sharedSecrets } from "../shared/process/secrets-file.ts";
 import { buildFerretdb } from "./build-ferretdb.ts";
 import { ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
@@ -13,11 +14,9 @@ import { type Child, runningChildren, startChild, stopAll, whenAChildDies } from
  * ./data-distributed), two copies of every service and two gateways on PORT and PORT+1. Prints where
  * everything listens; Ctrl-C (or SIGTERM) stops every process it started and waits for them.
  */
-const root = resolve(import.meta.dir, "..");
 const dataDir = resolve(process.env.SAVEPOINT_DEV_DATA_DIR ?? "data-distributed");
 const port = Number(process.env.PORT ?? 8080);
 const copies = 2;
-const services = ["config", "accounts", "transfer", "auth-bridge", "billing", "saves"] as const;
 
 function fail(message: string): never {
   process.stderr.write(`dev:distributed: ${message}\n`);
@@ -110,11 +109,11 @@ try {
   const drainMs = process.env.SAVEPOINT_DRAIN_MS ?? "500";
   const env = { ...process.env, ...values, NATS_URL: natsUrl, MONGODB_URL: store.url, SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_DRAIN_MS: drainMs };
   const pids = runningChildren().map((c) => `${c.name} ${c.proc.pid}`);
-  const service = (name: string, copy: number, tier: number, extra: Record<string, string> = {}) => {
-    const child = startChild(`${name}-${copy}`, tier, [process.execPath, join(root, "services", name, "main.ts")], { ...env, ...extra });
+  const service = (name: (typeof serviceNames)[number] | "gateway", copy: number, tier: number, extra: Record<string, string> = {}) => {
+    const child = startChild(`${name}-${copy}`, tier, [process.execPath, ...entryArgs(name)], { ...env, ...extra });
     pids.push(`${child.name} ${child.proc.pid}`);
   };
-  for (const name of services) for (let i = 1; i <= copies; i++) service(name, i, 2);
+  for (const name of serviceNames) for (let i = 1; i <= copies; i++) service(name, i, 2);
   const bases = [port, port + 1].map((p, i) => {
     service("gateway", i + 1, 3, { PORT: String(p) });
     return `http://127.0.0.1:${p}`;

@@ -4,7 +4,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import { events, queues } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 
 /**
  * Route 7: the account becomes an unreadable tombstone before the answer, every gateway drops its

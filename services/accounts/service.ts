@@ -1,7 +1,14 @@
+import { watchGateways } from "../../shared/bus/cache-drops.ts";
+import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import { defineService } from "../../shared/process/service-module.ts";
+import { type Idempotency, openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
+import { checkPayloadBudget } from "./payload-budget.ts";
+import { openRepo, type Repo } from "./repo.ts";
 import { adminDeleteAccount, adminFindAccounts, adminGetRestorePoint, adminGetSlot } from "./admin/admin-lookup.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
-import { rereadForm } from "../../shared/serving/idempotency.ts";
 import { envelopeForm } from "../../shared/serving/replay-forms.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { adminGetAccount, adminRevokeSession, adminSetStatus } from "./admin/admin-account.ts";
@@ -13,7 +20,6 @@ import { adminDiscardDeadLetter, adminListDeadLetters, adminRetryDeadLetter, rec
 import { deleteAccount } from "./delete-account.ts";
 import { deleteSlot } from "./slots/delete-slot.ts";
 import { adminDataHistory } from "./history/data-history.ts";
-import type { Deps } from "./deps.ts";
 import { adminExportAccount } from "./admin/export-account.ts";
 import { getAccount } from "./get-account.ts";
 import { getSlot } from "./slots/get-slot.ts";
@@ -30,13 +36,38 @@ import { adminSlotHistory } from "./history/slot-history.ts";
 import { syncAccountData } from "./sync-account-data.ts";
 import { syncSlot } from "./slots/sync-slot.ts";
 
-export const group = "accounts";
+const group = "accounts";
+
+/** What every accounts verb may use. `now` is injectable so tests can move time. */
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  plans: PlanCatalog;
+  log: Logger;
+  now: () => Date;
+  /** How the cleanup queue retries (SAVEPOINT_JOB_*). */
+  jobs: Omit<WorkOptions, "onDead">;
+  /** Records of Idempotency-Key requests: retries get the first answer. */
+  idempotency: Idempotency;
+}
 
 /**
  * Accounts, slots, sessions and history: every endpoint on one queue group, plus the cleanup worker
  * and the hourly pruning of snapshots past retention.
  */
-export async function startAccounts(deps: Deps): Promise<void> {
+export const service = defineService({
+  name: group,
+  async start({ bus, store, env, plans, log, now }) {
+    checkPayloadBudget(plans, bus.maxPayload);
+    const jobs = { maxDeliver: env.SAVEPOINT_JOB_MAX_DELIVER, backoffMs: env.SAVEPOINT_JOB_BACKOFF_MS, ackWaitMs: env.SAVEPOINT_JOB_ACK_WAIT_MS };
+    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, jobs, idempotency: await openIdempotency(store, log, now) };
+    watchGateways(bus);
+    await serve(deps);
+    return deps;
+  },
+});
+
+async function serve(deps: Deps): Promise<void> {
   const { bus, idempotency } = deps;
   // A replay keeps ids and the token, and shows the state as it is then (docs/api-rules.md#idempotent-retries).
   const envelope = envelopeForm((input) => replayView(deps, input));

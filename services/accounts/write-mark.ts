@@ -1,7 +1,7 @@
 import { Replayed } from "../../shared/bus/reply.ts";
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
 import type { WriteKey } from "../../shared/serving/idempotency.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 
 /**
  * What a sync with an Idempotency-Key stamps on the document it changes, in the same conditional

@@ -9,7 +9,7 @@ import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { newId } from "../../shared/util/ids.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 import { type ProviderName, isProvider } from "./providers.ts";
 import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
 import { type Identity, verifyToken } from "./verify.ts";

@@ -2,7 +2,7 @@ import type { BillingStatus } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 import type { BillingStateDoc } from "./repo.ts";
 
 /** What one event says about a subscription (or a customer's loose invoices): `at` is its `created`. */

@@ -1,6 +1,6 @@
 import { WorkspacePath } from "../../shared/contract/admin.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 import { pushState, setWorkspaceBilling } from "./push-state.ts";
 import { CheckoutSession } from "./stripe-objects.ts";
 import type { StripeEvent } from "./verify-event.ts";

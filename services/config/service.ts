@@ -1,7 +1,12 @@
+import { watchGateways } from "../../shared/bus/cache-drops.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { type PlanCatalog, type PlanName, defaultPlanOf } from "../../shared/contract/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import { defineService } from "../../shared/process/service-module.ts";
+import { openRepo, type Repo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
-import type { Deps } from "./deps.ts";
 import { getRuntimeConfig, publishGameConfig } from "./game-config.ts";
 import { getProject, getWorkspace, listProjects, listWorkspaces } from "./lookups.ts";
 import { createRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
@@ -13,10 +18,32 @@ import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbac
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
 
-export const group = "config";
+const group = "config";
+
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  log: Logger;
+  plans: PlanCatalog;
+  /** The plan of a workspace created without one (`defaultPlanOf`). */
+  defaultPlan: PlanName;
+  now: () => Date;
+}
 
 /** Workspaces, projects, runtime keys, sync policy, settings and game config. */
-export function startConfig(deps: Deps, auditRetentionDays = 90) {
+export const service = defineService({
+  name: group,
+  async start({ bus, store, env, plans, log }) {
+    // Config keeps the wall clock, as it always has: a test that moves the services' clock ages sessions and snapshots, not
+    // workspaces, keys or audit entries.
+    const deps: Deps = { repo: await openRepo(store), bus, plans, defaultPlan: defaultPlanOf(env), log, now: () => new Date() };
+    watchGateways(bus);
+    serve(deps, env.SAVEPOINT_AUDIT_RETENTION_DAYS);
+    return deps;
+  },
+});
+
+function serve(deps: Deps, auditRetentionDays = 90) {
   const { bus } = deps;
   const audit = createAuditLog(deps, auditRetentionDays);
   serveRoute(bus, group, adminRoutes.createWorkspace, (m) => createWorkspace(deps, m));

@@ -10,6 +10,7 @@ import { allRoutes } from "../../shared/contract/routes.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
+import { serviceNames } from "../registry.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { idempotencyKeyOf } from "./idempotency-key.ts";
@@ -79,7 +80,7 @@ export function createGateway(options: GatewayOptions) {
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {
-    if (!lastReadiness || Date.now() - lastReadiness.at > 1_000) lastReadiness = { at: Date.now(), state: checkReadiness(bus) };
+    if (!lastReadiness || Date.now() - lastReadiness.at > 1_000) lastReadiness = { at: Date.now(), state: checkReadiness(bus, serviceNames) };
     return lastReadiness.state;
   };
 

@@ -1,7 +1,7 @@
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { keptSavePoint, listSavePoints, savePoint, snapshotWrites } from "./save-history.ts";

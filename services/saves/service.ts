@@ -1,18 +1,42 @@
+import type { Bus } from "../../shared/bus/port.ts";
 import { serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import type { PlanCatalog } from "../../shared/contract/plans.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import { defineService } from "../../shared/process/service-module.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import { rereadForm } from "../../shared/serving/idempotency.ts";
-import type { Deps } from "./deps.ts";
+import { type Idempotency, openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
 import { deleteSave } from "./delete-save.ts";
 import { getSave } from "./get-save.ts";
 import { adminRestoreSave, adminSaveDocId, adminSaveHistory } from "./restore-save.ts";
-import { saveDocId } from "./repo.ts";
+import { openRepo, type Repo, saveDocId } from "./repo.ts";
 import { syncSave } from "./sync-save.ts";
 
-export const group = "saves";
+const group = "saves";
+
+/** What every saves verb may use. `now` is injectable so tests can move time. */
+export interface Deps {
+  repo: Repo;
+  bus: Bus;
+  /** The plan catalog: what restore points each plan keeps. */
+  plans: PlanCatalog;
+  log: Logger;
+  now: () => Date;
+  /** Records of Idempotency-Key requests: retries get the first answer. */
+  idempotency: Idempotency;
+}
 
 /** The save-based model: one save per id, no accounts (route 18 and its load route). */
-export function startSaves(deps: Deps): void {
+export const service = defineService({
+  name: group,
+  async start({ bus, store, plans, log, now }) {
+    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, idempotency: await openIdempotency(store, log, now) };
+    serve(deps);
+    return deps;
+  },
+});
+
+function serve(deps: Deps): void {
   // A replay of an accepted sync shows the save as it is then (docs/api-rules.md#idempotent-retries); a conflict is never recorded.
   const accepted = rereadForm(async (m: Parameters<typeof getSave>[1]) => ({ status: "accepted", ...(await getSave(deps, m)) }));
   serveIdempotentRoute(deps.bus, group, routes.syncSave, deps.idempotency, (m, key) => syncSave(deps, m, key), accepted);

@@ -7,7 +7,7 @@ import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
-import type { Deps } from "./deps.ts";
+import type { Deps } from "./service.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { snapshotDue, snapshotWrites } from "./save-history.ts";
 

@@ -2,15 +2,13 @@ import type { Bus } from "../bus/port.ts";
 import { isAppError } from "../contract/errors.ts";
 import type { Store } from "../store/port.ts";
 
-/** Every service's queue group: the gateway's readiness asks each of them. */
-export const serviceGroups = ["accounts", "config", "transfer", "auth-bridge", "billing", "saves"] as const;
-
-const subjectOf = (group: string) => `${group}.ready`;
+/** The subject a service's copies answer readiness on. */
+export const readinessSubject = (group: string) => `${group}.ready`;
 const askTimeoutMs = 2_000;
 
 /** Answers the gateway's readiness question for `group`: some copy is up and its store answers. */
 export function serveReadiness(bus: Bus, group: string, store: Store): void {
-  bus.serve(group, subjectOf(group), async () => {
+  bus.serve(group, readinessSubject(group), async () => {
     await store.ping();
     return { store: "ok" };
   });
@@ -22,14 +20,15 @@ export type Readiness = { ready: boolean; bus: string; degraded?: boolean; servi
  * The gateway's readiness: ready while its bus is up (a balancer should route to it), and, for the
  * operator, whether each service has a copy whose store answers. A missing service or store makes it
  * `degraded`, not unready: every gateway would see the same, and taking them all out of the
- * balancer would turn a partial outage into a whole one.
+ * balancer would turn a partial outage into a whole one. `groups` are the services' queue groups
+ * (services/registry.ts: shared/ knows no service by name).
  */
-export async function checkReadiness(bus: Bus): Promise<Readiness> {
+export async function checkReadiness(bus: Bus, groups: readonly string[]): Promise<Readiness> {
   if (!bus.connected()) return { ready: false, bus: "disconnected", services: {} };
   const answers = await Promise.all(
-    serviceGroups.map(async (group) => {
+    groups.map(async (group) => {
       try {
-        await bus.request(subjectOf(group), {}, { timeoutMs: askTimeoutMs });
+        await bus.request(readinessSubject(group), {}, { timeoutMs: askTimeoutMs });
         return [group, "ok"] as const;
       } catch (err) {
         return [group, isAppError(err) ? err.code : "error"] as const;

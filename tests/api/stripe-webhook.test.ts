@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import Stripe from "stripe";
 import type { z } from "zod";
-import { runBilling } from "../../services/billing/start.ts";
-import type { Deps } from "../../services/billing/deps.ts";
+import { type Deps, service as billing } from "../../services/billing/service.ts";
 import { statusOf } from "../../services/gateway/errors.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import type { Bus } from "../../shared/bus/port.ts";
@@ -12,7 +11,10 @@ import type { Workspace } from "../../shared/contract/admin.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
-import { readEnv } from "../../shared/process/env.ts";
+import { type Env, readEnv } from "../../shared/process/env.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
+import { contextFor } from "../../shared/process/service-module.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
@@ -20,6 +22,10 @@ import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
+
+/** The billing service on `bus` and `store`, as the registry starts it. */
+const runBilling = (bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> =>
+  billing.start(contextFor(billing.name, { bus, store, env, plans: defaultPlans, log, now }));
 
 /**
  * The billing service driven over an in-process bus with a real store (SQLite, then MongoDB), a fake

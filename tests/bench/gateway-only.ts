@@ -5,9 +5,9 @@ import { contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { openStore } from "../../shared/process/open.ts";
-import { defaultPlanOf, loadPlans } from "../../shared/contract/plans.ts";
-import { runAccounts } from "../../services/accounts/start.ts";
-import { runConfig } from "../../services/config/start.ts";
+import { loadPlans } from "../../shared/contract/plans.ts";
+import { contextFor } from "../../shared/process/service-module.ts";
+import { loadService } from "../../services/registry.ts";
 import { createGateway } from "../../services/gateway/app.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
 import { echo } from "./echo-answer.ts";
@@ -23,8 +23,9 @@ const log = createLogger({ bench: "gateway-only" });
 const env = readEnv({ ...process.env, NATS_URL: "", MONGODB_URL: "" });
 const plans = await loadPlans(env.SAVEPOINT_PLANS);
 const services = createLocalBus(log);
-await runConfig(services, await openStore(env, "config", log), plans, defaultPlanOf(env), log);
-await runAccounts(services, await openStore(env, "accounts", log), env, plans, log);
+for (const name of ["config", "accounts"] as const) {
+  await (await loadService(name)).start(contextFor(name, { bus: services, store: await openStore(env, name, log), env, plans, log, now: () => new Date() }));
+}
 
 const subject = contractRoutes.syncSlot.subject;
 

@@ -51,7 +51,7 @@ describe("distributed deployment", () => {
     await Bun.write(plans, JSON.stringify(Object.fromEntries(Object.entries(defaultPlans).map(([name, plan]) => [name, { ...plan, maxActiveSlots: 64 }]))));
     const natsServer = await startNats();
     try {
-      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "services", "accounts", "main.ts")], {
+      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "services", "standalone.ts"), "accounts"], {
         env: { ...process.env, NATS_URL: natsServer.url, MONGODB_URL: (await mongo()).url, MONGODB_DB: uniqueDb("budget"), SAVEPOINT_PLANS: plans },
         stdout: "pipe",
         stderr: "pipe",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { allServices } from "../helpers/deployments.ts";
 import { tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
@@ -100,7 +101,7 @@ describe("npm run dev:distributed", () => {
     const listed = /processes +(.+)/.exec(out.stdout)?.[1] ?? "";
     const pids = [...listed.matchAll(/([a-z-]+-?\d*) (\d+)/g)].map((m) => ({ name: m[1]!, pid: Number(m[2]) }));
     expect(pids.map((p) => p.name).sort(), output()).toEqual(
-      ["nats", "ferretdb", ...["config", "accounts", "transfer", "auth-bridge", "billing", "saves", "gateway"].flatMap((s) => [`${s}-1`, `${s}-2`])].sort(),
+      ["nats", "ferretdb", ...allServices.flatMap((s) => [`${s}-1`, `${s}-2`])].sort(),
     );
     for (const p of pids) expect(alive(p.pid)).toBe(true);
     const natsPort = Number(/nats:\/\/127\.0\.0\.1:(\d+)/.exec(out.stdout)![1]);

@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { type FerretServer, type NatsCluster, startFerretOnPostgres, startNatsCluster, waitForSubscribers } from "../helpers/cluster.ts";
-import { type DistributedDeployment, startDistributed } from "../helpers/deployments.ts";
+import { type DistributedDeployment, allServices, startDistributed } from "../helpers/deployments.ts";
 import { type LoadFleet, type LoadReport, createLoadFleet, formatReport } from "../helpers/load.ts";
 
 /**
@@ -132,11 +132,11 @@ describe("faults of the distributed deployment under steady load", () => {
     d = await startDistributed({
       natsUrl: cluster.url,
       mongoUrl: ferret.url,
-      copies: { gateway: 2, accounts: 2, config: 2, transfer: 2, "auth-bridge": 2, billing: 2, saves: 2 },
+      copies: Object.fromEntries(allServices.map((name) => [name, 2])),
       env: { SAVEPOINT_BUS_TIMEOUT_MS: String(busTimeoutMs) },
     });
     // Both copies of every service have subscribed before any fault.
-    for (const name of ["accounts", "config", "transfer", "auth-bridge", "billing", "saves", "gateway"]) await waitForSubscribers(cluster, name, 2);
+    for (const name of allServices) await waitForSubscribers(cluster, name, 2);
     fleet = await createLoadFleet(d, { clients });
     // The first seconds of load are slow (collections created, caches and pools filled): warm up, so
     // each scenario's baseline is the deployment's steady rate.

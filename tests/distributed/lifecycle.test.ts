@@ -26,7 +26,7 @@ describe("process lifecycle (distributed)", () => {
   test("a service started before NATS and its store waits for them, then becomes ready", async () => {
     const natsPort = freePort();
     const metricsPort = freePort();
-    const proc = Bun.spawn([process.execPath, join(root, "services", "saves", "main.ts")], {
+    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "saves"], {
       env: { ...process.env, NATS_URL: `nats://127.0.0.1:${natsPort}`, MONGODB_URL: (await mongo()).url, MONGODB_DB: uniqueDb("wait"), SAVEPOINT_METRICS_PORT: String(metricsPort), LOG_LEVEL: "info" },
       stdout: "ignore",
       stderr: "pipe",
@@ -50,7 +50,7 @@ describe("process lifecycle (distributed)", () => {
   }, 60_000);
 
   test("gateway /readyz reports the bus and every service's store, degraded naming the service that is missing", async () => {
-    const d = await startDistributed({ services: ["config", "accounts", "transfer", "auth-bridge", "billing", "saves", "gateway"], copies: { accounts: 1 } });
+    const d = await startDistributed({ copies: { accounts: 1 } });
     try {
       const ready = await getJson(`${d.base}/readyz`);
       expect(ready.status).toBe(200);
@@ -166,7 +166,7 @@ describe("cleanup dead letters (distributed)", () => {
       env: { SAVEPOINT_JOB_MAX_DELIVER: "3", SAVEPOINT_JOB_BACKOFF_MS: "100,200" },
     });
     const cli = async (...args: string[]) => {
-      const proc = Bun.spawn([process.execPath, join(root, "services", "cli", "main.ts"), ...args], {
+      const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), ...args], {
         env: { ...process.env, SAVEPOINT_URL: d.base, SAVEPOINT_ADMIN_TOKEN: adminToken },
         stdout: "pipe",
         stderr: "pipe",

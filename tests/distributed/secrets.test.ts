@@ -18,7 +18,7 @@ async function run(args: string[], env: Record<string, string | undefined> = {})
   return { code, stdout, stderr };
 }
 
-const cli = (...args: string[]) => run([join(root, "services", "cli", "main.ts"), ...args], { SAVEPOINT_ADMIN_TOKEN: "" });
+const cli = (...args: string[]) => run([join(root, "cli", "main.ts"), ...args], { SAVEPOINT_ADMIN_TOKEN: "" });
 
 describe("secrets init", () => {
   test("writes both secrets once, owner-only; a second run refuses and leaves the file as it was", async () => {
@@ -41,7 +41,7 @@ const withoutSecrets = (env: Record<string, string | undefined>) =>
 
 /** A service process with its stderr kept; resolves once it logged that it is ready, or exited. */
 async function startService(name: string, env: Record<string, string>, envFile?: string) {
-  const proc = Bun.spawn([process.execPath, ...(envFile ? [`--env-file=${envFile}`] : []), join(root, "services", name, "main.ts")], {
+  const proc = Bun.spawn([process.execPath, ...(envFile ? [`--env-file=${envFile}`] : []), join(root, "services", "standalone.ts"), name], {
     cwd: root,
     // Secrets only from `env` or the file: a variable in the environment, even empty, would win over the file.
     env: { ...withoutSecrets(process.env), LOG_LEVEL: "info", SAVEPOINT_METRICS_PORT: "", ...env },

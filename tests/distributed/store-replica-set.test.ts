@@ -30,7 +30,7 @@ describe("MONGODB_URL with replicaSet= against FerretDB", () => {
   }, 30_000);
 
   test("a service started with it exits 1 with that message on stderr", async () => {
-    const proc = Bun.spawn([process.execPath, join(root, "services", "config", "main.ts")], {
+    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "config"], {
       env: { ...process.env, NATS_URL: nats.url, MONGODB_URL: url, MONGODB_DB: uniqueDb("rs"), SAVEPOINT_START_TIMEOUT_MS: "600000", LOG_LEVEL: "error" },
       stdout: "pipe",
       stderr: "pipe",

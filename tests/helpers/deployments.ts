@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
-import { internal } from "../../shared/contract/internal.ts";
-import { contractRoutes } from "../../shared/contract/routes.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
+import { type ServiceName as BusServiceName, entryArgs, serviceNames } from "../../services/registry.ts";
+import { readinessSubject } from "../../shared/process/readiness.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { type Logger, createLogger } from "../../shared/process/log.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
@@ -51,7 +51,11 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, optio
   };
 }
 
-export type ServiceName = "gateway" | "accounts" | "config" | "transfer" | "auth-bridge" | "billing" | "saves";
+/** The bus services of services/registry.ts, and the gateway. */
+export type ServiceName = "gateway" | BusServiceName;
+
+/** Every process of a deployment, in start order: the registry's services, then the gateway. */
+export const allServices: ServiceName[] = [...serviceNames, "gateway"];
 
 /** One process of a distributed deployment, as spawned (a respawned copy is a new entry). */
 export interface ServiceProcess {
@@ -87,7 +91,7 @@ export interface DistributedOptions {
 }
 
 /**
- * The distributed deployment: each service its own `bun services/<name>/main.ts` process, over its
+ * The distributed deployment: each service its own process (`entryArgs`), over its
  * own NATS server (queue groups of two deployments must not mix) and the run's MongoDB-wire server
  * with its own database. `copies` runs several processes of a service (2 accounts by default); every
  * gateway copy listens on its own port (`bases`). `natsUrl` and `mongoUrl` put it on servers a test
@@ -112,13 +116,13 @@ export async function startDistributed(options: DistributedOptions = {}) {
     ...testEnv,
     ...options.env,
   };
-  const services = options.services ?? ["config", "accounts", "transfer", "auth-bridge", "billing", "saves", "gateway"];
+  const services = options.services ?? allServices;
   const copies = { accounts: 2, ...options.copies };
   const procs: Bun.Subprocess[] = [];
   const processes: ServiceProcess[] = [];
   const metricsPorts: (number | undefined)[] = [];
   const logPaths: string[] = [];
-  const byName: Record<ServiceName, Bun.Subprocess[]> = { gateway: [], accounts: [], config: [], transfer: [], "auth-bridge": [], billing: [], saves: [] };
+  const byName = Object.fromEntries(allServices.map((name) => [name, []])) as unknown as Record<ServiceName, Bun.Subprocess[]>;
   const ports: number[] = [];
   const logs = tempDir("logs");
   const rotate = natsUrls.length > 1 && (options.natsUrlMode ?? "rotate") === "rotate";
@@ -132,7 +136,7 @@ export async function startDistributed(options: DistributedOptions = {}) {
     if (rotate) own.NATS_URL = natsUrls[index % natsUrls.length]!;
     if (name !== "gateway") own.SAVEPOINT_METRICS_PORT = String(freePort());
     const procEnv: Record<string, string | undefined> = { ...env, ...own, ...extra };
-    const proc = Bun.spawn([process.execPath, join(root, "services", name, "main.ts")], { env: procEnv, stdout: log, stderr: log });
+    const proc = Bun.spawn([process.execPath, ...entryArgs(name)], { env: procEnv, stdout: log, stderr: log });
     const metricsPort = name === "gateway" ? undefined : Number(procEnv.SAVEPOINT_METRICS_PORT) || undefined;
     procs.push(proc);
     metricsPorts.push(metricsPort);
@@ -206,23 +210,25 @@ export async function startDistributed(options: DistributedOptions = {}) {
   // One deadline for the whole start: a slow machine may take long over one service, then catch up.
   const deadline = Date.now() + readyTimeoutMs;
   const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes, deadline);
-  const served = async (name: ServiceName, subject: string, probe: unknown) => {
-    const bus = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
-    const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
-    try {
-      await ready(name, () => bus.request(subject, probe, { timeoutMs: 5_000 }).then(() => true, answered));
-    } finally {
-      await bus.close();
-    }
-  };
+  const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
+  const started = serviceNames.filter((name) => services.includes(name));
   // A deployment that never became ready is stopped here: its caller has nothing to stop.
   try {
-    if (services.includes("config")) await ready("config", async () => (await deployment.request("/admin/v1/runtime-keys/key_probe", { method: "DELETE", headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
-    if (services.includes("accounts")) await ready("accounts", async () => (await deployment.request("/admin/v1/accounts/acc_probe", { headers: { authorization: `Bearer ${adminToken}` } })).status === 404);
-    if (services.includes("transfer")) await served("transfer", internal.eraseTransferCodes.subject, { accountId: "acc_probe" });
-    if (services.includes("auth-bridge")) await served("auth-bridge", internal.listLinks.subject, { accountId: "acc_probe" });
-    if (services.includes("billing")) await served("billing", internal.reportUsage.subject, { counts: [] });
-    if (services.includes("saves")) await served("saves", contractRoutes.getSave.subject, {});
+    // A copy answers its readiness subject once everything it serves is subscribed (shared/process/standalone.ts).
+    const probe = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
+    try {
+      for (const name of started) {
+        await ready(name, () => probe.request(readinessSubject(name), {}, { timeoutMs: 5_000 }).then(() => true, answered));
+      }
+    } finally {
+      await probe.close();
+    }
+    // Each gateway asks over its own connection, maybe to another cluster node: wait until it sees them too.
+    const seesAll = async (base: string) => {
+      const answer = (await (await fetch(`${base}/readyz`)).json()) as { services?: Record<string, string> };
+      return started.every((name) => answer.services?.[name] === "ok");
+    };
+    for (const base of bases) await ready("gateway", () => seesAll(base));
   } catch (err) {
     await deployment.stop();
     throw err;

@@ -43,7 +43,7 @@ const composeText = read("infra/compose.yaml");
 const compose = Bun.YAML.parse(composeText) as Compose;
 const services = compose.services;
 
-/** The compose services that run our code: `bun services/<name>/main.ts`. */
+/** The compose services that run our code: `bun services/standalone.ts <name>` and `bun services/gateway/main.ts`. */
 const appServices = Object.entries(services).filter(([, s]) => s.command?.[0] === "bun");
 const ofName = (prefix: string) => Object.keys(services).filter((n) => new RegExp(`^${prefix}\\d+$`).test(n)).sort();
 
@@ -320,12 +320,15 @@ describe("infra: gateway and proxy", () => {
 // --- every service --------------------------------------------------------------------------------------
 
 describe("infra: services", () => {
-  test("every service folder with a main.ts (but the CLI) has a compose service running it", () => {
+  test("every service folder has a compose service running it: the gateway its own main.ts, the others the standalone entry", () => {
     const folders = readdirSync(join(root, "services"), { withFileTypes: true })
-      .filter((d) => d.isDirectory() && d.name !== "cli" && existsSync(join(root, "services", d.name, "main.ts")))
+      .filter((d) => d.isDirectory())
       .map((d) => d.name);
     expect(folders.length).toBeGreaterThanOrEqual(7);
-    for (const name of folders) expect(services[name]?.command, name).toEqual(["bun", `services/${name}/main.ts`]);
+    for (const name of folders) {
+      const command = name === "gateway" ? ["bun", "services/gateway/main.ts"] : ["bun", "services/standalone.ts", name];
+      expect(services[name]?.command, name).toEqual(command);
+    }
   });
 
   test("every service has a health check and a restart policy", () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveSession } from "../../services/accounts/sessions/resolve-session.ts";
 import { openSession } from "../../services/accounts/sessions/sessions.ts";
-import { runAccounts } from "../../services/accounts/start.ts";
+import { type Deps, service as accounts } from "../../services/accounts/service.ts";
+import { contextFor } from "../../shared/process/service-module.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { readEnv } from "../../shared/process/env.ts";
@@ -16,9 +17,9 @@ describe("device sessions record their last use at most once a minute", () => {
   const bus = createLocalBus(log);
   const store = createSqliteStore(join(tempDir("sessions"), "accounts.sqlite"));
   let clock = Date.parse("2026-01-01T00:00:00.000Z");
-  let deps: Awaited<ReturnType<typeof runAccounts>>;
+  let deps: Deps;
   beforeAll(async () => {
-    deps = await runAccounts(bus, store, readEnv({}), defaultPlans, log, () => new Date(clock));
+    deps = await accounts.start(contextFor("accounts", { bus, store, env: readEnv({}), plans: defaultPlans, log, now: () => new Date(clock) }));
   });
   afterAll(async () => {
     await bus.close();

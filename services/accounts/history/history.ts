@@ -1,7 +1,7 @@
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
 import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../service.ts";
 import type { SnapshotDoc } from "../repo.ts";
 
 /** Where an account's data or a slot stands in its sync history. */

@@ -1,4 +1,4 @@
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../service.ts";
 import { expiryOf } from "./history.ts";
 import { dropSnapshot } from "../storage.ts";
 

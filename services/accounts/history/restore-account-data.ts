@@ -4,7 +4,7 @@ import type { RestoreDataConflictWire } from "../../../shared/contract/restore-p
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Replayed } from "../../../shared/bus/reply.ts";
 import type { WriteKey } from "../../../shared/serving/idempotency.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../service.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { acceptedSync } from "./history.ts";
 import { loadAccount } from "../load.ts";

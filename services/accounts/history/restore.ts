@@ -1,7 +1,7 @@
 import { fail } from "../../../shared/contract/errors.ts";
 import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../service.ts";
 import { updateWithHistory } from "./history.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { keptVersion, restorePoint } from "./restore-points.ts";

@@ -6,7 +6,7 @@ import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId } from "../../../shared/util/ids.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
 import { DuplicateKeyError, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../service.ts";
 import { snapshotWrites } from "../history/history.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, activeKeyOf, activeSlotsOf, toAccountResponse, toSlotSummary } from "../repo.ts";
