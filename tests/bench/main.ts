@@ -36,6 +36,21 @@ if (taskset && !process.env.BENCH_PINNED) {
 }
 const cores = (which: "server" | "all") => (taskset ? [taskset, "-c", which === "server" ? "1" : "0-1"] : []);
 
+/**
+ * Runs `start` with this process (every thread) on the server core, so what it spawns inherits that core
+ * instead of the load generator's: the distributed deployment, its NATS and FerretDB. Back on core 0 after.
+ */
+async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
+  if (!taskset) return start();
+  const pin = (cpus: string) => Bun.spawn([taskset, "-a", "-p", "-c", cpus, String(process.pid)], { stdout: "ignore", stderr: "inherit" }).exited;
+  await pin("1");
+  try {
+    return await start();
+  } finally {
+    await pin("0");
+  }
+}
+
 const kib = (n: number) => ({ blob: "x".repeat(n * 1024 - 12) });
 
 // ---- processes ---------------------------------------------------------------------------------
@@ -325,8 +340,8 @@ async function ready(metricsPort: number | undefined) {
 // ---- the distributed deployment ---------------------------------------------------------------------
 
 {
-  const ferret = await startFerretOnPostgres();
-  const d = await startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env: { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) }, readyTimeoutMs: startTimeoutMs });
+  const ferret = await onServerCore(() => startFerretOnPostgres());
+  const d = await onServerCore(() => startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env: { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) }, readyTimeoutMs: startTimeoutMs }));
   const pids = d.procs.map((p) => p.pid);
   const key = await tenant(d.base);
   const data = kib(1);
@@ -348,7 +363,7 @@ async function ready(metricsPort: number | undefined) {
 
   // A copy cannot leave and come back between rounds without a cold start, so the two-copy rounds
   // follow their own warm-up and are compared with the one-copy rounds of G3.
-  const second = d.spawn("accounts");
+  const second = await onServerCore(async () => d.spawn("accounts"));
   await ready(d.processOf(second)?.metricsPort);
   await warm(d.procs.map((p) => p.pid), syncs(d.base, key, data));
   const twos: Measured[] = [];
@@ -359,7 +374,7 @@ async function ready(metricsPort: number | undefined) {
 
   // A second gateway copy; the session's requests alternate between the two.
   const port = freePort();
-  d.spawn("gateway", { PORT: String(port) });
+  await onServerCore(async () => d.spawn("gateway", { PORT: String(port) }));
   await waitForPort(port, startTimeoutMs, "second gateway");
   const limit = 120;
   const limited = await tenant(d.base, limit);
