@@ -88,7 +88,8 @@ async function tenant(base: string, sessionRequestsPerMinute = 1_000_000_000): P
   const ws = await admin("POST", "/admin/v1/workspaces", { name: "bench", plan: "self_hosted" });
   const project = await admin("POST", `/admin/v1/workspaces/${ws.workspaceId}/projects`, { name: "bench" });
   // Load clients are sessions far busier than any device (and the slot-sync setup creates accounts from one address).
-  await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute, accountCreationsPerIpPerMinute: 1_000_000 } });
+  const rateLimits = { sessionRequestsPerMinute, accountCreationsPerIpPerMinute: 1_000_000 };
+  await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits });
   return (await admin("POST", `/admin/v1/projects/${project.projectId}/environments/stage/runtime-keys`, {})).runtimeKey;
 }
 
@@ -341,7 +342,8 @@ async function ready(metricsPort: number | undefined) {
 
 {
   const ferret = await onServerCore(() => startFerretOnPostgres());
-  const d = await onServerCore(() => startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env: { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) }, readyTimeoutMs: startTimeoutMs }));
+  const env = { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) };
+  const d = await onServerCore(() => startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env, readyTimeoutMs: startTimeoutMs }));
   const pids = d.procs.map((p) => p.pid);
   const key = await tenant(d.base);
   const data = kib(1);
@@ -387,7 +389,8 @@ async function ready(metricsPort: number | undefined) {
   const limited = await tenant(d.base, limit);
   const l1 = await admittedThroughGateways([d.base, `http://127.0.0.1:${port}`], limited, limit);
   const share = l1.admitted / limit;
-  row("L1", `admitted / limit for a session (${limit}/min, ${l1.sent} requests) through 2 gateways alternating per request`, share, "x", "<= 1.02", share <= 1.02, { ...l1 });
+  const l1What = `admitted / limit for a session (${limit}/min, ${l1.sent} requests) through 2 gateways alternating per request`;
+  row("L1", l1What, share, "x", "<= 1.02", share <= 1.02, { ...l1 });
   await d.stop();
   await ferret.stop();
 }
