@@ -4,6 +4,7 @@ import { adminToken, startDistributed } from "../helpers/deployments.ts";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
 import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
+import { admittedThroughGateways } from "./limits.ts";
 import { type Measured, measure, rssMiB } from "./load.ts";
 
 /**
@@ -35,6 +36,21 @@ if (taskset && !process.env.BENCH_PINNED) {
 }
 const cores = (which: "server" | "all") => (taskset ? [taskset, "-c", which === "server" ? "1" : "0-1"] : []);
 
+/**
+ * Runs `start` with this process (every thread) on the server core, so what it spawns inherits that core
+ * instead of the load generator's: the distributed deployment, its NATS and FerretDB. Back on core 0 after.
+ */
+async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
+  if (!taskset) return start();
+  const pin = (cpus: string) => Bun.spawn([taskset, "-a", "-p", "-c", cpus, String(process.pid)], { stdout: "ignore", stderr: "inherit" }).exited;
+  await pin("1");
+  try {
+    return await start();
+  } finally {
+    await pin("0");
+  }
+}
+
 const kib = (n: number) => ({ blob: "x".repeat(n * 1024 - 12) });
 
 // ---- processes ---------------------------------------------------------------------------------
@@ -61,7 +77,8 @@ async function raw(kind: string, extra: string[] = []): Promise<{ rps: number; c
 
 const json = (key: string, session?: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json", ...(session ? { "x-service-account-session": session } : {}) });
 
-async function tenant(base: string): Promise<string> {
+/** A tenant's runtime key; `sessionRequestsPerMinute` is set far out of the way unless a row measures it. */
+async function tenant(base: string, sessionRequestsPerMinute = 1_000_000_000): Promise<string> {
   // A failed set-up step stops the run naming it: every measurement after it would be of errors.
   const admin = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${base}${path}`, { method, headers: json(adminToken), body: JSON.stringify(body) });
@@ -71,7 +88,8 @@ async function tenant(base: string): Promise<string> {
   const ws = await admin("POST", "/admin/v1/workspaces", { name: "bench", plan: "self_hosted" });
   const project = await admin("POST", `/admin/v1/workspaces/${ws.workspaceId}/projects`, { name: "bench" });
   // Load clients are sessions far busier than any device (and the slot-sync setup creates accounts from one address).
-  await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 1_000_000_000, accountCreationsPerIpPerMinute: 1_000_000 } });
+  const rateLimits = { sessionRequestsPerMinute, accountCreationsPerIpPerMinute: 1_000_000 };
+  await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits });
   return (await admin("POST", `/admin/v1/projects/${project.projectId}/environments/stage/runtime-keys`, {})).runtimeKey;
 }
 
@@ -174,6 +192,8 @@ function row(id: string, what: string, measured: number, unit: string, target: s
   }
 }
 const absolute: Record<string, number> = {};
+/** Server CPU per accepted embedded sync (gateway and services in one process), for D1. */
+let embeddedCpuPerSync = NaN;
 
 async function interleave<A, B>(a: () => Promise<A>, b: () => Promise<B>): Promise<[A[], B[]]> {
   const as: A[] = [];
@@ -242,6 +262,7 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const vsNaive = med(e, "rps") / median(naive.map((n) => n.rps));
   const vsGroup = med(e, "rps") / median(groups.map((g) => g.rps));
   absolute["embedded durable slot syncs/s"] = med(e, "rps");
+  embeddedCpuPerSync = med(e, "cpuPerRequest");
   row("G3e", `embedded durable sync (1 KiB, ${clients} clients, FULL) vs raw UPDATE per commit; vs raw 16-per-commit ${vsGroup.toFixed(2)}x`, vsNaive, "x", ">= 1.0", vsNaive >= 1.0, { embedded: e, rawUpdatePerCommit: naive, rawGroupCommit: groups });
 
   const [accepted, stale] = await interleave(() => measure(s.pids, clients, seconds, syncs(s.base, key, data)), () => measure(s.pids, clients, seconds, conflicts(s.base, key, data)));
@@ -306,11 +327,23 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   row("S2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
 }
 
+/** Waits until a service copy's operator port says it is ready (its bus and store answer). */
+async function ready(metricsPort: number | undefined) {
+  const deadline = Date.now() + startTimeoutMs;
+  while (metricsPort !== undefined && Date.now() < deadline) {
+    if ((await fetch(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => undefined))?.ok) return;
+    await Bun.sleep(100);
+  }
+  if (metricsPort === undefined) await Bun.sleep(3_000);
+  else throw new Error("bench set-up: the second accounts copy did not become ready");
+}
+
 // ---- the distributed deployment ---------------------------------------------------------------------
 
 {
-  const ferret = await startFerretOnPostgres();
-  const d = await startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env: { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) }, readyTimeoutMs: startTimeoutMs });
+  const ferret = await onServerCore(() => startFerretOnPostgres());
+  const env = { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) };
+  const d = await onServerCore(() => startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env, readyTimeoutMs: startTimeoutMs }));
   const pids = d.procs.map((p) => p.pid);
   const key = await tenant(d.base);
   const data = kib(1);
@@ -325,10 +358,39 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const readRatio = med(gets, "rps") / median(finds.map((r) => r.rps));
   row("G5d", "distributed GET slot (10 KiB) vs the driver's findOne", readRatio, "x", ">= 0.60", readRatio >= 0.6, { distributed: gets, rawFindOne: finds });
 
-  d.spawn("accounts");
-  await Bun.sleep(3_000);
-  const two = await measure(d.procs.map((p) => p.pid), clients, seconds, syncs(d.base, key, data));
-  absolute["distributed durable slot syncs/s (2 accounts copies)"] = two.rps;
+  // Savepoint's own processes only (gateway and services; not NATS, FerretDB or PostgreSQL).
+  const cpuRatio = med(dist, "cpuPerRequest") / embeddedCpuPerSync;
+  const d1What = "Savepoint-process CPU per accepted distributed sync (gateway + services) vs the embedded one";
+  row("D1", d1What, cpuRatio, "x", "<= 2.5", cpuRatio <= 2.5, { distributedCpuPerSync: med(dist, "cpuPerRequest"), embeddedCpuPerSync, distributed: dist });
+
+  // One copy and two, interleaved in this deployment: each round adds a second accounts copy, gives it
+  // its own warm-up, measures, and drains it again (SIGTERM: it answers what it took, then exits).
+  const live = () => d.processes.filter((p) => p.proc.exitCode === null && p.proc.signalCode === null).map((p) => p.pid);
+  const ones: Measured[] = [];
+  const twos: Measured[] = [];
+  for (let i = 0; i < rounds; i++) {
+    ones.push(await measure(live(), clients, seconds, syncs(d.base, key, data)));
+    const second = await onServerCore(async () => d.spawn("accounts"));
+    await ready(d.processOf(second)?.metricsPort);
+    await warm(live(), syncs(d.base, key, data));
+    twos.push(await measure(live(), clients, seconds, syncs(d.base, key, data)));
+    second.kill();
+    await second.exited;
+  }
+  const scale = med(twos, "rps") / med(ones, "rps");
+  absolute["distributed durable slot syncs/s (2 accounts copies)"] = med(twos, "rps");
+  row("D2", "2 accounts copies vs 1 copy: distributed sync throughput", scale, "x", ">= 1.0", scale >= 1.0, { twoCopies: twos, oneCopy: ones });
+
+  // A second gateway copy; the session's requests alternate between the two.
+  const port = freePort();
+  await onServerCore(async () => d.spawn("gateway", { PORT: String(port) }));
+  await waitForPort(port, startTimeoutMs, "second gateway");
+  const limit = 120;
+  const limited = await tenant(d.base, limit);
+  const l1 = await admittedThroughGateways([d.base, `http://127.0.0.1:${port}`], limited, limit);
+  const share = l1.admitted / limit;
+  const l1What = `admitted / limit for a session (${limit}/min, ${l1.sent} requests) through 2 gateways alternating per request`;
+  row("L1", l1What, share, "x", "<= 1.02", share <= 1.02, { ...l1 });
   await d.stop();
   await ferret.stop();
 }
