@@ -1,4 +1,4 @@
-import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import { adminDeleteAccount, adminFindAccounts, adminGetRestorePoint, adminGetSlot } from "./admin/admin-lookup.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
 import { rereadForm } from "../../shared/serving/idempotency.ts";

@@ -1,4 +1,4 @@
-import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { providerSessionForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";

@@ -1,4 +1,4 @@
-import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import type { Deps } from "./deps.ts";

@@ -1,4 +1,4 @@
-import { serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import { serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { rereadForm } from "../../shared/serving/idempotency.ts";

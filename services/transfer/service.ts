@@ -1,4 +1,4 @@
-import { serveEndpoint, serveIdempotentRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveIdempotentRoute } from "../../shared/serving/serve.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envelopeForm, viewOverBus } from "../../shared/serving/replay-forms.ts";

@@ -1,5 +1,6 @@
 import type { Bus } from "../bus/port.ts";
 import { isAppError } from "../contract/errors.ts";
+import { host } from "../serving/host.ts";
 import type { Store } from "../store/port.ts";
 
 /** Every service's queue group: the gateway's readiness asks each of them. */
@@ -10,7 +11,7 @@ const askTimeoutMs = 2_000;
 
 /** Answers the gateway's readiness question for `group`: some copy is up and its store answers. */
 export function serveReadiness(bus: Bus, group: string, store: Store): void {
-  bus.serve(group, subjectOf(group), async () => {
+  host(bus, group, subjectOf(group), async () => {
     await store.ping();
     return { store: "ok" };
   });
