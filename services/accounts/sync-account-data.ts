@@ -28,8 +28,10 @@ export function applyPatch(current: Record<string, unknown>, patch: Record<strin
   return next;
 }
 
+type Answer = SyncAcceptedResponse | Conflict<AccountConflictWire> | Replayed<SyncAcceptedResponse>;
+
 /** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
-export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<SyncAcceptedResponse | Conflict<AccountConflictWire> | Replayed<SyncAcceptedResponse>> {
+export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<Answer> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
@@ -66,5 +68,6 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey):
 
 async function conflict(deps: Deps, account: AccountDoc): Promise<Conflict<AccountConflictWire>> {
   const view = toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));
-  return conflictReply({ status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details: { reason: "base_version_mismatch" } });
+  const details = { reason: "base_version_mismatch" } as const;
+  return conflictReply({ status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details });
 }

@@ -55,5 +55,6 @@ export async function syncSlot(
 }
 
 function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
-  return conflictReply({ status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details: { reason: "base_version_mismatch" } });
+  const details = { reason: "base_version_mismatch" } as const;
+  return conflictReply({ status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details });
 }
