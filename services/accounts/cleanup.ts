@@ -1,4 +1,4 @@
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./service.ts";

@@ -1,6 +1,7 @@
 import type { AccountResponse, AccountSlotSummary } from "../../shared/contract/accounts.ts";
 import { Limits, defaultSyncPolicy } from "../../shared/contract/common.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
+import { accepted, onWire } from "../../shared/serving/reply.ts";
 import type { PlanCatalog } from "../../shared/contract/plans.ts";
 
 /** Room for the reply envelope's headers (request id and the like). */
@@ -26,7 +27,8 @@ export function largestReplyBytes(plans: PlanCatalog): number {
     { ...summary(0), accountId, account: view(cap), syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
     { accountId, accountSessionToken: `sps_${"t".repeat(43)}`, account: view(1), slot: { ...summary(0), data: sized(Limits.slotDataBytes) }, syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
   ];
-  return Math.max(...replies.map((value) => jsonByteLength({ ok: true, value }))) + headerRoom;
+  // Each rides as a reply (its kind beside it) inside the bus's envelope.
+  return Math.max(...replies.map((value) => jsonByteLength({ ok: true, value: onWire(accepted(value)) }))) + headerRoom;
 }
 
 /** Stops start-up when a reply the plans allow could not cross the bus. */

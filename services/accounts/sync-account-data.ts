@@ -5,7 +5,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
 import type { Deps } from "./service.ts";
-import type { Replayed } from "../../shared/bus/reply.ts";
+import { type Conflict, type Replayed, conflict as conflictReply } from "../../shared/serving/reply.ts";
 import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "./history/history.ts";
 import { loadAccount, usable } from "./load.ts";
@@ -28,8 +28,10 @@ export function applyPatch(current: Record<string, unknown>, patch: Record<strin
   return next;
 }
 
+type Answer = SyncAcceptedResponse | Conflict<AccountConflictWire> | Replayed<SyncAcceptedResponse>;
+
 /** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
-export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<SyncAcceptedResponse | AccountConflictWire | Replayed> {
+export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<Answer> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
@@ -64,7 +66,8 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey):
   return acceptedSync(version, stamp, historyRetained, warnings);
 }
 
-async function conflict(deps: Deps, account: AccountDoc): Promise<AccountConflictWire> {
+async function conflict(deps: Deps, account: AccountDoc): Promise<Conflict<AccountConflictWire>> {
   const view = toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));
-  return { status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details: { reason: "base_version_mismatch" } };
+  const details = { reason: "base_version_mismatch" } as const;
+  return conflictReply({ status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details });
 }

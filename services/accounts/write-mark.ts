@@ -1,4 +1,4 @@
-import { Replayed } from "../../shared/bus/reply.ts";
+import { type Replayed, replayed } from "../../shared/serving/reply.ts";
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
 import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import type { Deps } from "./service.ts";
@@ -17,7 +17,7 @@ export const writeMark = (key: WriteKey, version: number, warnings: string[] | u
 type Marked = { version: number; updatedAt: string; lastSnapshotAt?: string; snapshotSeq: number; lastWrite?: string };
 
 /** The accepted answer of this key's own earlier write, when the document still holds exactly that write. */
-export async function earlierAnswer(deps: Deps, doc: Marked, ownerId: string, key: WriteKey): Promise<Replayed | undefined> {
+export async function earlierAnswer(deps: Deps, doc: Marked, ownerId: string, key: WriteKey): Promise<Replayed<SyncAcceptedResponse> | undefined> {
   if (!key || !doc.lastWrite) return undefined;
   const mark = JSON.parse(doc.lastWrite) as WriteMark;
   if (mark.key !== key || mark.version !== doc.version) return undefined;
@@ -25,5 +25,5 @@ export async function earlierAnswer(deps: Deps, doc: Marked, ownerId: string, ke
   const snapshot = doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(`${ownerId}:${doc.snapshotSeq}`) : null;
   const historyRetained = snapshot?.version === doc.version;
   const answer: SyncAcceptedResponse = { status: "accepted", version: doc.version, updatedAt: doc.updatedAt, historyRetained, ...(mark.warnings ? { warnings: mark.warnings } : {}) };
-  return new Replayed(answer);
+  return replayed(answer);
 }

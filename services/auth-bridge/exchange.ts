@@ -4,7 +4,7 @@ import { internal } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { newId } from "../../shared/util/ids.ts";

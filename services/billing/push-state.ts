@@ -1,4 +1,4 @@
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { z } from "zod";

@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { type PricePlans, parsePricePlans } from "./price-plans.ts";

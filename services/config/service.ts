@@ -1,6 +1,6 @@
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { serveEndpoint, serveRoute } from "../../shared/bus/serve.ts";
+import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
 import { type PlanCatalog, type PlanName, defaultPlanOf } from "../../shared/contract/plans.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";

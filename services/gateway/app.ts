@@ -1,13 +1,12 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { type Bus, defaultRequestTimeoutMs, requestIdHeader } from "../../shared/bus/port.ts";
-import { Replayed } from "../../shared/bus/reply.ts";
 import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";
+import { requestRoute } from "../../shared/serving/call.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
 import { type Route, needsTenant, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
-import { sha256Hex } from "../../shared/util/crypto.ts";
 import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
 import { serviceNames } from "../registry.ts";
@@ -27,7 +26,8 @@ import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
-import { errorResponse, jsonHeaders } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
+import { json, renderReply } from "./reply.ts";
 import { requestIdOf } from "./request-id.ts";
 import { validate } from "./validate.ts";
 
@@ -48,18 +48,6 @@ export interface GatewayOptions {
   surface?: Surface;
   /** The clock session expiry is judged on: the services' own in one process (tests move it). */
   now?: () => Date;
-}
-
-const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
-
-/** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
-function withETag(request: Request, body: unknown, requestId: string): Response {
-  const text = JSON.stringify(body);
-  const etag = `"${sha256Hex(text).slice(0, 32)}"`;
-  const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
-  if (held.includes(etag) || held.includes("*")) return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
-  return new Response(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
 }
 
 /**
@@ -113,16 +101,10 @@ export function createGateway(options: GatewayOptions) {
 
     // The service learns how long this gateway waits: an Idempotency-Key's claim lasts as long.
     const routeHeaders = { ...busHeaders, [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs), ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}) };
-    const send = () => bus.request(r.subject!, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
+    const send = () => requestRoute(bus, r.subject!, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
-    const answer = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
-    if (r.etag) return withETag(request, answer, requestId);
-    const replayed = answer instanceof Replayed;
-    const value = replayed ? answer.value : answer;
-    const extra = replayed ? { "idempotent-replayed": "true" } : undefined;
-    if ((value as { status?: unknown } | null)?.status !== "conflict") return json(r.ok[0], r.completeOk ? r.completeOk(value, body) : value, requestId, extra);
-    metrics.conflicts.inc({ route: r.operationId });
-    return json(409, r.completeConflict ? r.completeConflict(value, body) : value, requestId, extra);
+    const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
+    return renderReply(r, reply, body, request, requestId);
   }
 
   // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).

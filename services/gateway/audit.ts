@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
+import type { Reply } from "../../shared/serving/reply.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
@@ -40,7 +41,7 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     if (Object.values(params).some((v) => v === undefined)) return null;
     try {
       const message = { client, params: validate(reader.params, params, "path"), query: validate(reader.query, {}, "query") };
-      return await bus.request(reader.subject, message, { timeoutMs });
+      return await callRoute(bus, reader.subject, message, { timeoutMs });
     } catch (err) {
       // Nothing there yet (a creation) or gone (a deletion) is null; anything else is logged too.
       const gone = isAppError(err) && err.code === "not_found";
@@ -49,11 +50,14 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     }
   }
 
-  type Send = () => Promise<unknown>;
-  return async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send): Promise<unknown> {
+  type Send = () => Promise<Reply>;
+  return async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send): Promise<Reply> {
     const reader = r.auditRead ? readsById.get(r.auditRead) : undefined;
     const before = await read(reader, client, params);
-    const answer = await send();
+    const reply = await send();
+    // A failed write changed nothing: there is nothing to record.
+    if (reply.kind === "error") return reply;
+    const answer = reply.value;
     const answered = answer && typeof answer === "object" ? (answer as Record<string, unknown>) : {};
     const ids: Record<string, string> = {};
     for (const [k, v] of [...Object.entries(answered), ...Object.entries(params)]) {
@@ -70,6 +74,6 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     await callEndpoint(bus, internal.recordAudit, entry, { timeoutMs }).catch((err) =>
       log.error("audit entry not recorded", { err, action: r.operationId, target }),
     );
-    return answer;
+    return reply;
   };
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { joinCacheDrops } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";

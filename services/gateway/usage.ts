@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { Logger } from "../../shared/process/log.ts";
 

@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import { serveIdempotentRoute, serveRoute } from "../../shared/bus/serve.ts";
+import { serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import type { PlanCatalog } from "../../shared/contract/plans.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";

@@ -2,7 +2,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
-import { Replayed } from "../../shared/bus/reply.ts";
+import { type Conflict, type Replayed, conflict as conflictReply, replayed } from "../../shared/serving/reply.ts";
 import type { WriteKey } from "../../shared/serving/idempotency.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
@@ -12,15 +12,17 @@ import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { snapshotDue, snapshotWrites } from "./save-history.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncSave>;
-type Answer = { status: "accepted"; save: Save } | { status: "conflict"; save: Save; details: { reason: "base_version_mismatch"; clientBaseVersion: number } };
+type Accepted = { status: "accepted"; save: Save };
+type Stale = { status: "conflict"; save: Save; details: { reason: "base_version_mismatch"; clientBaseVersion: number } };
 
-const conflict = (doc: SaveDoc, clientBaseVersion: number): Answer => ({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
+const conflict = (doc: SaveDoc, clientBaseVersion: number): Conflict<Stale> =>
+  conflictReply({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
 
 // A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
 // answer recognises the current version as its own (shared/serving/idempotency.ts).
 const markOf = (key: WriteKey, version: number) => (key ? { lastWrite: `${key}@${version}` } : {});
 const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
-  key && doc.lastWrite === `${key}@${doc.version}` ? new Replayed({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
+  key && doc.lastWrite === `${key}@${doc.version}` ? replayed<Accepted>({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
 
 /**
  * Route 18 (docs/api-rules.md#the-save-based-model): `baseVersion` 0 creates the save at version 1; the
@@ -28,7 +30,7 @@ const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
  * version check is inside the one conditional write (or the unique insert), so of concurrent writers
  * from one base exactly one is accepted. An omitted `metadata` or `state` keeps the stored one.
  */
-export async function syncSave(deps: Deps, msg: Message, key?: WriteKey): Promise<Answer | Replayed> {
+export async function syncSave(deps: Deps, msg: Message, key?: WriteKey): Promise<Accepted | Conflict<Stale> | Replayed<Accepted>> {
   const { repo } = deps;
   const { body } = msg;
   const _id = saveDocId(msg.tenant.envId, msg.params.saveId);

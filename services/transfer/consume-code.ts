@@ -3,7 +3,7 @@ import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import { callEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { attemptLimits } from "./attempts.ts";
 import { hashTransferCode, normalizeTransferCode } from "./code.ts";
 import type { Deps } from "./service.ts";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { fail } from "../contract/errors.ts";
+import { metrics, since } from "../process/metrics.ts";
 import type { Bus } from "./port.ts";
 
 /**
@@ -129,10 +130,18 @@ export function joinCacheDrops(bus: Bus, drop: (subject: string, data: unknown) 
   const needed = bus.inProcess ? 1 : 2;
   let echoedAt = -Infinity;
   let streak = 0;
+  // Timed like a service's handler (shared/serving/host.ts), which this layer below serving cannot use.
   bus.serve(`gateway-${id}`, dropSubject(id), async (data) => {
-    const d = Drop.parse(data);
-    drop(d.subject, d.data);
-    return {};
+    const start = performance.now();
+    let outcome = "internal_error";
+    try {
+      const d = Drop.parse(data);
+      drop(d.subject, d.data);
+      outcome = "ok";
+      return {};
+    } finally {
+      metrics.handled.observe({ subject: dropSubject(id), outcome }, since(start));
+    }
   });
   const beat = () => {
     if (bus.inProcess && !bus.connected()) return clearInterval(timer);

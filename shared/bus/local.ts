@@ -2,7 +2,7 @@ import { fail } from "../contract/errors.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
 import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
-import { type Reply, runHandler, unwrapReply } from "./reply.ts";
+import { runHandler, unwrapEnvelope } from "./envelope.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 type Entry = { job: unknown; deliveries: number; notBefore: number };
@@ -89,7 +89,7 @@ export function createLocalBus(log: Logger): Bus {
         timer = setTimeout(() => reject(fail.serviceTimeout()), options.timeoutMs ?? defaultRequestTimeoutMs);
       });
       try {
-        return unwrapReply(await Promise.race([work, timeout]));
+        return unwrapEnvelope(await Promise.race([work, timeout]));
       } finally {
         clearTimeout(timer);
       }

@@ -1,13 +1,11 @@
 import { isAppError } from "../contract/errors.ts";
 import { metrics, since } from "../process/metrics.ts";
-import { StoreUnavailableError } from "../store/port.ts";
 import type { Bus } from "./port.ts";
 
-const outcomeOf = (err: unknown) => (isAppError(err) ? err.code : err instanceof StoreUnavailableError ? "store_unavailable" : "internal_error");
-
 /**
- * The bus with its metrics: each request's round trip as the caller saw it, and each handler's time,
- * by subject (whose first part names the service) and outcome.
+ * The bus with its callers' metrics: each request's round trip as the caller saw it, by subject
+ * (whose first part names the service) and outcome. A handler's own time is the serving layer's to
+ * measure (shared/serving/host.ts), where a failure's meaning is known.
  */
 export function metered(bus: Bus): Bus {
   return {
@@ -19,23 +17,9 @@ export function metered(bus: Bus): Bus {
         metrics.busRequests.observe({ subject, outcome: "ok" }, since(start));
         return value;
       } catch (err) {
-        metrics.busRequests.observe({ subject, outcome: outcomeOf(err) }, since(start));
+        metrics.busRequests.observe({ subject, outcome: isAppError(err) ? err.code : "internal_error" }, since(start));
         throw err;
       }
-    },
-    serve(group, subject, handler) {
-      bus.serve(group, subject, async (data, meta) => {
-        const start = performance.now();
-        try {
-          const value = await handler(data, meta);
-          metrics.handled.observe({ subject, outcome: "ok" }, since(start));
-          return value;
-        } catch (err) {
-          if (err instanceof StoreUnavailableError) metrics.storeErrors.inc({ service: group });
-          metrics.handled.observe({ subject, outcome: outcomeOf(err) }, since(start));
-          throw err;
-        }
-      });
     },
   };
 }

@@ -17,7 +17,7 @@ import { Limits } from "../contract/common.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
 import { type Bus, type Headers, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
-import { type Reply, runHandler, unwrapReply } from "./reply.ts";
+import { type Envelope, runHandler, unwrapEnvelope } from "./envelope.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 // Deliveries past `maxDeliver` only record the job as dead: its worker died every time it ran it (a
@@ -134,7 +134,7 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
       try {
         const reply = nc.request(subject, encoded, { timeout: options.timeoutMs ?? defaultRequestTimeoutMs, headers: headersOf(options.headers) });
         const msg = await Promise.race([reply, abandoned]);
-        return unwrapReply(decode(msg.data) as Reply);
+        return unwrapEnvelope(decode(msg.data) as Envelope);
       } catch (err) {
         if (isAppError(err)) throw err;
         const code = (err as { code?: string }).code;

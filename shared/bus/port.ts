@@ -36,8 +36,9 @@ export interface Bus {
   /** The largest message, in bytes, a request or reply may be (Infinity in process). */
   readonly maxPayload: number;
   /**
-   * Requests reach handlers in this process as the caller's own objects, never serialized: a route's
-   * message was validated by the gateway that built it, and is not validated again (serve.ts).
+   * Requests reach handlers in this process as the caller's own objects, never serialized. Handlers
+   * see them exactly as a NATS handler sees its decoded message: what they accept is the serving
+   * layer's to check, the same way on both adapters (shared/serving/host.ts).
    */
   readonly inProcess: boolean;
   /**

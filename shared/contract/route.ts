@@ -58,7 +58,7 @@ export interface Route {
   readonly raw?: { signatureHeader: string };
   /** GET answers carry an ETag of their body and honour If-None-Match with 304. */
   readonly etag?: boolean;
-  /** Success status and body; a body with `status: "conflict"` is answered with 409 instead. */
+  /** Success status and body; a conflict reply (shared/serving/reply.ts) is answered with 409 instead. */
   readonly ok: readonly [number, z.ZodType];
   readonly conflict?: z.ZodType;
   /** Turns the service's conflict reply into `conflict`'s shape, given the request body (see accounts.ts). */

@@ -1,5 +1,6 @@
 import type { Bus } from "../bus/port.ts";
 import { isAppError } from "../contract/errors.ts";
+import { host } from "../serving/host.ts";
 import type { Store } from "../store/port.ts";
 
 /** The subject a service's copies answer readiness on. */
@@ -8,7 +9,7 @@ const askTimeoutMs = 2_000;
 
 /** Answers the gateway's readiness question for `group`: some copy is up and its store answers. */
 export function serveReadiness(bus: Bus, group: string, store: Store): void {
-  bus.serve(group, readinessSubject(group), async () => {
+  host(bus, group, readinessSubject(group), async () => {
     await store.ping();
     return { store: "ok" };
   });

@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { Replayed } from "../bus/reply.ts";
 import type { RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
 import type { SessionActor, Tenant } from "../contract/tenant.ts";
@@ -7,6 +6,7 @@ import { failpoint } from "../process/failpoint.ts";
 import type { Logger } from "../process/log.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import { type Collection, DuplicateKeyError, type Store } from "../store/port.ts";
+import { type SentReply, replayed, replyOf } from "./reply.ts";
 
 export const idempotencyKeyHeader = "idempotency-key";
 /** How long the gateway waits for this request: a key's claim lasts that long (see `claim`). */
@@ -60,7 +60,7 @@ export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M>
 /**
  * What a write learns of its request's key: the record id, to stamp on what it changes. A write that
  * finds its own stamp (it ran before, and its process died before the answer was recorded) returns
- * its earlier answer as `Replayed` (services/accounts/write-mark.ts).
+ * its earlier answer as `replayed` (reply.ts; services/accounts/write-mark.ts).
  */
 export type WriteKey = string | undefined;
 
@@ -146,9 +146,9 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
      * answer is not recorded: a retry asks again and gets the state as it is then.
      */
     wrap<M extends Message>(operationId: string, handler: (msg: M, key: WriteKey) => Promise<unknown>, form?: ReplayForm<M>) {
-      return async (msg: M, meta: RequestMeta): Promise<unknown> => {
+      return async (msg: M, meta: RequestMeta): Promise<SentReply> => {
         const key = meta.headers[idempotencyKeyHeader];
-        if (!key || !msg.tenant) return handler(msg, undefined);
+        if (!key || !msg.tenant) return replyOf(await handler(msg, undefined));
         const owner = `${msg.tenant.envId}|${msg.session ? `account:${msg.session.accountId}` : `key:${msg.tenant.keyId}`}`;
         const scope = `${owner}|${key}`;
         const id = digest(`idempotency-id|${scope}`).toString("hex");
@@ -157,33 +157,31 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
         const timeoutMs = Number(meta.headers[timeoutHeader]) || defaultTimeoutMs;
 
         const earlier = await claim(id, fingerprint, secret, timeoutMs);
-        if (earlier) return new Replayed(form ? await form.expand(earlier.replay, msg) : earlier.replay);
+        if (earlier) return replayed(form ? await form.expand(earlier.replay, msg) : earlier.replay);
         const release = () => records.delete({ _id: id, state: "pending" }).catch(() => 0);
-        let value: unknown;
+        let reply: SentReply;
         try {
-          value = await handler(msg, id);
+          reply = replyOf(await handler(msg, id));
         } catch (err) {
           // Nothing was written: release the key so a retry runs again.
           await release();
           throw err;
         }
         failpoint("idempotency.before-record");
-        // A write that recognised itself (see WriteKey) answers as a replay too.
-        const answer = value instanceof Replayed ? value.value : value;
+        // A write that recognised itself (see WriteKey) answers as a replay, and its answer is recorded.
         // A conflict changed nothing, and what it shows can be asked again. A count the store fails
         // must not fail a write that stands: the record is then tried, as before the cap.
-        const conflict = (answer as { status?: unknown } | null)?.status === "conflict";
-        if (conflict || !(await withinCap(owner, operationId).catch(() => true))) {
+        if (reply.kind === "conflict" || !(await withinCap(owner, operationId).catch(() => true))) {
           await release();
-          return value;
+          return reply;
         }
-        const { kept, accountId } = form ? form.compact(answer) : { kept: answer, accountId: undefined };
+        const { kept, accountId } = form ? form.compact(reply.value) : { kept: reply.value, accountId: undefined };
         const done = { state: "done" as const, reply: seal(secret, kept), accountId: msg.session?.accountId ?? accountId ?? null };
         await records.update({ _id: id }, done).catch((err) => {
           // The write stands; a retry runs again and a sync recognises it by its stamp.
           log.warn("idempotency record not written", { operationId, err });
         });
-        return value;
+        return reply;
       };
     },
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Bus } from "../bus/port.ts";
-import { callEndpoint } from "../bus/serve.ts";
+import { callEndpoint } from "./call.ts";
 import type { AccountEnvelopeResponse } from "../contract/accounts.ts";
 import type { AuthSessionResponse } from "../contract/identity.ts";
 import { internal } from "../contract/internal.ts";

@@ -6,7 +6,8 @@ import { type Deps, service as billing } from "../../services/billing/service.ts
 import { statusOf } from "../../services/gateway/errors.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint, serveEndpoint } from "../../shared/bus/serve.ts";
+import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
+import { serveEndpoint } from "../../shared/serving/serve.ts";
 import type { Workspace } from "../../shared/contract/admin.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
@@ -84,7 +85,7 @@ const newIp = () => `10.${Array.from(crypto.getRandomValues(new Uint8Array(3))).
 async function post(h: Harness, payload: string, signature: string | undefined, ip = newIp()): Promise<Answer> {
   const msg = { tenant: undefined, session: undefined, client: { ip }, params: {}, query: {}, body: { payload, signature } };
   try {
-    return { status: 200, body: await h.bus.request(contractRoutes.stripeWebhook.subject, msg) };
+    return { status: 200, body: await callRoute(h.bus, contractRoutes.stripeWebhook.subject!, msg) };
   } catch (err) {
     if (!isAppError(err)) throw err;
     return { status: statusOf[err.code], body: { error: err.toJSON() } };

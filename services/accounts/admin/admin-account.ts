@@ -1,7 +1,7 @@
 import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import type { AdminAccountResponse } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
-import { callEndpoint } from "../../../shared/bus/serve.ts";
+import { callEndpoint } from "../../../shared/serving/call.ts";
 import { type AccountStatus, events, internal } from "../../../shared/contract/internal.ts";
 import type { Deps } from "../service.ts";
 import { revokeSession } from "../sessions/player-sessions.ts";

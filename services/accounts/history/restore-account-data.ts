@@ -2,7 +2,7 @@ import type { AccountResponse, SyncAcceptedResponse } from "../../../shared/cont
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Replayed } from "../../../shared/bus/reply.ts";
+import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
 import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import type { Deps } from "../service.ts";
 import { adminAccount } from "../admin/admin-target.ts";
@@ -36,7 +36,7 @@ export async function restoreAccountData(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
   key?: WriteKey,
-): Promise<SyncAcceptedResponse | RestoreDataConflictWire | Replayed> {
+): Promise<SyncAcceptedResponse | Conflict<RestoreDataConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
   const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
@@ -44,12 +44,13 @@ export async function restoreAccountData(
   const { current, restored } = outcome;
   const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
   return (
-    (await earlierAnswer(deps, current, current._id, key)) ?? {
+    (await earlierAnswer(deps, current, current._id, key)) ??
+    conflict<RestoreDataConflictWire>({
       status: "conflict",
       account: view,
       version: current.version,
       updatedAt: current.updatedAt,
       details: { reason: "base_version_mismatch", clientAccountData: restored.accountData as Record<string, unknown> },
-    }
+    })
   );
 }

@@ -2,7 +2,7 @@ import type { SlotResponse, SyncAcceptedResponse } from "../../../shared/contrac
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreSlotConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Replayed } from "../../../shared/bus/reply.ts";
+import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
 import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import type { Deps } from "../service.ts";
 import { adminAccount } from "../admin/admin-target.ts";
@@ -40,7 +40,7 @@ export async function restoreSlot(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.restoreSlot>,
   key?: WriteKey,
-): Promise<SyncAcceptedResponse | RestoreSlotConflictWire | Replayed> {
+): Promise<SyncAcceptedResponse | Conflict<RestoreSlotConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { accountId } = msg.session;
   const account = () => loadAccount(deps, msg.tenant.envId, accountId);
   await account();
@@ -50,12 +50,13 @@ export async function restoreSlot(
   const { current, restored } = outcome;
   const clientSlot = { slotInfo: restored.slotInfo as Record<string, unknown>, data: restored.data as Record<string, unknown> };
   return (
-    (await earlierAnswer(deps, current, current._id, key)) ?? {
+    (await earlierAnswer(deps, current, current._id, key)) ??
+    conflict<RestoreSlotConflictWire>({
       status: "conflict",
       slot: toSlotResponse(current),
       version: current.version,
       updatedAt: current.updatedAt,
       details: { reason: "base_version_mismatch", clientSlot },
-    }
+    })
   );
 }

@@ -2,7 +2,7 @@ import type { SlotConflictWire, SyncAcceptedResponse } from "../../../shared/con
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Deps } from "../service.ts";
-import type { Replayed } from "../../../shared/bus/reply.ts";
+import { type Conflict, type Replayed, conflict as conflictReply } from "../../../shared/serving/reply.ts";
 import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "../history/history.ts";
@@ -19,7 +19,7 @@ export async function syncSlot(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.syncSlot>,
   key?: WriteKey,
-): Promise<SyncAcceptedResponse | SlotConflictWire | Replayed> {
+): Promise<SyncAcceptedResponse | Conflict<SlotConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const { accountId } = msg.session;
@@ -54,6 +54,7 @@ export async function syncSlot(
   return acceptedSync(version, stamp, historyRetained, warnings);
 }
 
-function conflict(slot: SlotDoc): SlotConflictWire {
-  return { status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details: { reason: "base_version_mismatch" } };
+function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
+  const details = { reason: "base_version_mismatch" } as const;
+  return conflictReply({ status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details });
 }

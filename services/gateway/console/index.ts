@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Bus } from "../../../shared/bus/port.ts";
-import { callEndpoint } from "../../../shared/bus/serve.ts";
+import { callEndpoint } from "../../../shared/serving/call.ts";
 import { internal } from "../../../shared/contract/internal.ts";
 import { requestIdOf } from "../request-id.ts";
 import { ApiError, type Ctx, type Handler, type View, redirect } from "./context.ts";

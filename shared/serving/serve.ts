@@ -1,9 +1,11 @@
 import { z } from "zod";
+import type { Bus, RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
-import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import type { Idempotency, ReplayForm, WriteKey } from "../serving/idempotency.ts";
-import type { Bus, RequestMeta, RequestOptions } from "./port.ts";
+import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
+import { host } from "./host.ts";
+import type { Idempotency, ReplayForm, WriteKey } from "./idempotency.ts";
+import { onWire, replyOf } from "./reply.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
   const result = schema.safeParse(data);
@@ -12,9 +14,9 @@ function parse<T>(schema: z.ZodType<T>, data: unknown): T {
 }
 
 /**
- * Serves a route's subject for a service's queue group. A message from the wire is validated with the
- * route's own schemas: the service does not trust the wire, even from its own gateway. A message from
- * this process is the gateway's own, built from what it validated with the same schemas: once is enough.
+ * Serves a route's subject for a service's queue group. Every message is validated with the route's
+ * own schemas, whichever adapter brought it: the service trusts no caller, even its own gateway in
+ * the same process. The verb answers a plain value (accepted) or a reply (reply.ts), sent as a reply.
  */
 export function serveRoute<R extends Route>(
   bus: Bus,
@@ -24,8 +26,7 @@ export function serveRoute<R extends Route>(
 ): void {
   if (!r.subject) throw new Error(`${r.operationId} has no subject`);
   const schema = routeMessage(r);
-  if (bus.inProcess) bus.serve(group, r.subject, (data, meta) => handler(data as RouteMessage<R>, meta));
-  else bus.serve(group, r.subject, (data, meta) => handler(parse(schema, data), meta));
+  host(bus, group, r.subject, async (data, meta) => onWire(replyOf(await handler(parse(schema, data), meta))));
 }
 
 export function serveEndpoint<Req extends z.ZodType, Res extends z.ZodType>(
@@ -34,22 +35,12 @@ export function serveEndpoint<Req extends z.ZodType, Res extends z.ZodType>(
   e: Endpoint<Req, Res>,
   handler: (input: z.infer<Req>, meta: RequestMeta) => Promise<z.infer<Res>>,
 ): void {
-  bus.serve(group, e.subject, (data, meta) => handler(parse(e.request as z.ZodType<z.infer<Req>>, data), meta));
-}
-
-/** Calls an endpoint and checks the reply's shape. */
-export async function callEndpoint<Req extends z.ZodType, Res extends z.ZodType>(
-  bus: Bus,
-  e: Endpoint<Req, Res>,
-  input: z.infer<Req>,
-  options?: RequestOptions,
-): Promise<z.infer<Res>> {
-  return e.reply.parse(await bus.request(e.subject, input, options));
+  host(bus, group, e.subject, (data, meta) => handler(parse(e.request as z.ZodType<z.infer<Req>>, data), meta));
 }
 
 /**
  * `serveRoute` for a POST of the runtime API: an Idempotency-Key makes retries get the first answer.
- * `form` says how an answer that shows stored state is kept small and rebuilt (shared/serving/idempotency.ts).
+ * `form` says how an answer that shows stored state is kept small and rebuilt (idempotency.ts).
  */
 export function serveIdempotentRoute<R extends Route>(
   bus: Bus,

@@ -1,0 +1,40 @@
+import type { Route } from "../../shared/contract/route.ts";
+import { metrics } from "../../shared/process/metrics.ts";
+import { type Reply, unreachable } from "../../shared/serving/reply.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
+import { jsonHeaders } from "./errors.ts";
+
+export const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
+  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
+
+/** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
+function withETag(request: Request, body: unknown, requestId: string): Response {
+  const text = JSON.stringify(body);
+  const etag = `"${sha256Hex(text).slice(0, 32)}"`;
+  const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
+  if (held.includes(etag) || held.includes("*")) return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
+  return new Response(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
+}
+
+const replayedHeader = { "idempotent-replayed": "true" };
+
+/**
+ * The one place a route's reply becomes its HTTP answer (docs/api-rules.md#versions-and-conflicts,
+ * docs/api-rules.md#idempotent-retries). An error is thrown to the gateway's one error renderer (errors.ts).
+ */
+export function renderReply(r: Route, reply: Reply, body: unknown, request: Request, requestId: string): Response {
+  switch (reply.kind) {
+    case "accepted":
+      if (r.etag) return withETag(request, reply.value, requestId);
+      return json(r.ok[0], r.completeOk ? r.completeOk(reply.value, body) : reply.value, requestId);
+    case "replayed":
+      return json(r.ok[0], r.completeOk ? r.completeOk(reply.value, body) : reply.value, requestId, replayedHeader);
+    case "conflict":
+      metrics.conflicts.inc({ route: r.operationId });
+      return json(409, r.completeConflict ? r.completeConflict(reply.value, body) : reply.value, requestId);
+    case "error":
+      throw reply.error;
+    default:
+      return unreachable(reply);
+  }
+}

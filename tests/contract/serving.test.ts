@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLocalBus } from "../../shared/bus/local.ts";
+import { createNatsBus } from "../../shared/bus/nats.ts";
+import type { Bus } from "../../shared/bus/port.ts";
+import { requestRoute } from "../../shared/serving/call.ts";
+import { host } from "../../shared/serving/host.ts";
+import { conflict, replayed } from "../../shared/serving/reply.ts";
+import { serveRoute } from "../../shared/serving/serve.ts";
+import { AppError } from "../../shared/contract/errors.ts";
+import { StoreUnavailableError } from "../../shared/store/port.ts";
+import { adminRoutes } from "../../shared/contract/admin-routes.ts";
+import { contractRoutes } from "../../shared/contract/routes.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { nats } from "../helpers/infra.ts";
+
+const log = createLogger({ test: "serving" });
+const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as AppError);
+
+const adapters: [string, () => Promise<Bus>][] = [
+  ["local", async () => createLocalBus(log)],
+  ["nats", async () => createNatsBus({ url: (await nats()).url, name: "test", log })],
+];
+
+for (const [name, open] of adapters) {
+  describe(`serving: ${name}`, () => {
+    let bus: Bus;
+    beforeAll(async () => {
+      bus = await open();
+    });
+    afterAll(() => bus.close());
+
+    test("a route's handler never sees a message its schemas refuse, in process as over NATS", async () => {
+      const r = { ...contractRoutes.getSave, subject: `t.route.${crypto.randomUUID().slice(0, 8)}` };
+      let ran = false;
+      serveRoute(bus, "g", r, async () => {
+        ran = true;
+        return {};
+      });
+      await Bun.sleep(20);
+      const err = await caught(bus.request(r.subject, { client: { ip: "10.0.0.1" }, params: { saveId: 7 }, query: {} }));
+      expect(err?.code).toBe("invalid_request");
+      expect(ran).toBe(false);
+    });
+
+    test("a verb's answer reaches the caller as one reply: accepted, replayed, conflict or error", async () => {
+      const s = `t.reply.${crypto.randomUUID().slice(0, 8)}`;
+      const answers: Record<string, () => unknown> = {
+        acc_accepted: () => ({ status: "accepted", version: 2 }),
+        acc_replayed: () => replayed({ status: "accepted", version: 2 }),
+        acc_conflict: () => conflict({ status: "conflict", version: 3 }),
+        acc_error: () => {
+          throw new AppError("slot_archived", "archived", { slotId: "x" });
+        },
+      };
+      const r = { ...adminRoutes.getAccount, subject: s };
+      serveRoute(bus, "g", r, async (msg) => answers[msg.params.accountId]!());
+      await Bun.sleep(20);
+      const ask = (outcome: string) => requestRoute(bus, s, { client: { ip: "10.0.0.1" }, params: { accountId: `acc_${outcome}` }, query: {} });
+      expect(await ask("accepted")).toEqual({ kind: "accepted", value: { status: "accepted", version: 2 } });
+      expect(await ask("replayed")).toEqual({ kind: "replayed", value: { status: "accepted", version: 2 } });
+      expect(await ask("conflict")).toEqual({ kind: "conflict", value: { status: "conflict", version: 3 } });
+      const failed = await ask("error");
+      expect(failed.kind).toBe("error");
+      if (failed.kind === "error") expect([failed.error.code, failed.error.details]).toEqual(["slot_archived", { slotId: "x" }]);
+    });
+
+    test("a store outage is service_unavailable to the caller, whichever adapter carries it", async () => {
+      const s = `t.store.${crypto.randomUUID().slice(0, 8)}`;
+      host(bus, "g", s, async () => {
+        throw new StoreUnavailableError(new Error("secret database detail"));
+      });
+      await Bun.sleep(20);
+      const err = await caught(bus.request(s, {}));
+      expect(err?.code).toBe("service_unavailable");
+      expect(JSON.stringify(err!.toJSON())).not.toContain("secret database detail");
+    });
+  });
+}
