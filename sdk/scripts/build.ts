@@ -22,8 +22,7 @@ async function bundle(config: Parameters<typeof Bun.build>[0]) {
 /** One self-contained `dist/<entry>.d.ts`: a consumer needs no other declaration file of ours. */
 function declarations(entry: string) {
   const bin = join(sdk, "..", "node_modules", ".bin", "dts-bundle-generator");
-  const output = ["-o", join(dist, `${entry}.d.ts`), "--", src(`${entry}.ts`)];
-  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", ...output];
+  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", "-o", join(dist, `${entry}.d.ts`), "--", src(`${entry}.ts`)];
   const run = Bun.spawnSync([bin, ...args], { stdout: "pipe", stderr: "pipe" });
   if (run.exitCode !== 0) throw new Error(`sdk declarations failed (${entry}):\n${run.stdout}\n${run.stderr}`);
 }

@@ -54,7 +54,7 @@ async function run(cmd: string[], env: Record<string, string>) {
 }
 
 const cliAt = (url: string, ...args: string[]) =>
-  run([process.execPath, join(root, "services", "cli", "main.ts"), ...args], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
+  run([process.execPath, join(root, "cli", "main.ts"), ...args], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
 
 /** One HTTP/1.1 request written byte for byte, as a client that lies about Content-Length would. */
 function rawRequest(port: number, head: string, body: string, host = "127.0.0.1") {
