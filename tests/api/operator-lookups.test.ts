@@ -9,7 +9,7 @@ import { adminToken, startDistributed, startEmbedded } from "../helpers/deployme
 const root = join(import.meta.dir, "..", "..");
 
 async function cli(base: string, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, join(root, "services", "cli", "main.ts"), ...args], {
+  const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), ...args], {
     env: { ...process.env, SAVEPOINT_URL: base, SAVEPOINT_ADMIN_TOKEN: adminToken },
     stdout: "pipe",
     stderr: "pipe",

@@ -166,7 +166,7 @@ describe("cleanup dead letters (distributed)", () => {
       env: { SAVEPOINT_JOB_MAX_DELIVER: "3", SAVEPOINT_JOB_BACKOFF_MS: "100,200" },
     });
     const cli = async (...args: string[]) => {
-      const proc = Bun.spawn([process.execPath, join(root, "services", "cli", "main.ts"), ...args], {
+      const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), ...args], {
         env: { ...process.env, SAVEPOINT_URL: d.base, SAVEPOINT_ADMIN_TOKEN: adminToken },
         stdout: "pipe",
         stderr: "pipe",

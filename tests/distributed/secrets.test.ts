@@ -18,7 +18,7 @@ async function run(args: string[], env: Record<string, string | undefined> = {})
   return { code, stdout, stderr };
 }
 
-const cli = (...args: string[]) => run([join(root, "services", "cli", "main.ts"), ...args], { SAVEPOINT_ADMIN_TOKEN: "" });
+const cli = (...args: string[]) => run([join(root, "cli", "main.ts"), ...args], { SAVEPOINT_ADMIN_TOKEN: "" });
 
 describe("secrets init", () => {
   test("writes both secrets once, owner-only; a second run refuses and leaves the file as it was", async () => {
