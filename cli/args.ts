@@ -27,7 +27,9 @@ function readJsonFile(flag: Flag, path: string): string {
 }
 
 function convert(flag: Flag, raw: string): unknown {
-  if (flag.choices && !flag.choices.includes(raw)) throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(", ")}, got ${JSON.stringify(raw)}`);
+  if (flag.choices && !flag.choices.includes(raw)) {
+    throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(", ")}, got ${JSON.stringify(raw)}`);
+  }
   if (flag.kind === "integer") {
     if (!/^-?\d+$/.test(raw)) throw new UsageError(`--${flag.name}: expected a whole number, got ${JSON.stringify(raw)}`);
     return Number(raw);

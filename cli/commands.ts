@@ -29,6 +29,8 @@ export interface Command {
   note?: string;
 }
 
+const restoredNote = "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this.";
+
 const table: Record<string, { route: Route; note?: string }> = {
   "workspace create": { route: adminRoutes.createWorkspace },
   "workspace list": { route: adminRoutes.listWorkspaces },
@@ -48,9 +50,9 @@ const table: Record<string, { route: Route; note?: string }> = {
   "account unsuspend": { route: adminRoutes.unsuspendAccount },
   "account export": { route: adminRoutes.exportAccount, note: "Long values are clipped here: save the whole export with --json > export.json." },
   "history list": { route: adminRoutes.slotHistory },
-  "history restore": { route: adminRoutes.restoreSlot, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
+  "history restore": { route: adminRoutes.restoreSlot, note: restoredNote },
   "data history": { route: adminRoutes.accountDataHistory },
-  "data restore": { route: adminRoutes.restoreAccountData, note: "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this." },
+  "data restore": { route: adminRoutes.restoreAccountData, note: restoredNote },
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
   "save history": { route: adminRoutes.saveHistory },
   "save restore": { route: adminRoutes.restoreSave, note: "Written as a new version; a device still on an older one gets a conflict on its next sync." },

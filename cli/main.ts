@@ -22,7 +22,9 @@ async function main(argv: string[]): Promise<number> {
   const token = process.env.SAVEPOINT_ADMIN_TOKEN;
   if (!token) throw new UsageError("SAVEPOINT_ADMIN_TOKEN is not set: export the token the server was started with");
   const base = process.env.SAVEPOINT_URL || "http://localhost:8080";
-  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);
+  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);
+  }
 
   const { command, path, body, json } = invocation;
   const answer = await callAdminAllPages(base, token, command.route, path, body);

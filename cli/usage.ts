@@ -23,7 +23,9 @@ const describe = (c: Command) => [`  ${c.name.padEnd(18)} ${c.route.summary}`, .
 
 /** The whole command list, or one command's flags. */
 export function usage(command?: Command): string {
-  const head = command ? [`usage: ${program} ${command.name} [flags] [--json]`, "", ...describe(command)] : [`usage: ${program} <command> [flags] [--json]`, "", "commands:", ...commands.flatMap(describe)];
+  const head = command
+    ? [`usage: ${program} ${command.name} [flags] [--json]`, "", ...describe(command)]
+    : [`usage: ${program} <command> [flags] [--json]`, "", "commands:", ...commands.flatMap(describe)];
   return [
     ...head,
     "",

@@ -1,7 +1,9 @@
-import type { SavepointClient } from "./client.ts";
+import type { SavepointApi } from "./api.ts";
 import { SavepointError } from "./errors.ts";
+import type { Status } from "./events.ts";
 import type * as S from "./generated/schemas.ts";
 import type { AccountEnvelopeResponse, AccountResponse, AuthProvider, CreateTransferCodeResponse, LinkedAuthProvider } from "./generated/schemas.ts";
+import type { LocalStore } from "./local-store.ts";
 
 /** What the player is asked before a transfer replaces this device's account. */
 export interface TransferPrompt {
@@ -10,12 +12,25 @@ export interface TransferPrompt {
   currentAccountId?: string;
 }
 
+/** The part of the client the helpers act through: narrow, so these helpers need no client class to work on. */
+export interface AccountHost {
+  readonly api: SavepointApi;
+  readonly store: LocalStore;
+  readonly options: { deviceLabel?: string };
+  readonly accountId: string | undefined;
+  adoptEnvelope(e: Pick<AccountEnvelopeResponse, "accountId" | "accountSessionToken"> & Partial<AccountEnvelopeResponse>): Promise<void>;
+  resetLocal(): Promise<void>;
+  pull(): Promise<void>;
+  sync(options: { force?: boolean }): Promise<unknown>;
+  status(): Status;
+}
+
 /**
  * Moving devices, signing in, the player's devices and restore points (README, API).
  * Each acts on the client's session and keeps the local copy consistent with the server.
  */
 export class AccountHelpers {
-  constructor(private readonly client: SavepointClient) {}
+  constructor(private readonly client: AccountHost) {}
 
   /** On the old device: a one-time code to type on the new one. */
   createTransferCode(ttlSeconds?: number, deviceLabel?: string): Promise<CreateTransferCodeResponse> {

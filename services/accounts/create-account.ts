@@ -19,7 +19,8 @@ import { byteLength, slotBytes } from "./storage.ts";
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
   const { tenant, client } = msg;
-  await limitPerMinute(deps.repo.creations, deps.now().getTime(), tenant, client.ip, { setting: "accountCreationsPerIpPerMinute", counted: "account creations" });
+  const limit = { setting: "accountCreationsPerIpPerMinute", counted: "account creations" } as const;
+  await limitPerMinute(deps.repo.creations, deps.now().getTime(), tenant, client.ip, limit);
   return openAccount(deps, msg.tenant, msg.body ?? {});
 }
 

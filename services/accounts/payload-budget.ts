@@ -19,13 +19,25 @@ export function largestReplyBytes(plans: PlanCatalog): number {
   const cap = Math.max(...Object.values(plans).map((p) => p.maxActiveSlots));
   const at = new Date().toISOString();
   const accountId = `acc_${"a".repeat(124)}`;
-  const summary = (n: number): AccountSlotSummary => ({ slotId: String(n).padStart(64, "s"), slotInfo: sized(Limits.slotInfoBytes), version: maxVersion, status: "active", updatedAt: at });
-  const view = (slots: number): AccountResponse => ({ accountId, accountData: sized(Limits.accountDataBytes), slots: Array.from({ length: slots }, (_, n) => summary(n)), version: maxVersion });
+  const summary = (n: number): AccountSlotSummary => ({
+    slotId: String(n).padStart(64, "s"),
+    slotInfo: sized(Limits.slotInfoBytes),
+    version: maxVersion,
+    status: "active",
+    updatedAt: at,
+  });
+  const view = (slots: number): AccountResponse => ({
+    accountId,
+    accountData: sized(Limits.accountDataBytes),
+    slots: Array.from({ length: slots }, (_, n) => summary(n)),
+    version: maxVersion,
+  });
+  const syncPolicy = { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion };
   const replies = [
     { status: "conflict", account: view(cap), version: maxVersion, updatedAt: at, details: { reason: "base_version_mismatch" } },
     { accountId, slotId: "s".repeat(64), deletedAt: at, alreadyDeleted: false, cleanupQueued: true, account: view(cap) },
-    { ...summary(0), accountId, account: view(cap), syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
-    { accountId, accountSessionToken: `sps_${"t".repeat(43)}`, account: view(1), slot: { ...summary(0), data: sized(Limits.slotDataBytes) }, syncPolicy: { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion } },
+    { ...summary(0), accountId, account: view(cap), syncPolicy },
+    { accountId, accountSessionToken: `sps_${"t".repeat(43)}`, account: view(1), slot: { ...summary(0), data: sized(Limits.slotDataBytes) }, syncPolicy },
   ];
   // Each rides as a reply (its kind beside it) inside the bus's envelope.
   return Math.max(...replies.map((value) => jsonByteLength({ ok: true, value: onWire(accepted(value)) }))) + headerRoom;

@@ -185,9 +185,11 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
   const stamp = room ? wanted : syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, room: false });
   const snapshot = stamp.snapshot
     ? points.flatMap((p, i) => {
-        const record = { ownerId: w.owner._id, accountId: account._id, seq: seqOf(i, stamp), version: p.version, payload: p.payload, json: p.json, at: stamp.now };
+        const seq = seqOf(i, stamp);
+        const record = { ownerId: w.owner._id, accountId: account._id, seq, version: p.version, payload: p.payload, json: p.json, at: stamp.now };
         // A trim's bytes count only if its delete removed the snapshot: an eviction may have been first.
-        return snapshotWrites(deps, plan, record).map((s): Write => ("delete" in s && trimBytes[i]! > 0 ? { ...s, ifDeleted: countBytes(deps, account._id, -trimBytes[i]!) } : s));
+        const uncount = (s: Write): Write => ({ ...s, ifDeleted: countBytes(deps, account._id, -trimBytes[i]!) });
+        return snapshotWrites(deps, plan, record).map((s) => ("delete" in s && trimBytes[i]! > 0 ? uncount(s) : s));
       })
     : [];
   const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);

@@ -20,7 +20,14 @@ export async function setProvider(deps: Deps, msg: RouteMessage<typeof adminRout
   if (missing.length > 0) throw fail.invalidRequest(missing.map((k) => ({ path: `body.${k}`, message: `required for ${provider}` })));
 
   const envId = envIdOf(projectId, env);
-  const doc: ProviderDoc = { _id: providerDocId(envId, provider), envId, provider, environment: env, enabled: msg.body.enabled, updatedAt: deps.now().toISOString() };
+  const doc: ProviderDoc = {
+    _id: providerDocId(envId, provider),
+    envId,
+    provider,
+    environment: env,
+    enabled: msg.body.enabled,
+    updatedAt: deps.now().toISOString(),
+  };
   // Stored fields cannot be unset, only overwritten: an empty string stands for "not given".
   for (const k of settingKeys) doc[k] = msg.body[k] ?? "";
   const { _id, ...changes } = doc;
@@ -30,5 +37,6 @@ export async function setProvider(deps: Deps, msg: RouteMessage<typeof adminRout
       await deps.repo.providers.update({ _id }, changes); // a concurrent first setting: last one wins
     });
   }
-  return { provider, environment: env, enabled: doc.enabled, ...Object.fromEntries(settingKeys.filter((k) => doc[k]).map((k) => [k, doc[k]])), updatedAt: doc.updatedAt };
+  const settings = Object.fromEntries(settingKeys.filter((k) => doc[k]).map((k) => [k, doc[k]]));
+  return { provider, environment: env, enabled: doc.enabled, ...settings, updatedAt: doc.updatedAt };
 }

@@ -40,7 +40,9 @@ const hourMs = 3_600_000;
  */
 export function scheduleUsagePruning(deps: Deps): void {
   const prune = () =>
-    deleteDaysBefore(deps.repo.usage, "pruneDay", deps.now().toISOString().slice(0, 10)).catch((err) => deps.log.warn("usage pruning failed", { err: (err as Error).message }));
+    deleteDaysBefore(deps.repo.usage, "pruneDay", deps.now().toISOString().slice(0, 10)).catch((err) =>
+      deps.log.warn("usage pruning failed", { err: (err as Error).message }),
+    );
   void prune();
   setInterval(prune, hourMs).unref?.();
 }

@@ -14,7 +14,8 @@ export async function bootstrapDefaults(deps: Deps): Promise<{ workspaceId: stri
   const workspaceId = newId("wsp");
   const projectId = newId("prj");
   await repo.workspaces.insert({ _id: workspaceId, name: "Default workspace", plan: "self_hosted", billingStatus: "active", createdAt: at });
-  await repo.projects.insert({ _id: projectId, workspaceId, name: "Default project", syncPolicy: JSON.stringify(defaultSyncPolicy), createdAt: at, updatedAt: at });
+  const syncPolicy = JSON.stringify(defaultSyncPolicy);
+  await repo.projects.insert({ _id: projectId, workspaceId, name: "Default project", syncPolicy, createdAt: at, updatedAt: at });
   const { keyId, runtimeKey } = await createRuntimeKey(deps, projectId, "stage", "bootstrap");
   return { workspaceId, projectId, keyId, runtimeKey };
 }

@@ -105,7 +105,9 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
 
     admin(headers: Headers): void {
       const token = bearer(headers);
-      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN as `Authorization: Bearer <token>`.");
+      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) {
+        throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN as `Authorization: Bearer <token>`.");
+      }
     },
   };
 }

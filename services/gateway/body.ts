@@ -62,6 +62,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     throw malformed("Malformed JSON");
   }
   // Text decoded from UTF-8 holds no surrogate of its own: one can only come from a \u escape.
-  if (text.includes("\\u") && hasLoneSurrogate(value)) throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
+  if (text.includes("\\u") && hasLoneSurrogate(value)) {
+    throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
+  }
   return value;
 }

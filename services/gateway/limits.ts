@@ -24,7 +24,10 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
   function enter(tenant: Tenant, accountId: string): () => void {
     const bound = tenant.settings.rateLimits.accountConcurrentRequests;
     const n = running.get(accountId) ?? 0;
-    if (n >= bound) throw fail.rateLimited({ retryAfter: 1, windowSeconds: 1, limit: bound, scope: "account", setting: "project setting rateLimits.accountConcurrentRequests" }, "requests in flight");
+    if (n >= bound) {
+      const setting = "project setting rateLimits.accountConcurrentRequests";
+      throw fail.rateLimited({ retryAfter: 1, windowSeconds: 1, limit: bound, scope: "account", setting }, "requests in flight");
+    }
     running.set(accountId, n + 1);
     let left = false;
     return () => {
@@ -90,7 +93,10 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
     if (accountScope) {
       // Like the environment's totals: a device that moved to another gateway copy brings its count.
       await usage.refresh(accountScope, thisMinute, keep.minute);
-      if (usage.used(accountScope, thisMinute) >= perAccount) throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting: "project setting rateLimits.sessionRequestsPerMinute" });
+      if (usage.used(accountScope, thisMinute) >= perAccount) {
+        const setting = "project setting rateLimits.sessionRequestsPerMinute";
+        throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });
+      }
     }
 
     if (monthlyRequests !== null) usage.add(env, month, keep.month);

@@ -50,7 +50,8 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
       return n;
     });
     try {
-      const { totals } = await callEndpoint(bus, internal.reportUsage, { counts: entries.map((c, i) => ({ scope: c.scope, window: c.window, n: sent[i]!, keepDays: c.keepDays })) });
+      const counts = entries.map((c, i) => ({ scope: c.scope, window: c.window, n: sent[i]!, keepDays: c.keepDays }));
+      const { totals } = await callEndpoint(bus, internal.reportUsage, { counts });
       entries.forEach((c, i) => {
         c.inFlight -= sent[i]!;
         c.read = false;

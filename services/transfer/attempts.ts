@@ -29,7 +29,13 @@ export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
   };
   const counter = windowCounter(deps.repo.attempts, deps.now().getTime());
   const refusal = (s: typeof ipScope | typeof keyScope) =>
-    fail.transferCodeRateLimited({ retryAfter: counter.retryAfter(s.windowSeconds), windowSeconds: s.windowSeconds, limit: s.limit, scope: s.of, setting: s.setting });
+    fail.transferCodeRateLimited({
+      retryAfter: counter.retryAfter(s.windowSeconds),
+      windowSeconds: s.windowSeconds,
+      limit: s.limit,
+      scope: s.of,
+      setting: s.setting,
+    });
 
   return {
     /** Counts this attempt as a guess unless it is released; throws 429 when a limit is used up. */

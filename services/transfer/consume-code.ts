@@ -51,7 +51,9 @@ export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractR
   } catch (err) {
     // No session came of it (accounts out of reach, account suspended): the code is not spent. A
     // deleted account's code stays spent: it can never be used again anyway.
-    if (!(isAppError(err) && err.code === "account_deleted")) await repo.codes.update({ _id: doc._id, status: "consumed", consumedAt }, { status: "active", consumedAt: null });
+    if (!(isAppError(err) && err.code === "account_deleted")) {
+      await repo.codes.update({ _id: doc._id, status: "consumed", consumedAt }, { status: "active", consumedAt: null });
+    }
     throw err;
   }
 }

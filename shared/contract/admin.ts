@@ -51,7 +51,13 @@ export const AdminLinkPath = z.strictObject({ accountId: AccountId, provider: Au
 export const UnlinkResponse = z.object({ accountId: AccountId, provider: AuthProvider, unlinkedAt: Timestamp }).meta({ id: "UnlinkResponse" });
 
 /** An identity link as operators see it: never the subject, a hash or a token. */
-export const AdminLink = z.object({ provider: AuthProvider, label: z.string(), emailHint: z.string().optional(), linkedAt: Timestamp, lastUsedAt: Timestamp.optional() });
+export const AdminLink = z.object({
+  provider: AuthProvider,
+  label: z.string(),
+  emailHint: z.string().optional(),
+  linkedAt: Timestamp,
+  lastUsedAt: Timestamp.optional(),
+});
 
 export const AdminAccountPath = z.strictObject({ accountId: AccountId });
 export const AdminSlotPath = AdminAccountPath.extend({ slotId: SlotId });
@@ -178,7 +184,14 @@ export const RuntimeKeyList = z
   .object({
     projectId: z.string(),
     keys: z.array(
-      z.object({ keyId: z.string(), environment: Environment, label: z.string().optional(), createdAt: Timestamp, lastUsedAt: Timestamp.optional(), revokedAt: Timestamp.optional() }),
+      z.object({
+        keyId: z.string(),
+        environment: Environment,
+        label: z.string().optional(),
+        createdAt: Timestamp,
+        lastUsedAt: Timestamp.optional(),
+        revokedAt: Timestamp.optional(),
+      }),
     ),
   })
   .meta({ id: "RuntimeKeyList" });
@@ -203,7 +216,12 @@ export const SnapshotList = z
 export const RestoreRequest = z.strictObject({ version: z.int().min(1) }).meta({ id: "RestoreRequest" });
 
 /** Where an export page starts: the `next` of the page before. */
-export const AccountExportQuery = z.object({ cursor: z.string().regex(/^(sessions|slots|history):\d{1,9}$/, "must be the next value of the page before").optional() });
+export const AccountExportQuery = z.object({
+  cursor: z
+    .string()
+    .regex(/^(sessions|slots|history):\d{1,9}$/, "must be the next value of the page before")
+    .optional(),
+});
 
 /**
  * Every record stored for an account, for a data-subject access request, a page at a time: each page

@@ -43,7 +43,11 @@ export const CreateTransferCodeRequest = z
     ttlSeconds: z
       .int()
       .optional()
-      .meta({ description: `Requested lifetime; clamped to [${TransferCodeTtl.minSeconds}, ${TransferCodeTtl.maxSeconds}] and to the project's maximum. Default ${TransferCodeTtl.defaultSeconds}.` }),
+      .meta({
+        description:
+          `Requested lifetime; clamped to [${TransferCodeTtl.minSeconds}, ${TransferCodeTtl.maxSeconds}] and to the project's maximum. ` +
+          `Default ${TransferCodeTtl.defaultSeconds}.`,
+      }),
   })
   .meta({ id: "CreateTransferCodeRequest" });
 

@@ -45,11 +45,41 @@ export const PlanCatalog = z
 
 // Parsed, so each plan gets its default budgets like a catalog file that omits them.
 export const defaultPlans: PlanCatalog = PlanCatalog.parse({
-  free: { monthlyRequests: 100_000, perMinute: { prod: 600, stage: 300 }, snapshot: { everySeconds: 1800, keptPerSlot: 24, retentionDays: 1 }, authBridgeInProd: false, maxActiveSlots: 32 },
-  starter: { monthlyRequests: 1_000_000, perMinute: { prod: 3_000, stage: 600 }, snapshot: { everySeconds: 600, keptPerSlot: 100, retentionDays: 7 }, authBridgeInProd: true, maxActiveSlots: 32 },
-  growth: { monthlyRequests: 5_000_000, perMinute: { prod: 12_000, stage: 1_200 }, snapshot: { everySeconds: 300, keptPerSlot: 300, retentionDays: 30 }, authBridgeInProd: true, maxActiveSlots: 32 },
-  pro: { monthlyRequests: 20_000_000, perMinute: { prod: 30_000, stage: 3_000 }, snapshot: { everySeconds: 60, keptPerSlot: 1_000, retentionDays: 90 }, authBridgeInProd: true, maxActiveSlots: 32 },
-  self_hosted: { monthlyRequests: null, perMinute: { prod: null, stage: null }, snapshot: { everySeconds: 0, keptPerSlot: 100, retentionDays: 30 }, authBridgeInProd: true, maxActiveSlots: 32 },
+  free: {
+    monthlyRequests: 100_000,
+    perMinute: { prod: 600, stage: 300 },
+    snapshot: { everySeconds: 1800, keptPerSlot: 24, retentionDays: 1 },
+    authBridgeInProd: false,
+    maxActiveSlots: 32,
+  },
+  starter: {
+    monthlyRequests: 1_000_000,
+    perMinute: { prod: 3_000, stage: 600 },
+    snapshot: { everySeconds: 600, keptPerSlot: 100, retentionDays: 7 },
+    authBridgeInProd: true,
+    maxActiveSlots: 32,
+  },
+  growth: {
+    monthlyRequests: 5_000_000,
+    perMinute: { prod: 12_000, stage: 1_200 },
+    snapshot: { everySeconds: 300, keptPerSlot: 300, retentionDays: 30 },
+    authBridgeInProd: true,
+    maxActiveSlots: 32,
+  },
+  pro: {
+    monthlyRequests: 20_000_000,
+    perMinute: { prod: 30_000, stage: 3_000 },
+    snapshot: { everySeconds: 60, keptPerSlot: 1_000, retentionDays: 90 },
+    authBridgeInProd: true,
+    maxActiveSlots: 32,
+  },
+  self_hosted: {
+    monthlyRequests: null,
+    perMinute: { prod: null, stage: null },
+    snapshot: { everySeconds: 0, keptPerSlot: 100, retentionDays: 30 },
+    authBridgeInProd: true,
+    maxActiveSlots: 32,
+  },
 });
 
 /**

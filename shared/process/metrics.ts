@@ -67,6 +67,7 @@ class Gauge implements Metric {
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const registry: Metric[] = [];
 const add = <M extends Metric>(m: M) => (registry.push(m), m);
+const latency = (name: string, help: string) => add(new Histogram(name, help, latencyBuckets));
 
 /** Seconds since `start` (a `performance.now()` reading). */
 export const since = (start: number) => (performance.now() - start) / 1000;
@@ -74,10 +75,13 @@ export const since = (start: number) => (performance.now() - start) / 1000;
 /** Every series this process exports; names and meanings are listed in README.md, Operating. */
 export const metrics = {
   httpRequests: add(new Counter("savepoint_http_requests_total", "HTTP requests answered by the gateway, by route, method and status.")),
-  httpDuration: add(new Histogram("savepoint_http_request_duration_seconds", "Gateway time from request to answer, by route, method and status.", latencyBuckets)),
+  httpDuration: latency("savepoint_http_request_duration_seconds", "Gateway time from request to answer, by route, method and status."),
   conflicts: add(new Counter("savepoint_sync_conflicts_total", "Syncs answered 409 with the server's state (stale baseVersion), by route.")),
-  busRequests: add(new Histogram("savepoint_bus_request_duration_seconds", "Bus request-reply round trips as the caller saw them, by subject and outcome (ok or an error code).", latencyBuckets)),
-  handled: add(new Histogram("savepoint_handler_duration_seconds", "Time services spent answering bus requests, by service, subject and outcome.", latencyBuckets)),
+  busRequests: latency(
+    "savepoint_bus_request_duration_seconds",
+    "Bus request-reply round trips as the caller saw them, by subject and outcome (ok or an error code).",
+  ),
+  handled: latency("savepoint_handler_duration_seconds", "Time services spent answering bus requests, by service, subject and outcome."),
   storeErrors: add(new Counter("savepoint_store_errors_total", "Store operations that failed because the database was unreachable, by service.")),
   jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
   rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),

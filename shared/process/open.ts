@@ -32,7 +32,8 @@ async function whenReachable<T>(what: string, env: Env, log: Logger, open: () =>
 /** NATS when NATS_URL is set, else the in-process bus: configuration, never a code fork. */
 export async function openBus(env: Env, name: string, log: Logger): Promise<Bus> {
   const url = env.NATS_URL;
-  return metered(url ? await whenReachable("NATS", env, log, () => createNatsBus({ url, name, log, replicas: env.SAVEPOINT_NATS_REPLICAS })) : createLocalBus(log));
+  if (!url) return metered(createLocalBus(log));
+  return metered(await whenReachable("NATS", env, log, () => createNatsBus({ url, name, log, replicas: env.SAVEPOINT_NATS_REPLICAS })));
 }
 
 /** MongoDB when MONGODB_URL is set, else one SQLite file per service under SAVEPOINT_DATA_DIR. */

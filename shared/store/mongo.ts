@@ -2,11 +2,24 @@ import { type Document, type Collection as MongoCollection, MongoClient, MongoSe
 import { type Lease, withLease } from "./mongo-lease.ts";
 import { recycleWhenStuck } from "./mongo-recycle.ts";
 import { replicaSetMismatch } from "./mongo-replica-set.ts";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, FollowerFailedError, type FindOptions, type Index, type Store, StoreUnavailableError, type Write, checkField } from "./port.ts";
+import {
+  type Collection,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  FollowerFailedError,
+  type FindOptions,
+  type Index,
+  type Store,
+  StoreUnavailableError,
+  type Write,
+  checkField,
+} from "./port.ts";
 
 const duplicateKey = 11000;
 // FerretDB 1.x answers a unique violation inside findAndModify with code 1 and its backend's message.
-const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(err.message);
+const duplicateMessage = /UNIQUE constraint failed|duplicate key value violates unique constraint/;
+const isDuplicate = (err: MongoServerError) => err.code === duplicateKey || duplicateMessage.test(err.message);
 
 // FerretDB answers with a server error when its own backend is out of reach (PostgreSQL down, or out of
 // connections): for the caller that is the store being unavailable, not a bug.

@@ -207,7 +207,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
-    return this.writer.submit<T | null>({ kind: "update", c: this as unknown as SqliteCollection<Doc>, filter: filter as Filter<Doc>, changes, many: false, then });
+    const c = this as unknown as SqliteCollection<Doc>;
+    return this.writer.submit<T | null>({ kind: "update", c, filter: filter as Filter<Doc>, changes, many: false, then });
   }
 
   increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {

@@ -23,7 +23,7 @@ describe("sdk generated types", () => {
     expect(after["routes.ts"]).not.toBe(before["routes.ts"]!);
     const getSlot = ["  getSlot: {", "    params: { accountId: string; slotId: string };", "    query: Record<string, never>;", "    body: undefined;"];
     expect(after["routes.ts"]).toContain([...getSlot, "    ok: S.SlotResponseWithChecksum;"].join("\n"));
-    expect(after["schemas.ts"]).toContain("checksum: string;");
+    expect(after["schemas/slots.ts"]).toContain("checksum: string;");
   });
 
   test("every runtime route of the server is in the SDK's route table, and no operator route", () => {

@@ -16,10 +16,21 @@ const queue = queues.cleanup;
  */
 export async function recordDeadLetter(deps: Deps, job: unknown, failure: { deliveries: number; error: string }): Promise<void> {
   const parsed = queue.schema.safeParse(job);
-  const _id = parsed.success ? `${queue.name}:${parsed.data.kind}:${parsed.data.id}` : `${queue.name}:malformed:${sha256Hex(JSON.stringify(job) ?? "").slice(0, 16)}`;
-  const doc: DeadLetterDoc = { _id, queue: queue.name, job: JSON.stringify(job ?? null), deliveries: failure.deliveries, error: redact(failure.error), failedAt: deps.now().toISOString() };
+  const _id = parsed.success
+    ? `${queue.name}:${parsed.data.kind}:${parsed.data.id}`
+    : `${queue.name}:malformed:${sha256Hex(JSON.stringify(job) ?? "").slice(0, 16)}`;
+  const doc: DeadLetterDoc = {
+    _id,
+    queue: queue.name,
+    job: JSON.stringify(job ?? null),
+    deliveries: failure.deliveries,
+    error: redact(failure.error),
+    failedAt: deps.now().toISOString(),
+  };
   const { _id: id, ...rest } = doc;
-  if (!(await deps.repo.deadLetters.update({ _id: id }, rest))) await deps.repo.deadLetters.insert(doc).catch(() => deps.repo.deadLetters.update({ _id: id }, rest));
+  if (!(await deps.repo.deadLetters.update({ _id: id }, rest))) {
+    await deps.repo.deadLetters.insert(doc).catch(() => deps.repo.deadLetters.update({ _id: id }, rest));
+  }
   if (parsed.success) await tombstoneOf(deps, parsed.data.kind).update({ _id: parsed.data.id }, { cleanupPending: false });
 }
 

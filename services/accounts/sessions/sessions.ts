@@ -41,7 +41,8 @@ async function revokeLeastRecentlyUsed(deps: Deps, accountId: string, keep: stri
 export function newSession(deps: Deps, account: { _id: string; envId: string }, deviceLabel?: string): { token: string; doc: SessionDoc } {
   const token = newSessionToken();
   const at = deps.now().toISOString();
-  return { token, doc: { _id: sha256Hex(token), sessionId: newId("ses"), accountId: account._id, envId: account.envId, deviceLabel, createdAt: at, lastUsedAt: at } };
+  const doc = { _id: sha256Hex(token), sessionId: newId("ses"), accountId: account._id, envId: account.envId, deviceLabel, createdAt: at, lastUsedAt: at };
+  return { token, doc };
 }
 
 const dayMs = 86_400_000;

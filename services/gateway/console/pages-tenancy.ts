@@ -16,7 +16,8 @@ ${workspaces.map((w: any) => html`<tr><td><a href="/console/workspaces/${w.works
 <h2>Create a workspace</h2>
 ${form("/console/workspaces", ctx.csrf, html`<div class="row"><div><label for="ws-name">Name</label>
 <input id="ws-name" name="name" required maxlength="100"></div>
-<div><label for="ws-plan">Plan</label><select id="ws-plan" name="plan"><option value="" selected>the server's default</option>${options(PlanName.options)}</select></div><div>
+<div><label for="ws-plan">Plan</label><select id="ws-plan" name="plan">
+<option value="" selected>the server's default</option>${options(PlanName.options)}</select></div><div>
 <button type="submit">Create workspace</button></div></div>`)}`;
   return { title: "Workspaces", body };
 }
