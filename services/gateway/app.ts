@@ -72,7 +72,14 @@ export function createGateway(options: GatewayOptions) {
     return lastReadiness.state;
   };
 
-  async function handle(r: Route, request: Request, client: ClientInfo, rawParams: Record<string, string>, rawQuery: Record<string, unknown>, requestId: string) {
+  async function handle(
+    r: Route,
+    request: Request,
+    client: ClientInfo,
+    rawParams: Record<string, string>,
+    rawQuery: Record<string, unknown>,
+    requestId: string,
+  ) {
     if (!r.subject) throw fail.notImplemented();
     if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
     checkAccountHeaders(request.headers);
@@ -100,7 +107,11 @@ export function createGateway(options: GatewayOptions) {
         : undefined;
 
     // The service learns how long this gateway waits: an Idempotency-Key's claim lasts as long.
-    const routeHeaders = { ...busHeaders, [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs), ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}) };
+    const routeHeaders = {
+      ...busHeaders,
+      [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs),
+      ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}),
+    };
     const send = () => requestRoute(bus, r.subject!, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
     const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();

@@ -96,7 +96,8 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         const stream = streamName(queue);
         const existing = await jsm.streams.info(stream).catch(() => undefined);
         if (!existing) {
-          await jsm.streams.add({ name: stream, subjects: [workSubject(queue)], retention: RetentionPolicy.Workqueue, storage: StorageType.File, num_replicas: replicas });
+          const retention = RetentionPolicy.Workqueue;
+          await jsm.streams.add({ name: stream, subjects: [workSubject(queue)], retention, storage: StorageType.File, num_replicas: replicas });
         } else if (existing.config.num_replicas !== replicas) {
           // A cluster grown since the stream was made: JetStream moves it to the new replica count.
           await jsm.streams.update(stream, { ...existing.config, num_replicas: replicas });

@@ -34,7 +34,8 @@ export function runStandalone(name: string, run: (bus: Bus, store: Store, env: E
     await run(bus, store, env, log);
     serveReadiness(bus, name, store);
     let stopping = false;
-    const ops = env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, async () => ({ ...(await checkOwnReadiness(bus, store)), ...(stopping ? { ready: false, draining: true } : {}) }), log);
+    const readiness = async () => ({ ...(await checkOwnReadiness(bus, store)), ...(stopping ? { ready: false, draining: true } : {}) });
+    const ops = env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, readiness, log);
     // Leaving the bus first lets the requests in flight finish and their replies go out; then the store.
     // Installed before "ready" is logged: a SIGTERM sent on that line drains instead of killing.
     stopOnSignal(log, [() => (stopping = true), () => bus.close(), () => store.close(), () => ops?.stop()]);
