@@ -10,6 +10,9 @@ import { type Collection, type Doc, DuplicateKeyError, type Filter, type Write }
 /** The versioned-document base: a document whose every change is the next `version`. */
 export type Versioned = { _id: string; version: number };
 
+/** `id@version`: which version of which record, the text of a write stamp (shared/serving/write-stamp.ts). */
+export const atVersion = (id: string, version: number) => `${id}@${version}`;
+
 /** A round's answer when its conditional write matched nothing: go again, if rounds are left. */
 export const lostRound: unique symbol = Symbol("lost round");
 export type LostRound = typeof lostRound;
@@ -60,6 +63,9 @@ export type Decision<T extends Doc, S> =
   | { insert: T; then?: readonly Write[] };
 
 export type Outcome<T, S> = { written: T } | { stopped: S };
+
+/** The document a round wrote, for deciders that never stop. */
+export const writtenOf = <T>(outcome: Outcome<T, never>): T => ("written" in outcome ? outcome.written : outcome.stopped);
 
 /**
  * One document's read → decide → conditional write. The update is conditional on `where` (a versioned
