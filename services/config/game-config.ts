@@ -29,7 +29,7 @@ export async function publishVersion(deps: Deps, projectId: string, env: Environ
     () => {
       next = { ...next, publishedAt: deps.now().toISOString() };
       const kept = (version: number) => ({ ...next, version, _id: `${_id}#${version}`, envId: _id, ...(rolledBackFrom ? { rolledBackFrom } : {}) });
-      return { next, then: (version: number) => [{ insert: kept(version), into: deps.repo.gameConfigVersions }] };
+      return { next, followers: (version: number) => [{ insert: kept(version), into: deps.repo.gameConfigVersions }] };
     },
     { rounds: maxRounds },
   );

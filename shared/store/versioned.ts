@@ -54,13 +54,16 @@ export async function updateOrLose<T extends Doc>(collection: Collection<T>, fil
   return (await collection.update(filter, changes, then)) ?? lostRound;
 }
 
-/** What a round decides from what it read: stop with an answer, or write `changes` conditionally on it. */
+/**
+ * What a round decides from what it read: stop with an answer, or write `changes` conditionally on it,
+ * with `followers` (port.ts, Write). Not named `then`: an awaited decision would be taken for a promise.
+ */
 export type Decision<T extends Doc, S> =
   | { stop: S }
   /** `where`: the fields the change depends on, as read (`_id` is added); a document read but changed since is a lost round. */
-  | { changes: Partial<T>; where?: Filter<T>; then?: readonly Write[] }
+  | { changes: Partial<T>; where?: Filter<T>; followers?: readonly Write[] }
   /** Nothing was read: insert it; a concurrent insert of the same id is a lost round. */
-  | { insert: T; then?: readonly Write[] };
+  | { insert: T; followers?: readonly Write[] };
 
 export type Outcome<T, S> = { written: T } | { stopped: S };
 
@@ -82,18 +85,18 @@ export async function updateInRounds<T extends Doc, S = never>(
     const decision = await decide(current);
     if ("stop" in decision) return { stopped: decision.stop };
     if ("insert" in decision) {
-      const inserted = await insertOrLose(collection, decision.insert, decision.then);
+      const inserted = await insertOrLose(collection, decision.insert, decision.followers);
       return inserted === lostRound ? lostRound : { written: inserted };
     }
     if (!current) throw new Error("a change needs a document read: insert when none was");
     const where = { ...decision.where, _id: current._id } as Filter<T>;
-    const updated = await updateOrLose(collection, where, decision.changes, decision.then);
+    const updated = await updateOrLose(collection, where, decision.changes, decision.followers);
     return updated === lostRound ? lostRound : { written: updated };
   });
 }
 
 /** What a versioned document's round decides: stop, or its next content (the version is counted here). */
-export type NextVersion<T extends Versioned, S> = { stop: S } | { next: Omit<T, "_id" | "version">; then?: (version: number) => readonly Write[] };
+export type NextVersion<T extends Versioned, S> = { stop: S } | { next: Omit<T, "_id" | "version">; followers?: (version: number) => readonly Write[] };
 
 /**
  * A versioned document's read → decide → write at the next version, conditional on the version read;
@@ -111,12 +114,12 @@ export async function updateVersioned<T extends Versioned & Doc, S = never>(
     async (current) => {
       const decision = await decide(current);
       if ("stop" in decision) return decision;
-      const { next, then: followers } = decision as Exclude<NextVersion<T, S>, { stop: S }>;
+      const { next, followers: followersAt } = decision as Exclude<NextVersion<T, S>, { stop: S }>;
       const version = (current?.version ?? 0) + 1;
-      const then = followers?.(version);
+      const followers = followersAt?.(version);
       const { _id: _, ...content } = next as Omit<T, "version">;
-      if (!current) return { insert: { ...content, _id: id, version } as T, then };
-      return { changes: { ...content, version } as Partial<T>, where: { version: current.version } as Filter<T>, then };
+      if (!current) return { insert: { ...content, _id: id, version } as T, followers };
+      return { changes: { ...content, version } as Partial<T>, where: { version: current.version } as Filter<T>, followers };
     },
     options,
   );

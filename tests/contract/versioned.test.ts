@@ -53,6 +53,18 @@ for (const [name, open] of adapters) {
       expect(JSON.parse(stored!.items).sort()).toEqual(writers);
     });
 
+    test("followers are written with the write, numbered by the version it made", async () => {
+      const _id = id();
+      const keep = (items: string) => () => ({
+        next: { items },
+        followers: (version: number) => [{ insert: { _id: `${_id}#${version}`, version, items }, into: tallies }],
+      });
+      await updateVersioned(tallies, _id, keep("[1]"), { rounds: 2 });
+      await updateVersioned(tallies, _id, keep("[2]"), { rounds: 2 });
+      expect(await tallies.get(`${_id}#1`)).toEqual({ _id: `${_id}#1`, version: 1, items: "[1]" });
+      expect(await tallies.get(`${_id}#2`)).toEqual({ _id: `${_id}#2`, version: 2, items: "[2]" });
+    });
+
     test("a stop answers without writing", async () => {
       const _id = id();
       await append(_id, "a", 1);
