@@ -6,7 +6,8 @@ import type { SessionActor, Tenant } from "../contract/tenant.ts";
 import { failpoint } from "../process/failpoint.ts";
 import type { Logger } from "../process/log.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
-import { type Collection, DuplicateKeyError, type Store } from "../store/port.ts";
+import type { Collection, Store } from "../store/port.ts";
+import { inRounds, insertOrLose, lostRound, updateOrLose } from "../store/versioned.ts";
 
 export const idempotencyKeyHeader = "idempotency-key";
 /** How long the gateway waits for this request: a key's claim lasts that long (see `claim`). */
@@ -108,17 +109,14 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
   pruning.unref();
 
   async function claim(id: string, fingerprint: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // A round is lost when the record vanished (pruned) or another retry took the claim over between
+    // the read and the write; 3 such are answered as still in progress.
+    return inRounds({ rounds: 3, exhausted: () => inProgress(1) }, async () => {
       const at = now();
       const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil: at.getTime() + timeoutMs, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
-      try {
-        await records.insert(fresh);
-        return undefined;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-      }
+      if ((await insertOrLose(records, fresh)) !== lostRound) return undefined;
       const held = await records.get(id);
-      if (!held) continue;
+      if (!held) return lostRound;
       const expired = at.getTime() - Date.parse(held.createdAt) >= keepHours * 3_600_000;
       if (!expired && held.fingerprint !== fingerprint) throw reused();
       if (!expired && held.state === "erased") throw fail.accountDeleted();
@@ -126,9 +124,8 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
       // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
       const { _id, ...claimed } = fresh;
-      if (await records.update({ _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed)) return undefined;
-    }
-    throw inProgress(1);
+      return (await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed)) === lostRound ? lostRound : undefined;
+    });
   }
 
   /** Counts a new record against its scope's day; past the cap it is not kept (logged once per scope and day). */
