@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fail } from "../contract/errors.ts";
 import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import type { Idempotency, ReplayForm, WriteKey } from "../serving/idempotency.ts";
+import type { Idempotency, ReplayForm, IdempotencyRecordId } from "../serving/idempotency.ts";
 import type { Bus, RequestMeta, RequestOptions } from "./port.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
@@ -56,7 +56,7 @@ export function serveIdempotentRoute<R extends Route>(
   group: string,
   r: R,
   idempotency: Idempotency,
-  handler: (msg: RouteMessage<R>, key: WriteKey) => Promise<unknown>,
+  handler: (msg: RouteMessage<R>, key: IdempotencyRecordId) => Promise<unknown>,
   form?: ReplayForm<RouteMessage<R>>,
 ): void {
   serveRoute(bus, group, r, idempotency.wrap(r.operationId, handler, form));

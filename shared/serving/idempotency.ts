@@ -59,11 +59,12 @@ export interface ReplayForm<M> {
 export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M> => ({ compact: () => ({ kept: null }), expand: (_, msg) => read(msg) });
 
 /**
- * What a write learns of its request's key: the record id, to stamp on what it changes. A write that
- * finds its own stamp (it ran before, and its process died before the answer was recorded) returns
- * its earlier answer as `Replayed` (services/accounts/write-mark.ts).
+ * What a write learns of its request's Idempotency-Key: not the key, the id of the key's record (none
+ * without a key), to stamp on what it changes (write-stamp.ts). A write that finds its own stamp (it
+ * ran before, and its process died before the answer was recorded) returns its earlier answer as
+ * `Replayed` (services/accounts/write-mark.ts).
  */
-export type WriteKey = string | undefined;
+export type IdempotencyRecordId = string | undefined;
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
@@ -142,7 +143,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
      * Wraps a route handler of the runtime API; requests without the header run as before. A conflict
      * answer is not recorded: a retry asks again and gets the state as it is then.
      */
-    wrap<M extends Message>(operationId: string, handler: (msg: M, key: WriteKey) => Promise<unknown>, form?: ReplayForm<M>) {
+    wrap<M extends Message>(operationId: string, handler: (msg: M, recordId: IdempotencyRecordId) => Promise<unknown>, form?: ReplayForm<M>) {
       return async (msg: M, meta: RequestMeta): Promise<unknown> => {
         const key = meta.headers[idempotencyKeyHeader];
         if (!key || !msg.tenant) return handler(msg, undefined);
@@ -165,7 +166,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
           throw err;
         }
         failpoint("idempotency.before-record");
-        // A write that recognised itself (see WriteKey) answers as a replay too.
+        // A write that recognised itself (see IdempotencyRecordId) answers as a replay too.
         const answer = value instanceof Replayed ? value.value : value;
         // A conflict changed nothing, and what it shows can be asked again. A count the store fails
         // must not fail a write that stands: the record is then tried, as before the cap.

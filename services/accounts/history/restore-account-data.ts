@@ -3,7 +3,7 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Replayed } from "../../../shared/bus/reply.ts";
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import type { Deps } from "../deps.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { acceptedSync } from "./history.ts";
@@ -35,7 +35,7 @@ export async function adminRestoreAccountData(deps: Deps, accountId: string, ver
 export async function restoreAccountData(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | RestoreDataConflictWire | Replayed> {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));

@@ -1,4 +1,5 @@
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
 import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
 import { replacedNeedsKeeping } from "../../../shared/util/restore-keeps.ts";
@@ -7,7 +8,6 @@ import { updateWithHistory } from "./history.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { keptVersion, restorePoint } from "./restore-points.ts";
 import { writeWithinBudget } from "../storage.ts";
-import { writeMark } from "../write-mark.ts";
 
 type Owner = AccountDoc | SlotDoc;
 
@@ -48,7 +48,7 @@ export async function restoreVersion<T extends Owner>(
   target: RestoreTarget<T>,
   version: number,
   baseVersion?: number,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<RestoreOutcome<T>> {
   return inRounds({ rounds }, async () => {
     const doc = await target.load();
@@ -63,7 +63,7 @@ export async function restoreVersion<T extends Owner>(
     const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
     const { stamp, writes, settle } = await writeWithinBudget(deps, plan, await target.account(doc), change);
     const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
-    const changes = { ...fields, version: next, ...stamp.changes, ...writeMark(key, next, undefined) } as Partial<T>;
+    const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
     const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
     if (updated) {
       await settle();
