@@ -125,7 +125,8 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
       // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
       const { _id, ...claimed } = fresh;
-      return (await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed)) === lostRound ? lostRound : undefined;
+      const taken = await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed);
+      return taken === lostRound ? lostRound : undefined;
     });
   }
 

@@ -105,7 +105,8 @@ for (const [name, open] of adapters) {
         updateInRounds<Flagged, string>(
           flags,
           () => flags.get(_id),
-          (current) => (current?.state === "closed" ? { stop: `already closed by ${current.by}` } : { changes: { state: "closed", by }, where: { state: "open" } }),
+          (current) =>
+            current?.state === "closed" ? { stop: `already closed by ${current.by}` } : { changes: { state: "closed", by }, where: { state: "open" } },
           { rounds: 2 },
         );
       const outcomes = await Promise.all(["x", "y", "z"].map(close));
