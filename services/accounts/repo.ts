@@ -24,7 +24,7 @@ export type AccountDoc = {
   snapshotHash?: string;
   deletedAt?: string;
   cleanupPending?: boolean;
-  /** The last keyed sync's stamp (write-mark.ts). */
+  /** The last keyed write's stamp (shared/serving/write-stamp.ts). */
   lastWrite?: string;
   /**
    * Bytes the account stores: accountData, every active and archived slot's slotInfo and data, and
@@ -66,7 +66,7 @@ export type SlotDoc = {
   snapshotHash?: string;
   deletedAt?: string;
   cleanupPending?: boolean;
-  /** The last keyed sync's stamp (write-mark.ts). */
+  /** The last keyed write's stamp (shared/serving/write-stamp.ts). */
   lastWrite?: string;
 };
 

@@ -6,12 +6,13 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
 import type { Deps } from "./service.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../shared/serving/reply.ts";
-import type { WriteKey } from "../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
+import { stampChanges } from "../../shared/serving/write-stamp.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "./history/history.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
 import { byteLength, writeWithinBudget } from "./storage.ts";
-import { earlierAnswer, writeMark } from "./write-mark.ts";
+import { earlierAnswer } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
 
@@ -31,7 +32,7 @@ export function applyPatch(current: Record<string, unknown>, patch: Record<strin
 type Answer = SyncAcceptedResponse | Conflict<AccountConflictWire> | Replayed<SyncAcceptedResponse>;
 
 /** Route 8: replace or patch accountData when `baseVersion` is current; otherwise answer the conflict. */
-export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey): Promise<Answer> {
+export async function syncAccountData(deps: Deps, msg: Message, key?: IdempotencyRecordId): Promise<Answer> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
@@ -51,7 +52,7 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: WriteKey):
     deps,
     repo.accounts,
     { _id: account._id, version: body.baseVersion, status: "active" },
-    { accountData, version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    { accountData, version, ...stamp.changes, ...stampChanges(key, version, warnings) },
     writes,
     stamp.snapshot,
   );

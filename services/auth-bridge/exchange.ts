@@ -6,6 +6,7 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
+import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { newId } from "../../shared/util/ids.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
@@ -80,20 +81,21 @@ async function firstSignIn(
   answer: Answer,
 ): Promise<AuthSessionResponse> {
   const { tenant, body } = msg;
-  let link = found;
-  for (let round = 0; !link && round < 3; round++) {
-    const reserved = linkDoc(deps, { linkId: l.linkId, tenant, provider: l.provider, accountId: newId("acc"), identity: l.identity }, true);
-    // Of concurrent first sign-ins one insert wins, and every one of them reads the link that won.
-    await deps.repo.links.insert(reserved).then(
-      () => failpoint("auth-bridge.link-reserved"),
-      (err) => {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-      },
-    );
-    // None only when an operator unlinked it between the insert and this read: reserve again.
-    link = await deps.repo.links.get(l.linkId);
-  }
-  if (!link) throw fail.serviceUnavailable();
+  // A round is lost only when an operator unlinks the identity between its insert and its read: 3 of
+  // those in one sign-in are 503.
+  const link =
+    found ??
+    (await inRounds({ rounds: 3 }, async () => {
+      const reserved = linkDoc(deps, { linkId: l.linkId, tenant, provider: l.provider, accountId: newId("acc"), identity: l.identity }, true);
+      // Of concurrent first sign-ins one insert wins, and every one of them reads the link that won.
+      await deps.repo.links.insert(reserved).then(
+        () => failpoint("auth-bridge.link-reserved"),
+        (err) => {
+          if (!(err instanceof DuplicateKeyError)) throw err;
+        },
+      );
+      return (await deps.repo.links.get(l.linkId)) ?? lostRound;
+    }));
   if (!link.pending) {
     await touch(deps, link);
     return answer(link.accountId, await issue(deps, tenant, link.accountId, body.deviceLabel), false, false);

@@ -1,8 +1,8 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
-import { fail } from "../../shared/contract/errors.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./service.ts";
+import { updateVersioned } from "../../shared/store/versioned.ts";
 import type { BillingStateDoc } from "./repo.ts";
 
 /** What one event says about a subscription (or a customer's loose invoices): `at` is its `created`. */
@@ -48,23 +48,11 @@ export function merge(state: BillingStateDoc | null, change: Change): Omit<Billi
  * event of the same subscription wrote first. Null when the change was too old to apply.
  */
 export async function recordChange(deps: Deps, change: Change): Promise<BillingStateDoc | null> {
-  const { states } = deps.repo;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const current = await states.get(change.key);
+  // Each lost round means another event of the subscription landed; 50 of them at once is endless
+  // contention, and 503 lets Stripe retry.
+  const outcome = await updateVersioned<BillingStateDoc, null>(deps.repo.states, change.key, (current) => {
     const next = merge(current, change);
-    if (!next) return null;
-    if (!current) {
-      const created = { ...next, version: 1 };
-      try {
-        await states.insert(created);
-        return created;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-        continue;
-      }
-    }
-    const updated = await states.update({ _id: current._id, version: current.version }, { ...next, version: current.version + 1 });
-    if (updated) return updated;
-  }
-  throw fail.serviceUnavailable(); // endless contention on one subscription: let Stripe retry
+    return next ? { next } : { stop: null };
+  }, { rounds: 50 });
+  return "written" in outcome ? outcome.written : outcome.stopped;
 }

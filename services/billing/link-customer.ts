@@ -1,6 +1,8 @@
 import { WorkspacePath } from "../../shared/contract/admin.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./service.ts";
+import { updateInRounds } from "../../shared/store/versioned.ts";
+import type { CustomerDoc } from "./repo.ts";
 import { pushState, setWorkspaceBilling } from "./push-state.ts";
 import { CheckoutSession } from "./stripe-objects.ts";
 import type { StripeEvent } from "./verify-event.ts";
@@ -10,19 +12,18 @@ const isWorkspaceId = (v: unknown): v is string => WorkspacePath.shape.workspace
 /** Stores customer → workspace unless a newer checkout already linked the customer elsewhere. */
 async function saveLink(deps: Deps, customerId: string, workspaceId: string, at: number): Promise<void> {
   const { customers } = deps.repo;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const current = await customers.get(customerId);
-    if (current && current.linkedAt > at) return;
-    if (current) {
-      if (await customers.update({ _id: customerId, linkedAt: current.linkedAt, workspaceId: current.workspaceId }, { workspaceId, linkedAt: at })) return;
-      continue;
-    }
-    try {
-      return await customers.insert({ _id: customerId, workspaceId, linkedAt: at });
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError)) throw err;
-    }
-  }
+  await updateInRounds<CustomerDoc, void>(
+    customers,
+    () => customers.get(customerId),
+    (current) => {
+      if (current && current.linkedAt > at) return { stop: undefined };
+      if (current) return { where: { linkedAt: current.linkedAt, workspaceId: current.workspaceId }, changes: { workspaceId, linkedAt: at } };
+      return { insert: { _id: customerId, workspaceId, linkedAt: at } };
+    },
+    // Each lost round means another checkout of the customer linked it; the link is left as the last
+    // of 50 such left it, as it always was: the event is acknowledged, not retried.
+    { rounds: 50, exhausted: () => ({ stopped: undefined }) },
+  );
 }
 
 /**

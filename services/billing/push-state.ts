@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { pickState } from "./customer-billing.ts";
 import type { Deps } from "./service.ts";
 import type { BillingStateDoc } from "./repo.ts";
+import { atVersion, inRounds, lostRound } from "../../shared/store/versioned.ts";
 
 type Billing = z.infer<typeof internal.setWorkspaceBilling.request>;
 
@@ -30,7 +31,7 @@ const billingOf = (workspaceId: string, s: BillingStateDoc): Billing => ({
 });
 
 /** Which versions of which states a derivation read: equal stamps, equal derivations. */
-const stampOf = (states: readonly BillingStateDoc[]) => states.map((s) => `${s._id}@${s.version}`).sort().join(",");
+const stampOf = (states: readonly BillingStateDoc[]) => states.map((s) => atVersion(s._id, s.version)).sort().join(",");
 
 /**
  * Tells config what the customer's subscriptions say for the workspace the customer is linked to: the
@@ -47,12 +48,15 @@ export async function pushState(deps: Deps, customerId: string, eventId: string)
     return;
   }
   let states = await deps.repo.states.find({ customerId });
-  for (let round = 0; round < 10; round++) {
+  // A round is lost when the states changed while config was told: each loss means another event was
+  // applied meanwhile, and 10 of them bound the retelling as they always did.
+  await inRounds({ rounds: 10, exhausted: () => undefined }, async () => {
     const chosen = pickState(states);
-    if (!chosen) return;
-    if (!(await setWorkspaceBilling(deps, billingOf(link.workspaceId, chosen), eventId))) return;
+    if (!chosen) return undefined;
+    if (!(await setWorkspaceBilling(deps, billingOf(link.workspaceId, chosen), eventId))) return undefined;
     const latest = await deps.repo.states.find({ customerId });
-    if (stampOf(latest) === stampOf(states)) return;
+    if (stampOf(latest) === stampOf(states)) return undefined;
     states = latest;
-  }
+    return lostRound;
+  });
 }

@@ -6,6 +6,7 @@ import { envIdOf } from "../../shared/contract/tenant.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import type { Deps } from "./service.ts";
+import { updateVersioned, writtenOf } from "../../shared/store/versioned.ts";
 import type { GameConfigDoc } from "./repo.ts";
 import { maxRounds } from "./rounds.ts";
 
@@ -21,32 +22,20 @@ export const publishGameConfig = (deps: Deps, msg: RouteMessage<typeof adminRout
 export async function publishVersion(deps: Deps, projectId: string, env: Environment, data: string, enabled: boolean, rolledBackFrom?: number) {
   if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
   const _id = envIdOf(projectId, env);
-  for (let attempt = 0; attempt < maxRounds; attempt++) {
-    const current = await deps.repo.gameConfigs.get(_id);
-    const next: GameConfigDoc = {
-      _id,
-      version: (current?.version ?? 0) + 1,
-      enabled,
-      data,
-      checksum: `sha256:${createHash("sha256").update(data).digest("hex")}`,
-      sizeBytes: Buffer.byteLength(data),
-      publishedAt: deps.now().toISOString(),
-    };
-    const { _id: _, ...changes } = next;
-    const kept = { ...next, _id: `${_id}#${next.version}`, envId: _id, ...(rolledBackFrom ? { rolledBackFrom } : {}) };
-    const then = [{ insert: kept, into: deps.repo.gameConfigVersions }];
-    const written = current
-      ? await deps.repo.gameConfigs.update({ _id, version: current.version }, changes, then)
-      : await deps.repo.gameConfigs.insert(next, then).then(
-          () => next,
-          (err) => {
-            if (err instanceof DuplicateKeyError) return null; // a concurrent first publish: go again
-            throw err;
-          },
-        );
-    if (written) return { environment: env, enabled: next.enabled, version: next.version, checksum: next.checksum, sizeBytes: next.sizeBytes, publishedAt: next.publishedAt };
-  }
-  throw fail.serviceUnavailable();
+  const checksum = `sha256:${createHash("sha256").update(data).digest("hex")}`;
+  let next = { enabled, data, checksum, sizeBytes: Buffer.byteLength(data), publishedAt: "" };
+  const outcome = await updateVersioned<GameConfigDoc>(
+    deps.repo.gameConfigs,
+    _id,
+    () => {
+      next = { ...next, publishedAt: deps.now().toISOString() };
+      const kept = (version: number) => ({ ...next, version, _id: `${_id}#${version}`, envId: _id, ...(rolledBackFrom ? { rolledBackFrom } : {}) });
+      return { next, followers: (version: number) => [{ insert: kept(version), into: deps.repo.gameConfigVersions }] };
+    },
+    { rounds: maxRounds },
+  );
+  const { version } = writtenOf(outcome);
+  return { environment: env, enabled: next.enabled, version, checksum, sizeBytes: next.sizeBytes, publishedAt: next.publishedAt };
 }
 
 /**

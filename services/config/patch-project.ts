@@ -3,6 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { Deps } from "./service.ts";
 import type { ProjectDoc } from "./repo.ts";
+import { updateInRounds } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";
 
 /**
@@ -11,15 +12,17 @@ import { maxRounds } from "./rounds.ts";
  * tenants before the answer.
  */
 export async function patchProjectJson<T>(deps: Deps, projectId: string, field: "syncPolicy" | "settings", next: (project: ProjectDoc) => T): Promise<T> {
-  for (let round = 0; round < maxRounds; round++) {
-    const project = await deps.repo.projects.get(projectId);
-    if (!project) throw fail.notFound("Project");
-    const value = next(project);
-    const updated = await deps.repo.projects.update({ _id: projectId, [field]: project[field] ?? null }, { [field]: JSON.stringify(value), updatedAt: deps.now().toISOString() });
-    if (updated) {
-      await dropEverywhere(deps.bus, events.tenantsChanged, { projectId });
-      return value;
-    }
-  }
-  throw fail.serviceUnavailable();
+  let value: T | undefined;
+  await updateInRounds(
+    deps.repo.projects,
+    () => deps.repo.projects.get(projectId),
+    (project) => {
+      if (!project) throw fail.notFound("Project");
+      value = next(project);
+      return { where: { [field]: project[field] ?? null }, changes: { [field]: JSON.stringify(value), updatedAt: deps.now().toISOString() } };
+    },
+    { rounds: maxRounds },
+  );
+  await dropEverywhere(deps.bus, events.tenantsChanged, { projectId });
+  return value as T;
 }

@@ -5,6 +5,7 @@ import { events } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Deps } from "./service.ts";
 import type { WorkspaceDoc } from "./repo.ts";
+import { updateInRounds, writtenOf } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";
 
 export interface WorkspaceChanges {
@@ -31,23 +32,24 @@ export const workspaceView = (w: WorkspaceDoc): Workspace => ({
  * payment that arrives lifts a 402 at once.
  */
 export async function updateWorkspace(deps: Deps, workspaceId: string, changes: WorkspaceChanges): Promise<Workspace> {
-  for (let round = 0; round < maxRounds; round++) {
-    const current = await deps.repo.workspaces.get(workspaceId);
-    if (!current) throw fail.notFound("Workspace");
-    let { pastDueSince } = changes;
-    if (pastDueSince === undefined && changes.billingStatus && changes.billingStatus !== current.billingStatus) {
-      pastDueSince = changes.billingStatus === "past_due" ? deps.now().toISOString() : null;
-    }
-    // Conditional on the billing state read: an operator and a Stripe event at once cannot leave a
-    // status with the other's past-due date.
-    const updated = await deps.repo.workspaces.update(
-      { _id: workspaceId, billingStatus: current.billingStatus, pastDueSince: current.pastDueSince ?? null },
-      { plan: changes.plan, billingStatus: changes.billingStatus, pastDueSince, stripeCustomerId: changes.stripeCustomerId },
-    );
-    if (updated) {
-      await dropEverywhere(deps.bus, events.tenantsChanged, {});
-      return workspaceView(updated);
-    }
-  }
-  throw fail.serviceUnavailable();
+  const updated = await updateInRounds(
+    deps.repo.workspaces,
+    () => deps.repo.workspaces.get(workspaceId),
+    (current) => {
+      if (!current) throw fail.notFound("Workspace");
+      let { pastDueSince } = changes;
+      if (pastDueSince === undefined && changes.billingStatus && changes.billingStatus !== current.billingStatus) {
+        pastDueSince = changes.billingStatus === "past_due" ? deps.now().toISOString() : null;
+      }
+      // Conditional on the billing state read: an operator and a Stripe event at once cannot leave a
+      // status with the other's past-due date.
+      return {
+        where: { billingStatus: current.billingStatus, pastDueSince: current.pastDueSince ?? null },
+        changes: { plan: changes.plan, billingStatus: changes.billingStatus, pastDueSince, stripeCustomerId: changes.stripeCustomerId },
+      };
+    },
+    { rounds: maxRounds },
+  );
+  await dropEverywhere(deps.bus, events.tenantsChanged, {});
+  return workspaceView(writtenOf(updated));
 }

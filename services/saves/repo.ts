@@ -17,7 +17,7 @@ export type SaveDoc = {
   version: number;
   createdAt: string;
   updatedAt: string;
-  /** `<key>@<version>`: the Idempotency-Key record id of the keyed write that made this version. */
+  /** The stamp of the keyed write that made this version (shared/serving/write-stamp.ts). */
   lastWrite?: string;
   /** Whose restore points these are: new for each creation, so a re-created id never sees the erased history. */
   historyId?: string;

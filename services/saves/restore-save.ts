@@ -2,6 +2,8 @@ import { envIdOf } from "../../shared/contract/tenant.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { Deps } from "./service.ts";
+import { inRounds, lostRound } from "../../shared/store/versioned.ts";
+import { replacedNeedsKeeping } from "../../shared/util/restore-keeps.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { keptSavePoint, listSavePoints, savePoint, snapshotWrites } from "./save-history.ts";
@@ -10,7 +12,7 @@ import { updateKeepingWrite } from "./sync-save.ts";
 type AdminSave = { projectId: string; env: Environment; saveId: string };
 
 /** Lost races before giving up with 503: each one means a device synced in between. */
-const attempts = 5;
+const rounds = 5;
 
 export const adminSaveDocId = (p: AdminSave) => saveDocId(envIdOf(p.projectId, p.env), p.saveId);
 
@@ -31,14 +33,14 @@ export async function adminSaveHistory(deps: Deps, p: AdminSave) {
  * one already holds it) and the restored one becomes one, so the restore can be undone.
  */
 export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number) {
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  return inRounds({ rounds }, async () => {
     const save = await loadSave(deps, p);
     const { content, plan } = await savePoint(deps, save, version);
     const now = deps.now();
     const ownerId = historyIdOf(save);
     const seq = save.snapshotSeq ?? 0;
     const held = await keptSavePoint(deps, save, save.version);
-    const keepReplaced = !held || held.doc.seq <= seq + 1 - deps.plans[plan].snapshot.keptPerSlot;
+    const keepReplaced = replacedNeedsKeeping(held?.doc.seq, seq, deps.plans[plan].snapshot.keptPerSlot);
     const replaced = { metadata: JSON.parse(save.metadata), state: JSON.parse(save.state) };
     const last = seq + (keepReplaced ? 2 : 1);
     const writes = [
@@ -51,7 +53,6 @@ export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number
     const usage = await usageOf(deps, save.envId, await deps.repo.usage.get(save.envId));
     const count = saveBudget(deps, plan, save.envId, usage, saveBytes(stored) - saveBytes(save));
     const updated = await updateKeepingWrite(deps, { _id: save._id, version: save.version }, changes, [count, ...writes]);
-    if (updated) return { save: toSave(updated) };
-  }
-  throw fail.serviceUnavailable();
+    return updated ? { save: toSave(updated) } : lostRound;
+  });
 }

@@ -3,7 +3,8 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
 import { type Conflict, type Replayed, conflict as conflictReply, replayed } from "../../shared/serving/reply.ts";
-import type { WriteKey } from "../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
+import { ownStamp, stampChanges } from "../../shared/serving/write-stamp.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
@@ -19,10 +20,10 @@ const conflict = (doc: SaveDoc, clientBaseVersion: number): Conflict<Stale> =>
   conflictReply({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
 
 // A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
-// answer recognises the current version as its own (shared/serving/idempotency.ts).
-const markOf = (key: WriteKey, version: number) => (key ? { lastWrite: `${key}@${version}` } : {});
-const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
-  key && doc.lastWrite === `${key}@${doc.version}` ? replayed<Accepted>({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
+// answer recognises the current version as its own (shared/serving/write-stamp.ts).
+const markOf = (recordId: IdempotencyRecordId, version: number) => stampChanges(recordId, version, undefined);
+const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, recordId: IdempotencyRecordId) =>
+  ownStamp(doc, recordId) ? replayed<Accepted>({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
 
 /**
  * Route 18 (docs/api-rules.md#the-save-based-model): `baseVersion` 0 creates the save at version 1; the
@@ -30,7 +31,7 @@ const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, key: WriteKey) =>
  * version check is inside the one conditional write (or the unique insert), so of concurrent writers
  * from one base exactly one is accepted. An omitted `metadata` or `state` keeps the stored one.
  */
-export async function syncSave(deps: Deps, msg: Message, key?: WriteKey): Promise<Accepted | Conflict<Stale> | Replayed<Accepted>> {
+export async function syncSave(deps: Deps, msg: Message, key?: IdempotencyRecordId): Promise<Accepted | Conflict<Stale> | Replayed<Accepted>> {
   const { repo } = deps;
   const { body } = msg;
   const _id = saveDocId(msg.tenant.envId, msg.params.saveId);

@@ -5,8 +5,9 @@ import type { SessionActor, Tenant } from "../contract/tenant.ts";
 import { failpoint } from "../process/failpoint.ts";
 import type { Logger } from "../process/log.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
-import { type Collection, DuplicateKeyError, type Store } from "../store/port.ts";
 import { type SentReply, replayed, replyOf } from "./reply.ts";
+import type { Collection, Store } from "../store/port.ts";
+import { inRounds, insertOrLose, lostRound, updateOrLose } from "../store/versioned.ts";
 
 export const idempotencyKeyHeader = "idempotency-key";
 /** How long the gateway waits for this request: a key's claim lasts that long (see `claim`). */
@@ -58,11 +59,12 @@ export interface ReplayForm<M> {
 export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M> => ({ compact: () => ({ kept: null }), expand: (_, msg) => read(msg) });
 
 /**
- * What a write learns of its request's key: the record id, to stamp on what it changes. A write that
- * finds its own stamp (it ran before, and its process died before the answer was recorded) returns
- * its earlier answer as `replayed` (reply.ts; services/accounts/write-mark.ts).
+ * What a write learns of its request's Idempotency-Key: not the key, the id of the key's record (none
+ * without a key), to stamp on what it changes (write-stamp.ts). A write that finds its own stamp (it
+ * ran before, and its process died before the answer was recorded) returns its earlier answer as
+ * `replayed` (reply.ts; services/accounts/write-mark.ts).
  */
-export type WriteKey = string | undefined;
+export type IdempotencyRecordId = string | undefined;
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
@@ -108,17 +110,14 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
   pruning.unref();
 
   async function claim(id: string, fingerprint: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // A round is lost when the record vanished (pruned) or another retry took the claim over between
+    // the read and the write; 3 such are answered as still in progress.
+    return inRounds({ rounds: 3, exhausted: () => inProgress(1) }, async () => {
       const at = now();
       const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil: at.getTime() + timeoutMs, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
-      try {
-        await records.insert(fresh);
-        return undefined;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError)) throw err;
-      }
+      if ((await insertOrLose(records, fresh)) !== lostRound) return undefined;
       const held = await records.get(id);
-      if (!held) continue;
+      if (!held) return lostRound;
       const expired = at.getTime() - Date.parse(held.createdAt) >= keepHours * 3_600_000;
       if (!expired && held.fingerprint !== fingerprint) throw reused();
       if (!expired && held.state === "erased") throw fail.accountDeleted();
@@ -126,9 +125,9 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
       // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
       const { _id, ...claimed } = fresh;
-      if (await records.update({ _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed)) return undefined;
-    }
-    throw inProgress(1);
+      const taken = await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed);
+      return taken === lostRound ? lostRound : undefined;
+    });
   }
 
   /** Counts a new record against its scope's day; past the cap it is not kept (logged once per scope and day). */
@@ -145,7 +144,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
      * Wraps a route handler of the runtime API; requests without the header run as before. A conflict
      * answer is not recorded: a retry asks again and gets the state as it is then.
      */
-    wrap<M extends Message>(operationId: string, handler: (msg: M, key: WriteKey) => Promise<unknown>, form?: ReplayForm<M>) {
+    wrap<M extends Message>(operationId: string, handler: (msg: M, key: IdempotencyRecordId) => Promise<unknown>, form?: ReplayForm<M>) {
       return async (msg: M, meta: RequestMeta): Promise<SentReply> => {
         const key = meta.headers[idempotencyKeyHeader];
         if (!key || !msg.tenant) return replyOf(await handler(msg, undefined));
@@ -168,7 +167,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
           throw err;
         }
         failpoint("idempotency.before-record");
-        // A write that recognised itself (see WriteKey) answers as a replay, and its answer is recorded.
+        // A write that recognised itself (see IdempotencyRecordId) answers as a replay, and its answer is recorded.
         // A conflict changed nothing, and what it shows can be asked again. A count the store fails
         // must not fail a write that stands: the record is then tried, as before the cap.
         if (reply.kind === "conflict" || !(await withinCap(owner, operationId).catch(() => true))) {

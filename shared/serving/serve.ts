@@ -4,7 +4,7 @@ import { fail } from "../contract/errors.ts";
 import type { Endpoint } from "../contract/internal.ts";
 import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import { host } from "./host.ts";
-import type { Idempotency, ReplayForm, WriteKey } from "./idempotency.ts";
+import type { Idempotency, ReplayForm, IdempotencyRecordId } from "./idempotency.ts";
 import { onWire, replyOf } from "./reply.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
@@ -47,7 +47,7 @@ export function serveIdempotentRoute<R extends Route>(
   group: string,
   r: R,
   idempotency: Idempotency,
-  handler: (msg: RouteMessage<R>, key: WriteKey) => Promise<unknown>,
+  handler: (msg: RouteMessage<R>, key: IdempotencyRecordId) => Promise<unknown>,
   form?: ReplayForm<RouteMessage<R>>,
 ): void {
   serveRoute(bus, group, r, idempotency.wrap(r.operationId, handler, form));

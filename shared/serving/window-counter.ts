@@ -2,7 +2,8 @@ import { fail } from "../contract/errors.ts";
 import type { RateLimits } from "../contract/settings.ts";
 import type { Tenant } from "../contract/tenant.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
-import { type Collection, DuplicateKeyError } from "../store/port.ts";
+import type { Collection } from "../store/port.ts";
+import { inRounds, insertOrLose, lostRound } from "../store/versioned.ts";
 
 /** One counted event: a numbered seat of its scope's window, so the store's unique key decides who is counted. */
 export type HitDoc = { _id: string; scope: string; window: number; seat?: number; at: string; pruneDay?: string };
@@ -41,24 +42,19 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
     async take(scope: string, windowSeconds: number, limit: number, inOrder = false): Promise<number | null> {
       const window = windowOf(windowSeconds);
       const now = new Date(nowMs);
-      let seat: number | null = null;
-      // Each lost race means a seat seen free was taken meanwhile, so `limit` rounds see the window
-      // full (only seats given back at the same time can make them run out first).
-      for (let round = 0; seat === null && round < limit; round++) {
+      // Each lost round means a seat seen free was taken meanwhile, so `limit` rounds see the window
+      // full (only seats given back at the same time can make them run out first: then it counts as full).
+      const seat = await inRounds<number | null>({ rounds: limit, exhausted: () => null }, async () => {
         // Any `limit` events fill the window, also seats above a limit lowered since they were taken.
         const held = await hits.find({ scope, window }, { limit });
         const taken = new Set(held.map((h) => h.seat));
         const free = Array.from({ length: limit }, (_, i) => i + 1).filter((k) => !taken.has(k));
-        if (held.length >= limit || free.length === 0) break;
+        if (held.length >= limit || free.length === 0) return null;
         const k = inOrder ? free[0]! : free[Math.floor(Math.random() * free.length)]!;
-        try {
-          // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
-          await hits.insert({ _id: seatId(scope, window, k), scope, window, seat: k, at: now.toISOString(), pruneDay: dayAfter(now) });
-          seat = k;
-        } catch (err) {
-          if (!(err instanceof DuplicateKeyError)) throw err;
-        }
-      }
+        // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
+        const hit = { _id: seatId(scope, window, k), scope, window, seat: k, at: now.toISOString(), pruneDay: dayAfter(now) };
+        return (await insertOrLose(hits, hit)) === lostRound ? lostRound : k;
+      });
       const today = now.toISOString().slice(0, 10);
       if (prunedOn.get(hits) !== today) {
         prunedOn.set(hits, today);

@@ -3,8 +3,8 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import type { Deps } from "../service.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { acceptedSync } from "./history.ts";
 import { loadAccount } from "../load.ts";
@@ -35,7 +35,7 @@ export async function adminRestoreAccountData(deps: Deps, accountId: string, ver
 export async function restoreAccountData(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | Conflict<RestoreDataConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));

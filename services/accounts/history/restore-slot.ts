@@ -3,8 +3,8 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreSlotConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
 import type { Deps } from "../service.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { acceptedSync } from "./history.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
@@ -39,7 +39,7 @@ export async function adminRestoreSlot(deps: Deps, accountId: string, slotId: st
 export async function restoreSlot(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.restoreSlot>,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | Conflict<RestoreSlotConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { accountId } = msg.session;
   const account = () => loadAccount(deps, msg.tenant.envId, accountId);

@@ -1,12 +1,13 @@
-import { fail } from "../../../shared/contract/errors.ts";
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
 import type { Deps } from "../service.ts";
+import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
+import { replacedNeedsKeeping } from "../../../shared/util/restore-keeps.ts";
 import { updateWithHistory } from "./history.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { keptVersion, restorePoint } from "./restore-points.ts";
 import { writeWithinBudget } from "../storage.ts";
-import { writeMark } from "../write-mark.ts";
 
 type Owner = AccountDoc | SlotDoc;
 
@@ -31,7 +32,7 @@ export type RestoreOutcome<T extends Owner> =
   | { status: "stale"; current: T; restored: Record<string, unknown> };
 
 /** Lost races before an operator's restore gives up with 503: each one means a device synced in between. */
-const attempts = 5;
+const rounds = 5;
 
 /**
  * The one restore of the service, for players and operators (README, Restoring a slot): restore point
@@ -47,29 +48,29 @@ export async function restoreVersion<T extends Owner>(
   target: RestoreTarget<T>,
   version: number,
   baseVersion?: number,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<RestoreOutcome<T>> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  return inRounds({ rounds }, async () => {
     const doc = await target.load();
     const { payload, plan } = await restorePoint(deps, doc, version);
     if (baseVersion !== undefined && doc.version !== baseVersion) return { status: "stale", current: doc, restored: payload };
     const kept = deps.plans[plan].snapshot.keptPerSlot;
     const held = await keptVersion(deps, doc, doc.version);
-    // Held only if it survives the one trim the restored point's own write makes.
-    const keepReplaced = !held || held.seq <= doc.snapshotSeq + 1 - kept;
+    const keepReplaced = replacedNeedsKeeping(held?.seq, doc.snapshotSeq, kept);
     const next = doc.version + 1;
     const fields = target.fieldsOf(payload);
     const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
     const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
     const { stamp, writes, settle } = await writeWithinBudget(deps, plan, await target.account(doc), change);
     const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
-    const changes = { ...fields, version: next, ...stamp.changes, ...writeMark(key, next, undefined) } as Partial<T>;
+    const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
     const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
     if (updated) {
       await settle();
       return { status: "accepted", updated, at: stamp.at, historyRetained };
     }
+    // A player's lost race is the usual 409; an operator's restore goes again on top of what won.
     if (baseVersion !== undefined) return { status: "stale", current: await target.load(), restored: payload };
-  }
-  throw fail.serviceUnavailable();
+    return lostRound;
+  });
 }

@@ -5,8 +5,9 @@ import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId } from "../../../shared/util/ids.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
-import { DuplicateKeyError, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
 import type { Deps } from "../service.ts";
+import { FollowerFailedError, type Write } from "../../../shared/store/port.ts";
+import { inRounds, insertOrLose, lostRound } from "../../../shared/store/versioned.ts";
 import { snapshotWrites } from "../history/history.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, activeKeyOf, activeSlotsOf, toAccountResponse, toSlotSummary } from "../repo.ts";
@@ -24,8 +25,8 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: AccountDoc
   const cap = deps.plans[plan].maxActiveSlots;
   const next = { slotInfo: JSON.stringify(req.slotInfo ?? {}), data: JSON.stringify(req.data) };
   let budget: Awaited<ReturnType<typeof writeWithinBudget>> | undefined;
-  // Each lost race means another create took a seat, so this ends within cap + 1 rounds.
-  for (let round = 0; round <= cap; round++) {
+  // Each lost round means another create took a seat, so this ends within cap + 1 rounds.
+  return inRounds({ rounds: cap + 1 }, async () => {
     const active = await activeSlotsOf(repo, account._id);
     if (active.some((s) => s.slotId === req.slotId)) throw fail.slotAlreadyExists(req.slotId);
     const taken = new Set(active.map((s) => s.seatKey));
@@ -38,18 +39,17 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: AccountDoc
     budget ??= await writeWithinBudget(deps, plan, account, change);
     const { slot, snapshot } = newSlot(deps, plan, account, req, seatKey, now, budget.stamp.snapshot);
     // The budget's last write is the account's byte count; its snapshot writes are newSlot's, under the slot's id.
-    try {
-      await repo.slots.insert(slot, [...snapshot, budget.writes.at(-1)!]);
-    } catch (err) {
-      if (err instanceof DuplicateKeyError) continue; // the id or the seat was taken meanwhile: look again
+    // A duplicate id or seat (taken meanwhile) is a lost round: look again.
+    const inserted = await insertOrLose(repo.slots, slot, [...snapshot, budget.writes.at(-1)!]).catch((err) => {
       // MongoDB: the slot stands without its first snapshot; only history misses it.
-      if (err instanceof FollowerFailedError) deps.log.warn("snapshot not written", { err: err.cause });
-      else throw err;
-    }
+      if (!(err instanceof FollowerFailedError)) throw err;
+      deps.log.warn("snapshot not written", { err: err.cause });
+      return slot;
+    });
+    if (inserted === lostRound) return lostRound;
     await budget.settle();
     return slot;
-  }
-  throw fail.serviceUnavailable();
+  });
 }
 
 const firstPayload = (req: CreateAccountSlotRequest) => ({ slotInfo: req.slotInfo ?? {}, data: req.data });

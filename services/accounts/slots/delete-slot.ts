@@ -4,6 +4,7 @@ import { queues } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Deps } from "../service.ts";
+import { inRounds, lostRound, updateOrLose } from "../../../shared/store/versioned.ts";
 import { loadAccount, newestWithStatus } from "../load.ts";
 import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "../repo.ts";
 import { countBytes, slotBytes } from "../storage.ts";
@@ -24,7 +25,7 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   const { slotId } = msg.params;
   const account = await loadAccount(deps, msg.tenant.envId, accountId);
 
-  for (let round = 0; round < maxRounds; round++) {
+  return inRounds({ rounds: maxRounds }, async () => {
     const target = (await newestWithStatus(repo, accountId, slotId, "active")) ?? (await newestWithStatus(repo, accountId, slotId, "archived"));
     if (!target) {
       const deleted = await newestWithStatus(repo, accountId, slotId, "deleted");
@@ -33,16 +34,17 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
     }
     const at = deps.now().toISOString();
     // Its current state leaves the account's stored bytes with it; its history does as the cleanup erases it.
-    const tombstone = await repo.slots.update(
+    // Changed under us (archived or deleted concurrently) is a lost round: look again, as a new DELETE would.
+    const tombstone = await updateOrLose(
+      repo.slots,
       { _id: target._id, status: target.status },
       { ...retire("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
       account.storedBytes == null ? [] : [countBytes(deps, accountId, -slotBytes(target), -slotBytes(target))],
     );
-    if (!tombstone) continue; // changed under us (archived or deleted concurrently): look again, as a new DELETE would
+    if (tombstone === lostRound) return lostRound;
     await deps.bus.enqueue(queues.cleanup.name, { kind: "slot", id: target._id });
     return answer(deps, account._id, slotId, tombstone, false);
-  }
-  throw fail.serviceUnavailable();
+  });
 }
 
 async function answer(deps: Deps, accountId: string, slotId: string, slot: SlotDoc, alreadyDeleted: boolean): Promise<DeleteSlotResponse> {

@@ -3,13 +3,14 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Deps } from "../service.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../../shared/serving/reply.ts";
-import type { WriteKey } from "../../../shared/serving/idempotency.ts";
+import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "../history/history.ts";
 import { activeSlotForWrite } from "../load.ts";
 import { type SlotDoc, toSlotResponse } from "../repo.ts";
 import { slotBytes, writeWithinBudget } from "../storage.ts";
-import { earlierAnswer, writeMark } from "../write-mark.ts";
+import { earlierAnswer } from "../write-mark.ts";
 
 /**
  * Route 15. The version check lives in the store's single conditional update, so of N concurrent
@@ -18,7 +19,7 @@ import { earlierAnswer, writeMark } from "../write-mark.ts";
 export async function syncSlot(
   deps: Deps,
   msg: RouteMessage<typeof contractRoutes.syncSlot>,
-  key?: WriteKey,
+  key?: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | Conflict<SlotConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { repo } = deps;
   const { tenant, body } = msg;
@@ -39,7 +40,7 @@ export async function syncSlot(
     deps,
     repo.slots,
     { _id: slot._id, version: body.baseVersion, status: "active" },
-    { ...next, version, ...stamp.changes, ...writeMark(key, version, warnings) },
+    { ...next, version, ...stamp.changes, ...stampChanges(key, version, warnings) },
     writes,
     stamp.snapshot,
   );
