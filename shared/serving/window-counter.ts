@@ -6,7 +6,7 @@ import type { Collection } from "../store/port.ts";
 import { inRounds, insertOrLose, lostRound } from "../store/versioned.ts";
 
 /** One counted event: a numbered seat of its scope's window, so the store's unique key decides who is counted. */
-export type HitDoc = { _id: string; scope: string; window: number; seat?: number; at: string; pruneDay?: string };
+export type HitDoc = { _id: string; scope: string; window: number; seat?: number; count?: number; at: string; pruneDay?: string };
 
 export const hitIndexes = [
   { name: "scope_window", fields: ["scope", "window"] },
@@ -18,6 +18,32 @@ export const hitIndexes = [
 const prunedOn = new WeakMap<Collection<HitDoc>, string>();
 
 const seatId = (scope: string, window: number, seat: number) => `${scope}:${window}:${seat}`;
+
+async function pruneOnce(hits: Collection<HitDoc>, now: Date) {
+  const today = now.toISOString().slice(0, 10);
+  if (prunedOn.get(hits) === today) return;
+  prunedOn.set(hits, today);
+  await deleteDaysBefore(hits, "pruneDay", today);
+}
+
+/**
+ * A seat of 1..limit not in `taken` (which holds fewer than `limit`): the lowest when `inOrder`, else
+ * one at random, so a burst spreads over the free seats. Never a list as long as the limit: limits of
+ * a million are settings operators use to mean "no limit".
+ */
+function freeSeat(taken: Set<number | undefined>, limit: number, inOrder: boolean): number | null {
+  if (inOrder) {
+    for (let k = 1; k <= limit; k++) if (!taken.has(k)) return k;
+    return null;
+  }
+  const start = 1 + Math.floor(Math.random() * limit);
+  // Walks on from a random seat: at most taken.size steps pass before a free one.
+  for (let i = 0; i <= taken.size && i < limit; i++) {
+    const k = ((start - 1 + i) % limit) + 1;
+    if (!taken.has(k)) return k;
+  }
+  return null;
+}
 
 /**
  * Counts events per scope (a client IP, a runtime key) in fixed windows, in a service's own store, so
@@ -47,20 +73,28 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
       const seat = await inRounds<number | null>({ rounds: limit, exhausted: () => null }, async () => {
         // Any `limit` events fill the window, also seats above a limit lowered since they were taken.
         const held = await hits.find({ scope, window }, { limit });
-        const taken = new Set(held.map((h) => h.seat));
-        const free = Array.from({ length: limit }, (_, i) => i + 1).filter((k) => !taken.has(k));
-        if (held.length >= limit || free.length === 0) return null;
-        const k = inOrder ? free[0]! : free[Math.floor(Math.random() * free.length)]!;
+        const k = held.length < limit ? freeSeat(new Set(held.map((h) => h.seat)), limit, inOrder) : null;
+        if (k === null) return null;
         // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
         const hit = { _id: seatId(scope, window, k), scope, window, seat: k, at: now.toISOString(), pruneDay: dayAfter(now) };
         return (await insertOrLose(hits, hit)) === lostRound ? lostRound : k;
       });
-      const today = now.toISOString().slice(0, 10);
-      if (prunedOn.get(hits) !== today) {
-        prunedOn.set(hits, today);
-        await deleteDaysBefore(hits, "pruneDay", today);
-      }
+      await pruneOnce(hits, now);
       return seat;
+    },
+
+    /**
+     * Counts one event in the window's one counter and says whether it is within `limit`: the store's
+     * atomic increment numbers the events, so of N concurrent ones exactly min(N, limit) are, however
+     * many copies count. One write per event, whatever the limit; events past it are counted too (the
+     * window stays refused until it ends). No seat can be given back: `take` is for that.
+     */
+    async tally(scope: string, windowSeconds: number, limit: number): Promise<boolean> {
+      const window = windowOf(windowSeconds);
+      const now = new Date(nowMs);
+      const counter = await hits.increment(`${scope}:${window}:n`, "count", 1, { scope, window, at: now.toISOString(), pruneDay: dayAfter(now) });
+      await pruneOnce(hits, now);
+      return (counter.count ?? 0) <= limit;
     },
 
     /** Gives back a seat `take` returned: the event is not counted after all. */
@@ -87,7 +121,7 @@ export async function limitPerMinute(
 ): Promise<void> {
   const counter = windowCounter(hits, nowMs);
   const limit = tenant.settings.rateLimits[what.setting];
-  if ((await counter.take(`${tenant.envId}:ip:${clientIp}`, 60, limit)) === null) {
+  if (!(await counter.tally(`${tenant.envId}:ip:${clientIp}`, 60, limit))) {
     const setting = `project setting rateLimits.${what.setting}`;
     throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting }, what.counted);
   }
