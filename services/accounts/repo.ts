@@ -2,19 +2,16 @@ import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../sh
 import type { AccountStatus } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
+import type { Versioned } from "../../shared/store/versioned.ts";
 import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 import { giveLegacySlotsSeats } from "./slots/seats.ts";
 
-/** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
-export type AccountDoc = {
-  _id: string;
-  envId: string;
-  status: AccountStatus;
-  accountData: string;
-  version: number;
-  playerRef?: string;
-  externalProvider?: string;
-  externalSubject?: string;
+/**
+ * What accountData and a slot share: a versioned document that syncs, keeps a numbered history
+ * (history/), is deleted as a tombstone that the cleanup worker erases, and carries the stamp of its
+ * last keyed write.
+ */
+export type SyncedDoc = Versioned & {
   createdAt: string;
   updatedAt: string;
   lastSyncAt?: string;
@@ -26,6 +23,16 @@ export type AccountDoc = {
   cleanupPending?: boolean;
   /** The last keyed write's stamp (shared/serving/write-stamp.ts). */
   lastWrite?: string;
+};
+
+/** accountData is stored as serialized JSON: free-form keys never become queryable BSON. */
+export type AccountDoc = SyncedDoc & {
+  envId: string;
+  status: AccountStatus;
+  accountData: string;
+  playerRef?: string;
+  externalProvider?: string;
+  externalSubject?: string;
   /**
    * Bytes the account stores: accountData, every active and archived slot's slotInfo and data, and
    * every snapshot's payload. Moved by atomic increments in the commits that change them (storage.ts).
@@ -46,8 +53,7 @@ export type SlotStatus = "active" | "archived" | "deleted";
  * plan's active-slot cap: an active slot holds one of the account's numbered seats
  * (`<accountId>#<n>`, n below the cap), so two concurrent creates can never take the last one both.
  */
-export type SlotDoc = {
-  _id: string;
+export type SlotDoc = SyncedDoc & {
   accountId: string;
   envId: string;
   slotId: string;
@@ -56,18 +62,6 @@ export type SlotDoc = {
   status: SlotStatus;
   slotInfo: string;
   data: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  lastSyncAt?: string;
-  lastSnapshotAt?: string;
-  snapshotSeq: number;
-  /** SHA-256 of the newest snapshot's payload: an identical next one is not stored (history.ts). */
-  snapshotHash?: string;
-  deletedAt?: string;
-  cleanupPending?: boolean;
-  /** The last keyed write's stamp (shared/serving/write-stamp.ts). */
-  lastWrite?: string;
 };
 
 /** Keyed by the SHA-256 of the token; the token itself is never stored. */

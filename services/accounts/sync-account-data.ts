@@ -7,11 +7,10 @@ import { jsonByteLength } from "../../shared/util/json.ts";
 import type { Deps } from "./service.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
-import { stampChanges } from "../../shared/serving/write-stamp.ts";
-import { acceptedSync, intervalWarnings, updateWithHistory } from "./history/history.ts";
+import { commitSync } from "./history/commit-sync.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
-import { byteLength, writeWithinBudget } from "./storage.ts";
+import { byteLength } from "./storage.ts";
 import { earlierAnswer } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
@@ -44,27 +43,29 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: Idempotenc
 
   const version = body.baseVersion + 1;
   const accountData = JSON.stringify(next);
-  const before = byteLength(account.accountData);
-  const change = { kind: "sync", owner: account, before, after: byteLength(accountData), payload: { accountData: next }, version } as const;
-  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, change);
-  const warnings = intervalWarnings(account.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
-  const { updated, historyRetained } = await updateWithHistory(
+  const accepted = await commitSync(
     deps,
-    repo.accounts,
-    { _id: account._id, version: body.baseVersion, status: "active" },
-    { accountData, version, ...stamp.changes, ...stampChanges(key, version, warnings) },
-    writes,
-    stamp.snapshot,
+    tenant,
+    account,
+    {
+      collection: repo.accounts,
+      filter: { _id: account._id, version: body.baseVersion, status: "active" },
+      changes: { accountData },
+      owner: account,
+      before: byteLength(account.accountData),
+      after: byteLength(accountData),
+      payload: { accountData: next },
+      version,
+    },
+    key,
   );
-  if (!updated) {
+  if (!accepted) {
     // Lost a race after the read: answer with whatever won.
     const current = await repo.accounts.get(account._id);
     if (!current) throw fail.notFound("Account");
     return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(deps, usable(current));
   }
-
-  await settle();
-  return acceptedSync(version, stamp, historyRetained, warnings);
+  return accepted;
 }
 
 async function conflict(deps: Deps, account: AccountDoc): Promise<Conflict<AccountConflictWire>> {

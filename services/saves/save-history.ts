@@ -1,3 +1,4 @@
+import { restorePointWrites } from "../../shared/util/restore-ring.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
@@ -35,10 +36,7 @@ export function snapshotWrites(deps: Deps, plan: PlanName, snap: { ownerId: stri
     plan,
     expiresAt: expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays).expiresAt,
   };
-  const kept = deps.plans[plan].snapshot.keptPerSlot;
-  const writes: Write[] = [{ insert: doc, into: snapshots }];
-  if (snap.seq > kept) writes.push({ delete: { _id: `${snap.ownerId}:${snap.seq - kept}` }, from: snapshots });
-  return writes;
+  return restorePointWrites(snapshots, doc, deps.plans[plan].snapshot.keptPerSlot);
 }
 
 /** The plan recorded on the newest snapshot: operator routes carry no tenant. */

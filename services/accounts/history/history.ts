@@ -1,3 +1,4 @@
+import { restorePointWrites } from "../../../shared/util/restore-ring.ts";
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
 import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
@@ -50,10 +51,7 @@ export function snapshotWrites(
     plan,
     ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
   };
-  const kept = deps.plans[plan].snapshot.keptPerSlot;
-  const writes: Write[] = [{ insert: doc, into: snapshots }];
-  if (snap.seq > kept) writes.push({ delete: { _id: `${snap.ownerId}:${snap.seq - kept}` }, from: snapshots });
-  return writes;
+  return restorePointWrites(snapshots, doc, deps.plans[plan].snapshot.keptPerSlot);
 }
 
 /**

@@ -4,12 +4,11 @@ import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { Deps } from "../service.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
-import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import { fail } from "../../../shared/contract/errors.ts";
-import { acceptedSync, intervalWarnings, updateWithHistory } from "../history/history.ts";
+import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
 import { type SlotDoc, toSlotResponse } from "../repo.ts";
-import { slotBytes, writeWithinBudget } from "../storage.ts";
+import { slotBytes } from "../storage.ts";
 import { earlierAnswer } from "../write-mark.ts";
 
 /**
@@ -32,27 +31,29 @@ export async function syncSlot(
   const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
   const next = { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) };
   const version = body.baseVersion + 1;
-  const change = { kind: "sync", owner: slot, before: slotBytes(slot), after: slotBytes(next), payload: { slotInfo, data: body.data }, version } as const;
-  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, change);
-  const warnings = intervalWarnings(slot.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
-  // One commit: the new version, its snapshot, the trim of the oldest and the account's byte count.
-  const { updated, historyRetained } = await updateWithHistory(
+  const accepted = await commitSync(
     deps,
-    repo.slots,
-    { _id: slot._id, version: body.baseVersion, status: "active" },
-    { ...next, version, ...stamp.changes, ...stampChanges(key, version, warnings) },
-    writes,
-    stamp.snapshot,
+    tenant,
+    account,
+    {
+      collection: repo.slots,
+      filter: { _id: slot._id, version: body.baseVersion, status: "active" },
+      changes: next,
+      owner: slot,
+      before: slotBytes(slot),
+      after: slotBytes(next),
+      payload: { slotInfo, data: body.data },
+      version,
+    },
+    key,
   );
-  if (!updated) {
+  if (!accepted) {
     // Another write won between the read and the update (perhaps this key's own earlier attempt,
     // still running when the gateway gave up on it): answer with the state that won.
     const current = await activeSlotForWrite(repo, accountId, msg.params.slotId);
     return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(current);
   }
-
-  await settle();
-  return acceptedSync(version, stamp, historyRetained, warnings);
+  return accepted;
 }
 
 function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
