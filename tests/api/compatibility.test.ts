@@ -10,7 +10,8 @@ import { capturingLogger } from "../helpers/kept.ts";
 forEachDeployment("compatibility and lenient reading", { tenant: true }, ({ d, tenant }) => {
   test("X-Persistly-Account-Session works as the session header", async () => {
     const acc = await newAccount(d, tenant.key, { slot: { slotId: "s", data: { v: 1 } } });
-    const read = await call(d, "GET", `/api/v1/accounts/${acc.accountId}/slots/s`, { key: tenant.key, headers: { "x-persistly-account-session": acc.session } });
+    const headers = { "x-persistly-account-session": acc.session };
+    const read = await call(d, "GET", `/api/v1/accounts/${acc.accountId}/slots/s`, { key: tenant.key, headers });
     expect([read.status, read.body.data]).toEqual([200, { v: 1 }]);
     const synced = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/s/sync`, { key: tenant.key, headers: { "X-Persistly-Account-Session": acc.session }, body: { baseVersion: 1, data: { v: 2 } } });
     expect(synced.status).toBe(200);
