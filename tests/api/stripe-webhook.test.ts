@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import Stripe from "stripe";
 import type { z } from "zod";
 import { runBilling } from "../../services/billing/start.ts";
@@ -13,13 +12,12 @@ import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
 /**
  * The billing service driven over an in-process bus with a real store (SQLite, then MongoDB), a fake
@@ -108,10 +106,7 @@ async function linkedWorkspace(h: Harness) {
 const callsFor = (h: Harness, workspaceId: string) => h.calls.filter((c) => c.workspaceId === workspaceId);
 const ok = { status: 200, body: { received: true } };
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("billing"), "billing.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("billing"))],
-];
+const adapters = storeAdapters("billing");
 
 for (const [name, open] of adapters) {
   describe(`stripe webhook (${name})`, () => {
