@@ -75,7 +75,7 @@ export function forEachDeployment(title: string, ...args: unknown[]): void {
       const d = standIn(() => setup?.d, `the ${name} deployment`);
       body({ name, d, setup: standIn(() => setup, `the ${name} setup`), tenant: standIn(() => tenant, `the ${name} tenant`) });
       // After the body's own afterAll hooks (they run in the order declared), which may still use it.
-      if (own) afterAll(() => (setup?.stop ?? setup?.d.stop)?.());
+      if (own) afterAll(() => (setup?.stop ? setup.stop() : setup?.d.stop()));
     });
   }
 }
