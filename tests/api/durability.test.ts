@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken, deployment, deploymentNames, startEmbedded } from "../helpers/deployments.ts";
+import { type Deployment, adminToken, deployment, startEmbedded } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 
@@ -18,33 +19,31 @@ async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, ti
   return value;
 }
 
-for (const name of deploymentNames) {
-  describe(`deletion cleanup and history (${name})`, () => {
-    test("after an account is deleted, the worker erases its slots and revokes its sessions", async () => {
-      const d: Deployment = await deployment(name);
-      const { key } = await newTenant(d);
-      const acc = await newAccount(d, key, { slot: { slotId: "a", data: { x: 1 } } });
-      await acc.call("DELETE", "/api/v1/accounts/{acc}");
-      const view = await eventually(
-        () => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`),
-        (v) => v.body.slots.length === 0 && v.body.sessions.every((s: { revokedAt?: string }) => s.revokedAt),
-      );
-      expect(view.body.account).toMatchObject({ status: "deleted", accountData: {} });
-      expect(view.body.slots).toEqual([]);
-      expect(view.body.sessions[0].revokedAt).toEqual(expect.any(String));
-      // The revoked session of a deleted account still says why.
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}")).status).toBe(410);
-    });
-
-    test("on the free plan a sync inside the snapshot interval is not kept as history", async () => {
-      const d: Deployment = await deployment(name);
-      const { key } = await newTenant(d, "free");
-      const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
-      const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { n: 1 } } });
-      expect(sync.body).toMatchObject({ status: "accepted", historyRetained: false });
-    });
+forEachDeployment("deletion cleanup and history", ({ name }) => {
+  test("after an account is deleted, the worker erases its slots and revokes its sessions", async () => {
+    const d: Deployment = await deployment(name);
+    const { key } = await newTenant(d);
+    const acc = await newAccount(d, key, { slot: { slotId: "a", data: { x: 1 } } });
+    await acc.call("DELETE", "/api/v1/accounts/{acc}");
+    const view = await eventually(
+      () => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`),
+      (v) => v.body.slots.length === 0 && v.body.sessions.every((s: { revokedAt?: string }) => s.revokedAt),
+    );
+    expect(view.body.account).toMatchObject({ status: "deleted", accountData: {} });
+    expect(view.body.slots).toEqual([]);
+    expect(view.body.sessions[0].revokedAt).toEqual(expect.any(String));
+    // The revoked session of a deleted account still says why.
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}")).status).toBe(410);
   });
-}
+
+  test("on the free plan a sync inside the snapshot interval is not kept as history", async () => {
+    const d: Deployment = await deployment(name);
+    const { key } = await newTenant(d, "free");
+    const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
+    const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { n: 1 } } });
+    expect(sync.body).toMatchObject({ status: "accepted", historyRetained: false });
+  });
+});
 
 describe("embedded durability", () => {
   test("an accepted write survives a restart of the process", async () => {

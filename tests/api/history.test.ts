@@ -6,7 +6,8 @@ import { defaultPlans } from "../../shared/contract/plans.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken, deployment, deploymentNames, type startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { type Deployment, adminToken, deployment, type startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { mongo, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
@@ -33,180 +34,170 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-for (const name of deploymentNames) {
-  describe(`history, restore and export (${name})`, () => {
-    let d: Deployment;
-    let key: string;
-    let projectId: string;
-    beforeAll(async () => {
-      d = await deployment(name);
-      ({ key, projectId } = await newTenant(d));
+forEachDeployment("history, restore and export", { tenant: true }, ({ name, d, tenant }) => {
+  test("slot history lists every sync of self_hosted, newest first, with the stored payload's size", async () => {
+    const acc = await newAccount(d, tenant.key, { slot: { slotId: "main", slotInfo: { lvl: 1 }, data: { n: "x" } } });
+    for (let n = 2; n <= 4; n++) expect((await slotSync(acc, "main", n - 1, { n: "x".repeat(n) })).status).toBe(200);
+    const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/slots/main/history"));
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({
+      accountId: acc.accountId,
+      slotId: "main",
+      snapshots: [4, 3, 2, 1].map((n) => ({ version: n, createdAt: expect.any(String), sizeBytes: bytes({ slotInfo: { lvl: 1 }, data: { n: "x".repeat(n) } }) })),
     });
-
-    test("slot history lists every sync of self_hosted, newest first, with the stored payload's size", async () => {
-      const acc = await newAccount(d, key, { slot: { slotId: "main", slotInfo: { lvl: 1 }, data: { n: "x" } } });
-      for (let n = 2; n <= 4; n++) expect((await slotSync(acc, "main", n - 1, { n: "x".repeat(n) })).status).toBe(200);
-      const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/slots/main/history"));
-      expect(listed.status).toBe(200);
-      expect(listed.body).toEqual({
-        accountId: acc.accountId,
-        slotId: "main",
-        snapshots: [4, 3, 2, 1].map((n) => ({ version: n, createdAt: expect.any(String), sizeBytes: bytes({ slotInfo: { lvl: 1 }, data: { n: "x".repeat(n) } }) })),
-      });
-      const times = listed.body.snapshots.map((s: { createdAt: string }) => s.createdAt);
-      expect([...times].sort().reverse()).toEqual(times);
-    });
-
-    test("restore writes the old content as a new version, keeps history, and the stale device gets 409 with it", async () => {
-      const acc = await newAccount(d, key, { slot: { slotId: "main", slotInfo: { lvl: 1 }, data: { n: 1 } } });
-      await slotSync(acc, "main", 1, { n: 2 });
-      await slotSync(acc, "main", 2, { n: 3 });
-      const restored = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 1 });
-      expect(restored.status).toBe(200);
-      expect(restored.body).toEqual({ slotId: "main", slotInfo: { lvl: 1 }, data: { n: 1 }, version: 4, status: "active", updatedAt: expect.any(String) });
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/main")).body).toEqual(restored.body);
-      // The restore is a restore point itself; nothing before it changed.
-      const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/slots/main/history"));
-      expect(versions(listed.body)).toEqual([4, 3, 2, 1]);
-      expect(listed.body.snapshots[0].sizeBytes).toBe(listed.body.snapshots[3].sizeBytes);
-
-      const stale = await slotSync(acc, "main", 3, { n: 99 });
-      expect(stale.status).toBe(409);
-      expect(stale.body).toMatchObject({ status: "conflict", version: 4, slot: { version: 4, data: { n: 1 } }, details: { serverSlot: { data: { n: 1 } }, clientSlot: { data: { n: 99 } } } });
-      expect((await slotSync(acc, "main", 4, { n: 5 })).body).toMatchObject({ status: "accepted", version: 5 });
-    });
-
-    test("a version that is not kept, an unknown slot or account is 404 and changes nothing", async () => {
-      const acc = await newAccount(d, key, { slot: { slotId: "main", data: { n: 1 } } });
-      const unknownVersion = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 2 });
-      expect([unknownVersion.status, unknownVersion.body.error.code]).toEqual([404, "not_found"]);
-      expect((await admin(d, "POST", accountAdmin(acc.accountId, "/restore"), { version: 7 })).status).toBe(404);
-      for (const path of ["/slots/nope/history", "/slots/nope/restore"]) {
-        const r = await admin(d, path.endsWith("restore") ? "POST" : "GET", accountAdmin(acc.accountId, path), path.endsWith("restore") ? { version: 1 } : undefined);
-        expect([r.status, r.body.error.code]).toEqual([404, "not_found"]);
-      }
-      for (const path of ["/history", "/slots/main/history", "/export"]) expect((await admin(d, "GET", accountAdmin("acc_missing1", path))).status).toBe(404);
-      expect((await admin(d, "POST", accountAdmin("acc_missing1", "/restore"), { version: 1 })).status).toBe(404);
-      expect((await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 0 })).status).toBe(400);
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/main")).body).toMatchObject({ version: 1, data: { n: 1 } });
-    });
-
-    test("account data: history newest first, restore as a new version, the stale device gets 409", async () => {
-      const acc = await newAccount(d, key, { accountData: { coins: 1 }, slot: { slotId: "s", data: {} } });
-      const patch = (baseVersion: number, accountDataPatch: unknown) => acc.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountDataPatch } });
-      expect((await patch(1, { coins: 20 })).status).toBe(200);
-      expect((await patch(2, { coins: 300 })).status).toBe(200);
-      const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/history"));
-      expect(listed.body).toEqual({
-        accountId: acc.accountId,
-        snapshots: [300, 20, 1].map((coins, i) => ({ version: 3 - i, createdAt: expect.any(String), sizeBytes: bytes({ accountData: { coins } }) })),
-      });
-      const restored = await admin(d, "POST", accountAdmin(acc.accountId, "/restore"), { version: 1 });
-      expect(restored.status).toBe(200);
-      expect(restored.body).toEqual({ accountId: acc.accountId, accountData: { coins: 1 }, version: 4, slots: [expect.objectContaining({ slotId: "s" })] });
-      expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/history"))).body)).toEqual([4, 3, 2, 1]);
-      const stale = await patch(3, { coins: 9 });
-      expect(stale.status).toBe(409);
-      expect(stale.body).toMatchObject({ version: 4, account: { version: 4, accountData: { coins: 1 } } });
-    });
-
-    test("an archived slot's history can be read but restoring it is 409 slot_archived; a deleted account is 410", async () => {
-      const acc = await newAccount(d, key, { slot: { slotId: "old", data: { v: 1 } } });
-      await slotSync(acc, "old", 1, { v: 2 });
-      await acc.call("POST", "/api/v1/accounts/{acc}/slots/old/archive");
-      expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/slots/old/history"))).body)).toEqual([2, 1]);
-      const archived = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/old/restore"), { version: 1 });
-      expect(archived.status).toBe(409);
-      expect(archived.body.error).toMatchObject({ code: "slot_archived", details: { slotId: "old" } });
-      // A new slot with the id is what the id names now.
-      await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "old", data: { v: "new" } } });
-      expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/slots/old/history"))).body)).toEqual([1]);
-
-      expect((await acc.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
-      for (const [method, path, body] of [["POST", "/restore", { version: 1 }], ["POST", "/slots/old/restore", { version: 1 }], ["GET", "/history", undefined]] as const) {
-        const r = await admin(d, method, accountAdmin(acc.accountId, path), body);
-        expect([r.status, r.body.error.code]).toEqual([410, "account_deleted"]);
-      }
-    });
-
-    test("export: the account, every slot generation, history, sessions without tokens, links", async () => {
-      const signer = await newSigner("RS256");
-      const jwksUrl = keyServer.publish(`/history-export/${name}/${projectId}`, [signer]);
-      const set = await admin(d, "PUT", `/admin/v1/projects/${projectId}/environments/stage/auth-providers/firebase`, { enabled: true, ...testProviders.firebase.settings, jwksUrl });
-      expect(set.status).toBe(200);
-
-      const acc = await newAccount(d, key, { playerRef: "player-7", accountData: { coins: 5 }, slot: { slotId: "a", slotInfo: { name: "A" }, data: { hp: 1 } } });
-      await slotSync(acc, "a", 1, { hp: 2 });
-      await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "b", data: { kept: "archived" } } });
-      await acc.call("POST", "/api/v1/accounts/{acc}/slots/b/archive");
-      await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "c", data: { erased: "gone" } } });
-      await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/c");
-      const subject = `history-export-${crypto.randomUUID()}`;
-      const linked = await call(d, "POST", "/api/v1/accounts/auth/session", {
-        key,
-        headers: { "x-service-account-id": acc.accountId, "x-service-account-session": acc.session, "x-forwarded-for": "10.9.8.7" },
-        body: { provider: "firebase", token: await mint("firebase", signer, subject) },
-      });
-      expect(linked.status).toBe(200);
-
-      // The deleted slot's history is erased by the cleanup worker, soon after the answer.
-      const exported = await until(
-        () => admin(d, "GET", accountAdmin(acc.accountId, "/export")),
-        (r) => r.status !== 200 || exportedVersions(r.body, "c").length === 0,
-      );
-      expect(exported.status).toBe(200);
-      const body = exported.body;
-      expect(body.exportedAt).toEqual(expect.any(String));
-      expect(body.account).toMatchObject({ accountId: acc.accountId, projectId, environment: "stage", status: "active", playerRef: "player-7", accountData: { coins: 5 }, version: 1 });
-      // Oldest first; records made in one millisecond may come in either order.
-      for (const list of [body.slots, body.history, body.sessions]) expect(list.map((r: { createdAt: string }) => r.createdAt)).toEqual(list.map((r: { createdAt: string }) => r.createdAt).sort());
-      const byKey = (list: { slotId?: string; version: number }[]): unknown[] => list.toSorted((x, y) => `${x.slotId ?? ""}:${x.version}`.localeCompare(`${y.slotId ?? ""}:${y.version}`));
-      expect(byKey(body.slots)).toEqual([
-        { slotId: "a", status: "active", version: 2, slotInfo: { name: "A" }, data: { hp: 2 }, createdAt: expect.any(String), updatedAt: expect.any(String) },
-        { slotId: "b", status: "archived", version: 1, slotInfo: {}, data: { kept: "archived" }, createdAt: expect.any(String), updatedAt: expect.any(String) },
-        { slotId: "c", status: "deleted", version: 1, slotInfo: {}, data: {}, createdAt: expect.any(String), updatedAt: expect.any(String) },
-      ]);
-      expect(byKey(body.history)).toEqual([
-        { version: 1, createdAt: expect.any(String), payload: { accountData: { coins: 5 } } },
-        { slotId: "a", version: 1, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 1 } } },
-        { slotId: "a", version: 2, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 2 } } },
-        { slotId: "b", version: 1, createdAt: expect.any(String), payload: { slotInfo: {}, data: { kept: "archived" } } },
-      ]);
-      expect(body.sessions.length).toBeGreaterThanOrEqual(1);
-      for (const s of body.sessions) expect(Object.keys(s).every((k) => ["sessionId", "deviceLabel", "createdAt", "lastUsedAt", "revokedAt"].includes(k))).toBe(true);
-      expect(body.sessions).toContainEqual({ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) });
-      expect(body.links).toEqual([{ provider: "firebase", label: "google.com", emailHint: "j***@example.com", linkedAt: expect.any(String), lastUsedAt: expect.any(String) }]);
-
-      const text = JSON.stringify(body);
-      for (const secret of [acc.session, sha256Hex(acc.session), linked.body.accountSessionToken, subject, "gone"].filter(Boolean)) expect(text).not.toContain(secret);
-    });
-
-    test("a large export comes in pages that each fit one bus message; together they hold every record once", async () => {
-      const pad = (n: number) => "x".repeat(n);
-      const acc = await newAccount(d, key, { accountData: { p: pad(240_000) }, slot: { slotId: "a", data: { p: pad(240_000) } } });
-      for (const slotId of ["b", "c"]) expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId, data: { p: pad(240_000) } } })).status).toBe(201);
-      const pages: Record<string, any>[] = [];
-      let path = accountAdmin(acc.accountId, "/export");
-      for (let i = 0; i < 20; i++) {
-        const res = await d.request(path, { headers: { authorization: `Bearer ${adminToken}` } });
-        const text = await res.text();
-        expect(res.status).toBe(200);
-        expect(Buffer.byteLength(text)).toBeLessThan(1_048_576 - 1024);
-        pages.push(JSON.parse(text));
-        if (!pages.at(-1)!.next) break;
-        path = accountAdmin(acc.accountId, `/export?cursor=${encodeURIComponent(pages.at(-1)!.next)}`);
-      }
-      expect(pages.length).toBeGreaterThan(2);
-      const all = <T>(field: string) => pages.flatMap((p) => p[field] as T[]);
-      expect(all<{ slotId: string }>("slots").map((x) => x.slotId)).toEqual(["a", "b", "c"]);
-      // accountData v1 and each slot's v1: four restore points, each exactly once.
-      expect(all<{ slotId?: string; version: number }>("history").map((h) => `${h.slotId ?? ""}:${h.version}`).sort()).toEqual([":1", "a:1", "b:1", "c:1"]);
-      expect(all("sessions")).toHaveLength(1);
-      expect(pages.every((p) => p.account.accountId === acc.accountId)).toBe(true);
-      expect((await admin(d, "GET", accountAdmin(acc.accountId, "/export?cursor=bogus"))).status).toBe(400);
-    });
+    const times = listed.body.snapshots.map((s: { createdAt: string }) => s.createdAt);
+    expect([...times].sort().reverse()).toEqual(times);
   });
-}
+
+  test("restore writes the old content as a new version, keeps history, and the stale device gets 409 with it", async () => {
+    const acc = await newAccount(d, tenant.key, { slot: { slotId: "main", slotInfo: { lvl: 1 }, data: { n: 1 } } });
+    await slotSync(acc, "main", 1, { n: 2 });
+    await slotSync(acc, "main", 2, { n: 3 });
+    const restored = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 1 });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toEqual({ slotId: "main", slotInfo: { lvl: 1 }, data: { n: 1 }, version: 4, status: "active", updatedAt: expect.any(String) });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/main")).body).toEqual(restored.body);
+    // The restore is a restore point itself; nothing before it changed.
+    const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/slots/main/history"));
+    expect(versions(listed.body)).toEqual([4, 3, 2, 1]);
+    expect(listed.body.snapshots[0].sizeBytes).toBe(listed.body.snapshots[3].sizeBytes);
+
+    const stale = await slotSync(acc, "main", 3, { n: 99 });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ status: "conflict", version: 4, slot: { version: 4, data: { n: 1 } }, details: { serverSlot: { data: { n: 1 } }, clientSlot: { data: { n: 99 } } } });
+    expect((await slotSync(acc, "main", 4, { n: 5 })).body).toMatchObject({ status: "accepted", version: 5 });
+  });
+
+  test("a version that is not kept, an unknown slot or account is 404 and changes nothing", async () => {
+    const acc = await newAccount(d, tenant.key, { slot: { slotId: "main", data: { n: 1 } } });
+    const unknownVersion = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 2 });
+    expect([unknownVersion.status, unknownVersion.body.error.code]).toEqual([404, "not_found"]);
+    expect((await admin(d, "POST", accountAdmin(acc.accountId, "/restore"), { version: 7 })).status).toBe(404);
+    for (const path of ["/slots/nope/history", "/slots/nope/restore"]) {
+      const r = await admin(d, path.endsWith("restore") ? "POST" : "GET", accountAdmin(acc.accountId, path), path.endsWith("restore") ? { version: 1 } : undefined);
+      expect([r.status, r.body.error.code]).toEqual([404, "not_found"]);
+    }
+    for (const path of ["/history", "/slots/main/history", "/export"]) expect((await admin(d, "GET", accountAdmin("acc_missing1", path))).status).toBe(404);
+    expect((await admin(d, "POST", accountAdmin("acc_missing1", "/restore"), { version: 1 })).status).toBe(404);
+    expect((await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 0 })).status).toBe(400);
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/main")).body).toMatchObject({ version: 1, data: { n: 1 } });
+  });
+
+  test("account data: history newest first, restore as a new version, the stale device gets 409", async () => {
+    const acc = await newAccount(d, tenant.key, { accountData: { coins: 1 }, slot: { slotId: "s", data: {} } });
+    const patch = (baseVersion: number, accountDataPatch: unknown) => acc.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountDataPatch } });
+    expect((await patch(1, { coins: 20 })).status).toBe(200);
+    expect((await patch(2, { coins: 300 })).status).toBe(200);
+    const listed = await admin(d, "GET", accountAdmin(acc.accountId, "/history"));
+    expect(listed.body).toEqual({
+      accountId: acc.accountId,
+      snapshots: [300, 20, 1].map((coins, i) => ({ version: 3 - i, createdAt: expect.any(String), sizeBytes: bytes({ accountData: { coins } }) })),
+    });
+    const restored = await admin(d, "POST", accountAdmin(acc.accountId, "/restore"), { version: 1 });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toEqual({ accountId: acc.accountId, accountData: { coins: 1 }, version: 4, slots: [expect.objectContaining({ slotId: "s" })] });
+    expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/history"))).body)).toEqual([4, 3, 2, 1]);
+    const stale = await patch(3, { coins: 9 });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ version: 4, account: { version: 4, accountData: { coins: 1 } } });
+  });
+
+  test("an archived slot's history can be read but restoring it is 409 slot_archived; a deleted account is 410", async () => {
+    const acc = await newAccount(d, tenant.key, { slot: { slotId: "old", data: { v: 1 } } });
+    await slotSync(acc, "old", 1, { v: 2 });
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots/old/archive");
+    expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/slots/old/history"))).body)).toEqual([2, 1]);
+    const archived = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/old/restore"), { version: 1 });
+    expect(archived.status).toBe(409);
+    expect(archived.body.error).toMatchObject({ code: "slot_archived", details: { slotId: "old" } });
+    // A new slot with the id is what the id names now.
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "old", data: { v: "new" } } });
+    expect(versions((await admin(d, "GET", accountAdmin(acc.accountId, "/slots/old/history"))).body)).toEqual([1]);
+
+    expect((await acc.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
+    for (const [method, path, body] of [["POST", "/restore", { version: 1 }], ["POST", "/slots/old/restore", { version: 1 }], ["GET", "/history", undefined]] as const) {
+      const r = await admin(d, method, accountAdmin(acc.accountId, path), body);
+      expect([r.status, r.body.error.code]).toEqual([410, "account_deleted"]);
+    }
+  });
+
+  test("export: the account, every slot generation, history, sessions without tokens, links", async () => {
+    const signer = await newSigner("RS256");
+    const jwksUrl = keyServer.publish(`/history-export/${name}/${tenant.projectId}`, [signer]);
+    const set = await admin(d, "PUT", `/admin/v1/projects/${tenant.projectId}/environments/stage/auth-providers/firebase`, { enabled: true, ...testProviders.firebase.settings, jwksUrl });
+    expect(set.status).toBe(200);
+
+    const acc = await newAccount(d, tenant.key, { playerRef: "player-7", accountData: { coins: 5 }, slot: { slotId: "a", slotInfo: { name: "A" }, data: { hp: 1 } } });
+    await slotSync(acc, "a", 1, { hp: 2 });
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "b", data: { kept: "archived" } } });
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots/b/archive");
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "c", data: { erased: "gone" } } });
+    await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/c");
+    const subject = `history-export-${crypto.randomUUID()}`;
+    const linked = await call(d, "POST", "/api/v1/accounts/auth/session", {
+      key: tenant.key,
+      headers: { "x-service-account-id": acc.accountId, "x-service-account-session": acc.session, "x-forwarded-for": "10.9.8.7" },
+      body: { provider: "firebase", token: await mint("firebase", signer, subject) },
+    });
+    expect(linked.status).toBe(200);
+
+    // The deleted slot's history is erased by the cleanup worker, soon after the answer.
+    const exported = await until(
+      () => admin(d, "GET", accountAdmin(acc.accountId, "/export")),
+      (r) => r.status !== 200 || exportedVersions(r.body, "c").length === 0,
+    );
+    expect(exported.status).toBe(200);
+    const body = exported.body;
+    expect(body.exportedAt).toEqual(expect.any(String));
+    expect(body.account).toMatchObject({ accountId: acc.accountId, projectId: tenant.projectId, environment: "stage", status: "active", playerRef: "player-7", accountData: { coins: 5 }, version: 1 });
+    // Oldest first; records made in one millisecond may come in either order.
+    for (const list of [body.slots, body.history, body.sessions]) expect(list.map((r: { createdAt: string }) => r.createdAt)).toEqual(list.map((r: { createdAt: string }) => r.createdAt).sort());
+    const byKey = (list: { slotId?: string; version: number }[]): unknown[] => list.toSorted((x, y) => `${x.slotId ?? ""}:${x.version}`.localeCompare(`${y.slotId ?? ""}:${y.version}`));
+    expect(byKey(body.slots)).toEqual([
+      { slotId: "a", status: "active", version: 2, slotInfo: { name: "A" }, data: { hp: 2 }, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      { slotId: "b", status: "archived", version: 1, slotInfo: {}, data: { kept: "archived" }, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      { slotId: "c", status: "deleted", version: 1, slotInfo: {}, data: {}, createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
+    expect(byKey(body.history)).toEqual([
+      { version: 1, createdAt: expect.any(String), payload: { accountData: { coins: 5 } } },
+      { slotId: "a", version: 1, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 1 } } },
+      { slotId: "a", version: 2, createdAt: expect.any(String), payload: { slotInfo: { name: "A" }, data: { hp: 2 } } },
+      { slotId: "b", version: 1, createdAt: expect.any(String), payload: { slotInfo: {}, data: { kept: "archived" } } },
+    ]);
+    expect(body.sessions.length).toBeGreaterThanOrEqual(1);
+    for (const s of body.sessions) expect(Object.keys(s).every((k) => ["sessionId", "deviceLabel", "createdAt", "lastUsedAt", "revokedAt"].includes(k))).toBe(true);
+    expect(body.sessions).toContainEqual({ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(body.links).toEqual([{ provider: "firebase", label: "google.com", emailHint: "j***@example.com", linkedAt: expect.any(String), lastUsedAt: expect.any(String) }]);
+
+    const text = JSON.stringify(body);
+    for (const secret of [acc.session, sha256Hex(acc.session), linked.body.accountSessionToken, subject, "gone"].filter(Boolean)) expect(text).not.toContain(secret);
+  });
+
+  test("a large export comes in pages that each fit one bus message; together they hold every record once", async () => {
+    const pad = (n: number) => "x".repeat(n);
+    const acc = await newAccount(d, tenant.key, { accountData: { p: pad(240_000) }, slot: { slotId: "a", data: { p: pad(240_000) } } });
+    for (const slotId of ["b", "c"]) expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId, data: { p: pad(240_000) } } })).status).toBe(201);
+    const pages: Record<string, any>[] = [];
+    let path = accountAdmin(acc.accountId, "/export");
+    for (let i = 0; i < 20; i++) {
+      const res = await d.request(path, { headers: { authorization: `Bearer ${adminToken}` } });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(text)).toBeLessThan(1_048_576 - 1024);
+      pages.push(JSON.parse(text));
+      if (!pages.at(-1)!.next) break;
+      path = accountAdmin(acc.accountId, `/export?cursor=${encodeURIComponent(pages.at(-1)!.next)}`);
+    }
+    expect(pages.length).toBeGreaterThan(2);
+    const all = <T>(field: string) => pages.flatMap((p) => p[field] as T[]);
+    expect(all<{ slotId: string }>("slots").map((x) => x.slotId)).toEqual(["a", "b", "c"]);
+    // accountData v1 and each slot's v1: four restore points, each exactly once.
+    expect(all<{ slotId?: string; version: number }>("history").map((h) => `${h.slotId ?? ""}:${h.version}`).sort()).toEqual([":1", "a:1", "b:1", "c:1"]);
+    expect(all("sessions")).toHaveLength(1);
+    expect(pages.every((p) => p.account.accountId === acc.accountId)).toBe(true);
+    expect((await admin(d, "GET", accountAdmin(acc.accountId, "/export?cursor=bogus"))).status).toBe(400);
+  });
+});
 
 describe("pruning (distributed: an expired snapshot written through the store adapter)", () => {
   test("a new accounts copy prunes at start: the expired snapshot goes, the account's own history stays", async () => {

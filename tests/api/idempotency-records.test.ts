@@ -1,10 +1,11 @@
 import { Database } from "bun:sqlite";
-import { describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, deployment, deploymentNames } from "../helpers/deployments.ts";
+import { type Deployment, deployment } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 import { mongo, tempDir } from "../helpers/infra.ts";
@@ -60,186 +61,184 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): 
 
 const keyServer = startKeyServer();
 
-for (const name of deploymentNames) {
-  describe(`idempotency records (${name})`, () => {
-    test("a keyed 409 conflict stores nothing; a retry with its key asks again and gets the current save", async () => {
-      const d = await deployment(name);
-      const { key } = await newTenant(d);
-      const saveId = `conflict-${crypto.randomUUID()}`;
-      const path = `/api/v1/saves/${saveId}/sync`;
-      expect((await call(d, "POST", path, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } })).status).toBe(200);
-      const before = await totalBytes(d);
-      for (let i = 0; i < 5; i++) {
-        const stale = await call(d, "POST", path, keyed(strongKey(), { key, body: { baseVersion: 999 } }));
-        expect(stale.status).toBe(409);
-        expect(stale.body.save.version).toBe(1);
-      }
-      const perConflict = ((await totalBytes(d)) - before) / 5;
-      console.log(`[${name}] bytes stored per keyed 409: ${perConflict}`);
-      expect(perConflict).toBe(0);
+forEachDeployment("idempotency records", ({ name }) => {
+  test("a keyed 409 conflict stores nothing; a retry with its key asks again and gets the current save", async () => {
+    const d = await deployment(name);
+    const { key } = await newTenant(d);
+    const saveId = `conflict-${crypto.randomUUID()}`;
+    const path = `/api/v1/saves/${saveId}/sync`;
+    expect((await call(d, "POST", path, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } })).status).toBe(200);
+    const before = await totalBytes(d);
+    for (let i = 0; i < 5; i++) {
+      const stale = await call(d, "POST", path, keyed(strongKey(), { key, body: { baseVersion: 999 } }));
+      expect(stale.status).toBe(409);
+      expect(stale.body.save.version).toBe(1);
+    }
+    const perConflict = ((await totalBytes(d)) - before) / 5;
+    console.log(`[${name}] bytes stored per keyed 409: ${perConflict}`);
+    expect(perConflict).toBe(0);
 
-      const retryKey = strongKey();
-      expect((await call(d, "POST", path, keyed(retryKey, { key, body: { baseVersion: 999 } }))).status).toBe(409);
-      expect((await call(d, "POST", path, { key, body: { baseVersion: 1, state: { n: 2 } } })).status).toBe(200);
-      const again = await call(d, "POST", path, keyed(retryKey, { key, body: { baseVersion: 999 } }));
-      expect(again.status).toBe(409);
-      expect(again.headers.get("idempotent-replayed")).toBeNull();
-      expect(again.body.save).toMatchObject({ version: 2, state: { n: 2 } });
-    });
-
-    test("records stay small whatever the answer's size; a replay gives the same ids and token and the current state", async () => {
-      const d = await deployment(name);
-      const { key } = await newTenant(d);
-      const createKey = strongKey();
-      const body = { accountData: big(200_000), slot: { slotId: "s", data: big(200_000) } };
-      const first = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
-      expect(first.status).toBe(201);
-      const acc = { accountId: first.body.accountId as string, session: first.body.accountSessionToken as string };
-      const as = (o: CallOptions = {}) => ({ key, session: acc.session, ...o });
-      const slotKey = strongKey();
-      const slot = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
-      expect(slot.status).toBe(201);
-      const slotAgain = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
-      expect(slotAgain.status).toBe(201);
-      expect(slotAgain.headers.get("idempotent-replayed")).toBe("true");
-      expect(slotAgain.body).toEqual(slot.body);
-      const archiveKey = strongKey();
-      const archived = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/t/archive`, keyed(archiveKey, as()));
-      expect(archived.status).toBe(200);
-      const saveKey = strongKey();
-      const savePath = `/api/v1/saves/small-${crypto.randomUUID()}/sync`;
-      const save = await call(d, "POST", savePath, keyed(saveKey, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } }));
-      expect(save.status).toBe(200);
-
-      const largest = Math.max(...(await storedRecords(d)).map((r) => r.bytes));
-      console.log(`[${name}] largest idempotency record: ${largest} bytes`);
-      expect(largest).toBeLessThan(1024);
-
-      // Replays: the same ids and token, the state as it is now.
-      expect((await call(d, "POST", `/api/v1/accounts/${acc.accountId}/data/sync`, as({ body: { baseVersion: 1, accountData: { coins: 7 } } }))).status).toBe(200);
-      const again = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
-      expect(again.status).toBe(201);
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-      expect(again.body).toMatchObject({ accountId: acc.accountId, accountSessionToken: acc.session, account: { version: 2, accountData: { coins: 7 } } });
-      expect(again.body.slot).toMatchObject({ slotId: "s", version: 1 });
-      expect(again.body.syncPolicy).toEqual(first.body.syncPolicy);
-      const read = await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, as());
-      expect(read.status).toBe(200);
-
-      // The slot it created is archived now: the replay says so rather than show a stale copy.
-      const slotLater = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
-      expect(slotLater.body.error.code).toBe("slot_archived");
-      const archiveAgain = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/t/archive`, keyed(archiveKey, as()));
-      expect(archiveAgain.headers.get("idempotent-replayed")).toBe("true");
-      expect(archiveAgain.body).toEqual(read.body);
-      const saveAgain = await call(d, "POST", savePath, keyed(saveKey, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } }));
-      expect(saveAgain.headers.get("idempotent-replayed")).toBe("true");
-      expect(saveAgain.body).toEqual(save.body);
-    });
-
-    test("on routes without a session a key of less than 128 bits is 400 and changes nothing; session routes take any key", async () => {
-      const d = await deployment(name);
-      const { key } = await newTenant(d);
-      const owner = await call(d, "POST", "/api/v1/accounts", keyed(strongKey(), { key, body: {} }));
-      expect(owner.status).toBe(201);
-      const saveId = `weak-${crypto.randomUUID()}`;
-      const paths: [string, unknown][] = [
-        ["/api/v1/accounts", {}],
-        ["/api/v1/accounts/auth/session", { provider: "firebase", token: "t" }],
-        ["/api/v1/account-transfer-codes/consume", { transferCode: "ABCD-EFGH" }],
-        [`/api/v1/saves/${saveId}/sync`, { baseVersion: 0, externalUserId: "u" }],
-      ];
-      for (const weak of ["abc", "key-1", "0123456789abcdef0123456789abcde"]) {
-        for (const [path, body] of paths) {
-          const refused = await call(d, "POST", path, keyed(weak, { key, body }));
-          expect(refused.status).toBe(400);
-          expect(refused.body.error.code).toBe("invalid_request");
-          expect(refused.body.error.details.issues[0]).toMatchObject({ path: "header.Idempotency-Key", message: expect.stringContaining("128 bits") });
-        }
-      }
-      expect((await call(d, "GET", `/api/v1/saves/${saveId}`, { key })).status).toBe(404);
-      // A UUID v4 and 32 hex digits are enough.
-      for (const strong of [crypto.randomUUID(), "0123456789abcdef0123456789abcdef"]) {
-        expect((await call(d, "POST", `/api/v1/saves/${saveId}-${strong.length}/sync`, keyed(strong, { key, body: { baseVersion: 0, externalUserId: "u" } }))).status).toBe(200);
-      }
-      const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
-      expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", keyed("k", { body: { baseVersion: 1, data: { n: 1 } } }))).status).toBe(200);
-    });
-
-    test("a replay after the account is deleted is 410 without a token, and cleanup erases the account's records", async () => {
-      const d = await deployment(name);
-      const { key } = await newTenant(d);
-      const createKey = strongKey();
-      const created = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body: {} }));
-      const acc = { accountId: created.body.accountId as string, session: created.body.accountSessionToken as string };
-      const code = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/transfer-codes`, keyed("code-1", { key, session: acc.session, body: {} }));
-      expect(code.status).toBe(201);
-      const consumeKey = strongKey();
-      const consumeBody = { transferCode: code.body.transferCode };
-      const consumed = await call(d, "POST", "/api/v1/account-transfer-codes/consume", keyed(consumeKey, { key, body: consumeBody }));
-      expect(consumed.status).toBe(200);
-      const consumeAgain = await call(d, "POST", "/api/v1/account-transfer-codes/consume", keyed(consumeKey, { key, body: consumeBody }));
-      expect(consumeAgain.headers.get("idempotent-replayed")).toBe("true");
-      expect(consumeAgain.body.accountSessionToken).toBe(consumed.body.accountSessionToken);
-      const owned = (await storedRecords(d)).filter((r) => r.doc.accountId === acc.accountId);
-      expect(owned.length).toBeGreaterThanOrEqual(3);
-
-      expect((await call(d, "DELETE", `/api/v1/accounts/${acc.accountId}`, { key, session: acc.session })).status).toBe(200);
-      for (const [path, k, body] of [["/api/v1/accounts", createKey, {}], ["/api/v1/account-transfer-codes/consume", consumeKey, consumeBody]] as const) {
-        const replay = await call(d, "POST", path, keyed(k, { key, body }));
-        expect(replay.status).toBe(410);
-        expect(replay.body.error.code).toBe("account_deleted");
-        expect(JSON.stringify(replay.body)).not.toContain(acc.session);
-        expect(JSON.stringify(replay.body)).not.toContain(consumed.body.accountSessionToken);
-      }
-      const left = await eventually(
-        async () => (await storedRecords(d)).filter((r) => r.doc.accountId === acc.accountId || owned.some((o) => o.doc._id === r.doc._id && o.doc.reply)),
-        (l) => l.filter((r) => r.doc.reply).length === 0,
-      );
-      expect(left.filter((r) => r.doc.reply)).toEqual([]);
-      expect(left.filter((r) => r.doc.accountId === acc.accountId)).toEqual([]);
-      // And after cleanup, still no token for the old key.
-      const late = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body: {} }));
-      expect(late.status).toBe(410);
-    });
-
-    test("a provider sign-in's replay gives its session while it lives: 401 once revoked, 410 once the account is deleted", async () => {
-      const d = await deployment(name);
-      const t = await newTenant(d);
-      const signer = await newSigner("RS256");
-      const jwksUrl = keyServer.publish(`/idem/${t.projectId}`, [signer]);
-      const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/environments/stage/auth-providers/firebase`, { enabled: true, ...testProviders.firebase.settings, jwksUrl });
-      expect(set.status).toBe(200);
-      const sub = `user-${crypto.randomUUID()}`;
-      const exchange = async (k: string, token: string) => call(d, "POST", "/api/v1/accounts/auth/session", keyed(k, { key: t.key, body: { provider: "firebase", token } }));
-
-      const firstKey = strongKey();
-      const firstToken = await mint("firebase", signer, sub);
-      const first = await exchange(firstKey, firstToken);
-      expect(first.status).toBe(200);
-      const again = await exchange(firstKey, firstToken);
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-      expect(again.body).toEqual(first.body);
-
-      const view = await admin(d, "GET", `/admin/v1/accounts/${first.body.accountId}`);
-      expect((await admin(d, "DELETE", `/admin/v1/accounts/${first.body.accountId}/sessions/${view.body.sessions[0].sessionId}`)).status).toBe(200);
-      const revoked = await exchange(firstKey, firstToken);
-      expect(revoked.status).toBe(401);
-      expect(JSON.stringify(revoked.body)).not.toContain(first.body.accountSessionToken);
-
-      const secondKey = strongKey();
-      const secondToken = await mint("firebase", signer, sub, { jti: crypto.randomUUID() });
-      const second = await exchange(secondKey, secondToken);
-      expect(second.body).toMatchObject({ accountId: first.body.accountId, isNewAccount: false });
-      const session = { key: t.key, session: second.body.accountSessionToken };
-      expect((await call(d, "DELETE", `/api/v1/accounts/${first.body.accountId}`, session)).status).toBe(200);
-      const gone = await exchange(secondKey, secondToken);
-      expect(gone.status).toBe(410);
-      expect(gone.body.error.code).toBe("account_deleted");
-      expect(JSON.stringify(gone.body)).not.toContain(second.body.accountSessionToken);
-    });
+    const retryKey = strongKey();
+    expect((await call(d, "POST", path, keyed(retryKey, { key, body: { baseVersion: 999 } }))).status).toBe(409);
+    expect((await call(d, "POST", path, { key, body: { baseVersion: 1, state: { n: 2 } } })).status).toBe(200);
+    const again = await call(d, "POST", path, keyed(retryKey, { key, body: { baseVersion: 999 } }));
+    expect(again.status).toBe(409);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(again.body.save).toMatchObject({ version: 2, state: { n: 2 } });
   });
-}
+
+  test("records stay small whatever the answer's size; a replay gives the same ids and token and the current state", async () => {
+    const d = await deployment(name);
+    const { key } = await newTenant(d);
+    const createKey = strongKey();
+    const body = { accountData: big(200_000), slot: { slotId: "s", data: big(200_000) } };
+    const first = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
+    expect(first.status).toBe(201);
+    const acc = { accountId: first.body.accountId as string, session: first.body.accountSessionToken as string };
+    const as = (o: CallOptions = {}) => ({ key, session: acc.session, ...o });
+    const slotKey = strongKey();
+    const slot = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
+    expect(slot.status).toBe(201);
+    const slotAgain = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
+    expect(slotAgain.status).toBe(201);
+    expect(slotAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(slotAgain.body).toEqual(slot.body);
+    const archiveKey = strongKey();
+    const archived = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/t/archive`, keyed(archiveKey, as()));
+    expect(archived.status).toBe(200);
+    const saveKey = strongKey();
+    const savePath = `/api/v1/saves/small-${crypto.randomUUID()}/sync`;
+    const save = await call(d, "POST", savePath, keyed(saveKey, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } }));
+    expect(save.status).toBe(200);
+
+    const largest = Math.max(...(await storedRecords(d)).map((r) => r.bytes));
+    console.log(`[${name}] largest idempotency record: ${largest} bytes`);
+    expect(largest).toBeLessThan(1024);
+
+    // Replays: the same ids and token, the state as it is now.
+    expect((await call(d, "POST", `/api/v1/accounts/${acc.accountId}/data/sync`, as({ body: { baseVersion: 1, accountData: { coins: 7 } } }))).status).toBe(200);
+    const again = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body }));
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toMatchObject({ accountId: acc.accountId, accountSessionToken: acc.session, account: { version: 2, accountData: { coins: 7 } } });
+    expect(again.body.slot).toMatchObject({ slotId: "s", version: 1 });
+    expect(again.body.syncPolicy).toEqual(first.body.syncPolicy);
+    const read = await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, as());
+    expect(read.status).toBe(200);
+
+    // The slot it created is archived now: the replay says so rather than show a stale copy.
+    const slotLater = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots`, keyed(slotKey, as({ body: { slotId: "t", data: big(200_000) } })));
+    expect(slotLater.body.error.code).toBe("slot_archived");
+    const archiveAgain = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/slots/t/archive`, keyed(archiveKey, as()));
+    expect(archiveAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(archiveAgain.body).toEqual(read.body);
+    const saveAgain = await call(d, "POST", savePath, keyed(saveKey, { key, body: { baseVersion: 0, externalUserId: "u", state: big(200_000) } }));
+    expect(saveAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(saveAgain.body).toEqual(save.body);
+  });
+
+  test("on routes without a session a key of less than 128 bits is 400 and changes nothing; session routes take any key", async () => {
+    const d = await deployment(name);
+    const { key } = await newTenant(d);
+    const owner = await call(d, "POST", "/api/v1/accounts", keyed(strongKey(), { key, body: {} }));
+    expect(owner.status).toBe(201);
+    const saveId = `weak-${crypto.randomUUID()}`;
+    const paths: [string, unknown][] = [
+      ["/api/v1/accounts", {}],
+      ["/api/v1/accounts/auth/session", { provider: "firebase", token: "t" }],
+      ["/api/v1/account-transfer-codes/consume", { transferCode: "ABCD-EFGH" }],
+      [`/api/v1/saves/${saveId}/sync`, { baseVersion: 0, externalUserId: "u" }],
+    ];
+    for (const weak of ["abc", "key-1", "0123456789abcdef0123456789abcde"]) {
+      for (const [path, body] of paths) {
+        const refused = await call(d, "POST", path, keyed(weak, { key, body }));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe("invalid_request");
+        expect(refused.body.error.details.issues[0]).toMatchObject({ path: "header.Idempotency-Key", message: expect.stringContaining("128 bits") });
+      }
+    }
+    expect((await call(d, "GET", `/api/v1/saves/${saveId}`, { key })).status).toBe(404);
+    // A UUID v4 and 32 hex digits are enough.
+    for (const strong of [crypto.randomUUID(), "0123456789abcdef0123456789abcdef"]) {
+      expect((await call(d, "POST", `/api/v1/saves/${saveId}-${strong.length}/sync`, keyed(strong, { key, body: { baseVersion: 0, externalUserId: "u" } }))).status).toBe(200);
+    }
+    const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
+    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", keyed("k", { body: { baseVersion: 1, data: { n: 1 } } }))).status).toBe(200);
+  });
+
+  test("a replay after the account is deleted is 410 without a token, and cleanup erases the account's records", async () => {
+    const d = await deployment(name);
+    const { key } = await newTenant(d);
+    const createKey = strongKey();
+    const created = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body: {} }));
+    const acc = { accountId: created.body.accountId as string, session: created.body.accountSessionToken as string };
+    const code = await call(d, "POST", `/api/v1/accounts/${acc.accountId}/transfer-codes`, keyed("code-1", { key, session: acc.session, body: {} }));
+    expect(code.status).toBe(201);
+    const consumeKey = strongKey();
+    const consumeBody = { transferCode: code.body.transferCode };
+    const consumed = await call(d, "POST", "/api/v1/account-transfer-codes/consume", keyed(consumeKey, { key, body: consumeBody }));
+    expect(consumed.status).toBe(200);
+    const consumeAgain = await call(d, "POST", "/api/v1/account-transfer-codes/consume", keyed(consumeKey, { key, body: consumeBody }));
+    expect(consumeAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(consumeAgain.body.accountSessionToken).toBe(consumed.body.accountSessionToken);
+    const owned = (await storedRecords(d)).filter((r) => r.doc.accountId === acc.accountId);
+    expect(owned.length).toBeGreaterThanOrEqual(3);
+
+    expect((await call(d, "DELETE", `/api/v1/accounts/${acc.accountId}`, { key, session: acc.session })).status).toBe(200);
+    for (const [path, k, body] of [["/api/v1/accounts", createKey, {}], ["/api/v1/account-transfer-codes/consume", consumeKey, consumeBody]] as const) {
+      const replay = await call(d, "POST", path, keyed(k, { key, body }));
+      expect(replay.status).toBe(410);
+      expect(replay.body.error.code).toBe("account_deleted");
+      expect(JSON.stringify(replay.body)).not.toContain(acc.session);
+      expect(JSON.stringify(replay.body)).not.toContain(consumed.body.accountSessionToken);
+    }
+    const left = await eventually(
+      async () => (await storedRecords(d)).filter((r) => r.doc.accountId === acc.accountId || owned.some((o) => o.doc._id === r.doc._id && o.doc.reply)),
+      (l) => l.filter((r) => r.doc.reply).length === 0,
+    );
+    expect(left.filter((r) => r.doc.reply)).toEqual([]);
+    expect(left.filter((r) => r.doc.accountId === acc.accountId)).toEqual([]);
+    // And after cleanup, still no token for the old key.
+    const late = await call(d, "POST", "/api/v1/accounts", keyed(createKey, { key, body: {} }));
+    expect(late.status).toBe(410);
+  });
+
+  test("a provider sign-in's replay gives its session while it lives: 401 once revoked, 410 once the account is deleted", async () => {
+    const d = await deployment(name);
+    const t = await newTenant(d);
+    const signer = await newSigner("RS256");
+    const jwksUrl = keyServer.publish(`/idem/${t.projectId}`, [signer]);
+    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/environments/stage/auth-providers/firebase`, { enabled: true, ...testProviders.firebase.settings, jwksUrl });
+    expect(set.status).toBe(200);
+    const sub = `user-${crypto.randomUUID()}`;
+    const exchange = async (k: string, token: string) => call(d, "POST", "/api/v1/accounts/auth/session", keyed(k, { key: t.key, body: { provider: "firebase", token } }));
+
+    const firstKey = strongKey();
+    const firstToken = await mint("firebase", signer, sub);
+    const first = await exchange(firstKey, firstToken);
+    expect(first.status).toBe(200);
+    const again = await exchange(firstKey, firstToken);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+
+    const view = await admin(d, "GET", `/admin/v1/accounts/${first.body.accountId}`);
+    expect((await admin(d, "DELETE", `/admin/v1/accounts/${first.body.accountId}/sessions/${view.body.sessions[0].sessionId}`)).status).toBe(200);
+    const revoked = await exchange(firstKey, firstToken);
+    expect(revoked.status).toBe(401);
+    expect(JSON.stringify(revoked.body)).not.toContain(first.body.accountSessionToken);
+
+    const secondKey = strongKey();
+    const secondToken = await mint("firebase", signer, sub, { jti: crypto.randomUUID() });
+    const second = await exchange(secondKey, secondToken);
+    expect(second.body).toMatchObject({ accountId: first.body.accountId, isNewAccount: false });
+    const session = { key: t.key, session: second.body.accountSessionToken };
+    expect((await call(d, "DELETE", `/api/v1/accounts/${first.body.accountId}`, session)).status).toBe(200);
+    const gone = await exchange(secondKey, secondToken);
+    expect(gone.status).toBe(410);
+    expect(gone.body.error.code).toBe("account_deleted");
+    expect(JSON.stringify(gone.body)).not.toContain(second.body.accountSessionToken);
+  });
+});
 
 test("keyed records per scope and UTC day stop at the cap; past it requests still run, unrecorded, logged once", async () => {
   const store = createSqliteStore(join(tempDir("idem-cap"), "cap.sqlite"));

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { adminToken, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { adminToken } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
  * README, Operators: an operator who missed the ids the first start printed finds them again with
@@ -24,27 +25,18 @@ async function cliJson(base: string, ...args: string[]) {
   return JSON.parse(r.stdout);
 }
 
-const starts = [
-  ["embedded", startEmbedded],
-  ["distributed", () => startDistributed({ services: ["config", "gateway"] })],
-] as const;
-
-for (const [name, start] of starts) {
-  describe(`operator lookups (${name})`, () => {
-    let d: Awaited<ReturnType<(typeof starts)[number][1]>>;
+forEachDeployment("operator lookups", { distributed: { services: ["config", "gateway"] }, timeoutMs: 120_000 }, ({ d }) => {
     let base: string;
     const studio = `Studio ${crypto.randomUUID().slice(0, 8)}`;
     let wsp: string;
     const projects: string[] = [];
 
     beforeAll(async () => {
-      d = await start();
       base = d.base;
       wsp = (await cliJson(base, "workspace", "create", "--name", studio, "--plan", "starter")).workspaceId;
       for (const game of ["Game A", "Game B", "Game C"]) projects.push((await cliJson(base, "project", "create", "--workspace", wsp, "--name", game)).projectId);
       await cliJson(base, "sync-policy", "set", "--project", projects[1]!, "--minRemoteSyncIntervalSeconds", "120");
     }, 120_000);
-    afterAll(() => d?.stop());
 
     test("workspace list finds the workspace, all pages followed (--limit 1 pages one at a time)", async () => {
       const other = (await cliJson(base, "workspace", "create", "--name", `${studio} 2`)).workspaceId;
@@ -95,5 +87,4 @@ for (const [name, start] of starts) {
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
       }
     });
-  });
-}
+});

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { type Deployment, adminToken } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { createLogger } from "../../shared/process/log.ts";
@@ -12,14 +13,7 @@ import type { Deps } from "../../services/config/service.ts";
 const as = (d: Deployment, actor: string | undefined, method: string, path: string, body?: unknown): Promise<Answer> =>
   call(d, method, path, { key: adminToken, body, headers: actor ? { "x-savepoint-actor": actor } : {} });
 
-for (const [name, start] of [["embedded", () => startEmbedded()], ["distributed", () => startDistributed()]] as const) {
-  describe(`operator reads and the audit log (${name})`, () => {
-    let d: Deployment;
-    beforeAll(async () => {
-      d = await start();
-    });
-    afterAll(() => d?.stop());
-
+forEachDeployment("operator reads and the audit log", { own: true }, ({ d }) => {
     test("workspaces and projects are listed and read; sync policy and settings read back", async () => {
       const t = await newTenant(d);
       const list = await admin(d, "GET", "/admin/v1/workspaces");
@@ -121,8 +115,7 @@ for (const [name, start] of [["embedded", () => startEmbedded()], ["distributed"
       expect(sinceStart.body.entries.length).toBe(2);
       expect((await admin(d, "GET", "/admin/v1/audit?action=drop%20table")).status).toBe(400);
     });
-  });
-}
+});
 
 describe("audit retention", () => {
   test("entries older than the retention setting are pruned by day; newer ones stay", async () => {

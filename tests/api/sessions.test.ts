@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { commandNamed } from "../../cli/commands.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { type Deployment, startEmbedded } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
  * Players' devices (README, Sessions and devices): the account's sessions listed for the player, this
@@ -10,181 +11,159 @@ import { type Deployment, startDistributed, startEmbedded } from "../helpers/dep
  * the project's `sessionIdleDays` without use.
  */
 
-type Setup = { d: Deployment; other: Deployment };
-const setups: [string, () => Promise<Setup>][] = [
-  ["embedded", async () => {
-    const d = await startEmbedded();
-    return { d, other: d };
-  }],
-  ["distributed", async () => {
-    // Two gateway copies: a sign-out answered by one must be refused by the other at once.
-    const d = await startDistributed({ copies: { gateway: 2 } });
-    return { d, other: { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) } };
-  }],
-];
-
 const sessionsOf = (d: Deployment, key: string, accountId: string, session: string) =>
   call(d, "GET", `/api/v1/accounts/${accountId}/sessions`, { key, session });
 const codeOf = (a: Answer) => a.body?.error?.code;
 
-for (const [name, start] of setups) {
-  describe(`players' devices (${name})`, () => {
-    let s: Setup;
-    let key: string;
-    beforeAll(async () => {
-      s = await start();
-      ({ key } = await newTenant(s.d));
-    });
-    afterAll(async () => {
-      await s?.d.stop();
-    });
+// Two gateway copies: a sign-out answered by one must be refused by the other at once.
+forEachDeployment("players' devices", { distributed: { copies: { gateway: 2 } }, tenant: true }, ({ setup: s, tenant }) => {
+  /** An account created on one phone (labelled at creation) and moved to a second with a transfer code. */
+  async function twoDevices(first = "old phone", second = "new phone") {
+    const a = await newAccount(s.d, tenant.key, { deviceLabel: first });
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const moved = await call(s.d, "POST", "/api/v1/account-transfer-codes/consume", { key: tenant.key, body: { transferCode, deviceLabel: second } });
+    expect(moved.status).toBe(200);
+    const phone: string = moved.body.accountSessionToken;
+    const list = (session = a.session) => sessionsOf(s.d, tenant.key, a.accountId, session);
+    const ids = (await list()).body.sessions.map((x: { sessionId: string }) => x.sessionId) as string[];
+    return { a, phone, list, firstId: ids[0]!, secondId: ids[1]! };
+  }
 
-    /** An account created on one phone (labelled at creation) and moved to a second with a transfer code. */
-    async function twoDevices(first = "old phone", second = "new phone") {
-      const a = await newAccount(s.d, key, { deviceLabel: first });
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const moved = await call(s.d, "POST", "/api/v1/account-transfer-codes/consume", { key, body: { transferCode, deviceLabel: second } });
-      expect(moved.status).toBe(200);
-      const phone: string = moved.body.accountSessionToken;
-      const list = (session = a.session) => sessionsOf(s.d, key, a.accountId, session);
-      const ids = (await list()).body.sessions.map((x: { sessionId: string }) => x.sessionId) as string[];
-      return { a, phone, list, firstId: ids[0]!, secondId: ids[1]! };
+  test("the player lists the account's devices: labels (also route 3's), times, `current` for the caller, never a token", async () => {
+    const { a, phone, list } = await twoDevices();
+    const seen = await list(phone);
+    const times = { createdAt: expect.any(String), lastUsedAt: expect.any(String) };
+    expect(seen.status).toBe(200);
+    expect(seen.body).toEqual({
+      accountId: a.accountId,
+      sessions: [
+        { sessionId: expect.stringMatching(/^ses_/), deviceLabel: "old phone", ...times, current: false },
+        { sessionId: expect.stringMatching(/^ses_/), deviceLabel: "new phone", ...times, current: true },
+      ],
+    });
+    // The other device sees the same list with itself marked.
+    expect((await list()).body.sessions.map((x: { current: boolean }) => x.current)).toEqual([true, false]);
+    const text = JSON.stringify(seen.body);
+    for (const token of [a.session, phone]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(sha256Hex(token));
     }
+  });
 
-    test("the player lists the account's devices: labels (also route 3's), times, `current` for the caller, never a token", async () => {
-      const { a, phone, list } = await twoDevices();
-      const seen = await list(phone);
-      const times = { createdAt: expect.any(String), lastUsedAt: expect.any(String) };
-      expect(seen.status).toBe(200);
-      expect(seen.body).toEqual({
-        accountId: a.accountId,
-        sessions: [
-          { sessionId: expect.stringMatching(/^ses_/), deviceLabel: "old phone", ...times, current: false },
-          { sessionId: expect.stringMatching(/^ses_/), deviceLabel: "new phone", ...times, current: true },
-        ],
-      });
-      // The other device sees the same list with itself marked.
-      expect((await list()).body.sessions.map((x: { current: boolean }) => x.current)).toEqual([true, false]);
-      const text = JSON.stringify(seen.body);
-      for (const token of [a.session, phone]) {
-        expect(text).not.toContain(token);
-        expect(text).not.toContain(sha256Hex(token));
-      }
-    });
+  test("signing out this device refuses its next request with session_revoked on every gateway copy, four times over", async () => {
+    for (let round = 0; round < 4; round++) {
+      const { a, phone, list, secondId } = await twoDevices();
+      const onPhone = { key: tenant.key, session: phone };
+      // Both copies hold the phone's session in their caches before it signs out.
+      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onPhone)).status).toBe(200);
 
-    test("signing out this device refuses its next request with session_revoked on every gateway copy, four times over", async () => {
-      for (let round = 0; round < 4; round++) {
-        const { a, phone, list, secondId } = await twoDevices();
-        const onPhone = { key, session: phone };
-        // Both copies hold the phone's session in their caches before it signs out.
-        for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onPhone)).status).toBe(200);
-
-        // Answered by one copy, then asked of the other copy first; the copies swap roles each round.
-        const [answering, asked] = round % 2 === 0 ? [s.d, s.other] : [s.other, s.d];
-        const out = await call(answering, "DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, onPhone);
-        expect(out.status).toBe(200);
-        expect(out.body).toEqual({ sessionId: secondId, revokedAt: expect.any(String) });
-        for (const via of [asked, answering]) {
-          const next = await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onPhone);
-          expect([next.status, codeOf(next)]).toEqual([401, "session_revoked"]);
-        }
-        // The first device is untouched, and the signed-out one is no longer listed.
-        const left = await list();
-        expect(left.status).toBe(200);
-        expect(left.body.sessions.map((x: { deviceLabel: string }) => x.deviceLabel)).toEqual(["old phone"]);
-      }
-    });
-
-    test("signing out another device (a lost phone): refused on both copies, the caller keeps working, a repeat is the same answer", async () => {
-      const { a, phone, list, secondId } = await twoDevices("tablet", "lost phone");
-      const onPhone = { key, session: phone };
-      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}/slots`, onPhone)).status).toBe(200);
-
-      const out = await a.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
+      // Answered by one copy, then asked of the other copy first; the copies swap roles each round.
+      const [answering, asked] = round % 2 === 0 ? [s.d, s.other] : [s.other, s.d];
+      const out = await call(answering, "DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, onPhone);
       expect(out.status).toBe(200);
       expect(out.body).toEqual({ sessionId: secondId, revokedAt: expect.any(String) });
-      for (const via of [s.other, s.d]) {
-        const next = await call(via, "GET", `/api/v1/accounts/${a.accountId}/slots`, onPhone);
+      for (const via of [asked, answering]) {
+        const next = await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onPhone);
         expect([next.status, codeOf(next)]).toEqual([401, "session_revoked"]);
       }
-      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-      expect((await list()).body.sessions.map((x: { deviceLabel: string; current: boolean }) => [x.deviceLabel, x.current])).toEqual([["tablet", true]]);
-      const again = await a.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
-      expect(again.body).toEqual(out.body);
-    });
-
-    test("another account's session cannot list or sign out (403), and a foreign session id through its own path is 404", async () => {
-      const { a, list, firstId, secondId } = await twoDevices();
-      const x = await newAccount(s.d, key);
-      const before = (await list()).body;
-      const asX = { key, session: x.session };
-      for (const [method, path] of [
-        ["GET", `/api/v1/accounts/${a.accountId}/sessions`],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/${firstId}`],
-      ] as const) {
-        const r = await call(s.d, method, path, asX);
-        expect([method, path, r.status, codeOf(r)]).toEqual([method, path, 403, "forbidden"]);
-      }
-      const foreign = await x.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
-      expect([foreign.status, codeOf(foreign)]).toEqual([404, "not_found"]);
-      // Read back: both of a's devices still listed and working; x still works too.
-      expect((await list()).body).toEqual(before);
-      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-      expect((await x.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-    });
-
-    test("bad input to each new route is refused in the envelope and changes nothing", async () => {
-      const { a, phone, list } = await twoDevices();
-      const before = (await list()).body;
-      const bad: [string, string, Record<string, unknown>, number, string][] = [
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/not-a-session`, { key, session: a.session }, 400, "invalid_request"],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/ses_${"x".repeat(3)}%00`, { key, session: a.session }, 400, "invalid_request"],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/ses_unknown0`, { key, session: a.session }, 404, "not_found"],
-        ["GET", "/api/v1/accounts/acc_bad!/sessions", { key, session: a.session }, 400, "invalid_request"],
-        ["GET", `/api/v1/accounts/${a.accountId}/sessions`, { key }, 401, "unauthorized"],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { key, session: "sps_made_up" }, 401, "unauthorized"],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { session: phone }, 401, "unauthorized"],
-        ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { key: "not-a-key", session: phone }, 401, "unauthorized"],
-        ["POST", `/api/v1/accounts/${a.accountId}/sessions`, { key, session: a.session }, 405, "method_not_allowed"],
-      ];
-      for (const [method, path, o, status, code] of bad) {
-        const r = await call(s.d, method, path, o);
-        expect([method, path, r.status, code]).toEqual([method, path, status, codeOf(r)]);
-        expect(Object.keys(r.body)).toEqual(["error"]);
-      }
-      // The unauthorized messages say what to send and where.
-      const noKey = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { session: phone });
-      expect(noKey.body.error.message).toContain("Authorization: Bearer spk_<env>_");
-      const noSession = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { key });
-      expect(noSession.body.error.message).toContain("X-Service-Account-Session");
-      const madeUp = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { key, session: "sps_made_up" });
-      expect(madeUp.body.error.message).toContain("X-Service-Account-Session");
-      expect((await list()).body).toEqual(before);
-      for (const session of [a.session, phone]) expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}`, { key, session })).status).toBe(200);
-
-      // Route 3's deviceLabel: at most 80 characters of text.
-      for (const deviceLabel of ["x".repeat(81), 5, null]) {
-        const r = await call(s.d, "POST", "/api/v1/accounts", { key, body: { deviceLabel } });
-        expect([r.status, codeOf(r)]).toEqual([400, "invalid_request"]);
-      }
-      const longest = await newAccount(s.d, key, { deviceLabel: "x".repeat(80) });
-      expect((await sessionsOf(s.d, key, longest.accountId, longest.session)).body.sessions[0].deviceLabel).toBe("x".repeat(80));
-    });
-
-    test("sessionIdleDays: 180 by default, set by the settings PUT within 1..3650, bad values change nothing", async () => {
-      const t = await newTenant(s.d);
-      const put = (body: unknown) => admin(s.d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, body);
-      expect((await put({})).body.sessionIdleDays).toBe(180);
-      expect((await put({ sessionIdleDays: 30 })).body.sessionIdleDays).toBe(30);
-      for (const sessionIdleDays of [0, -1, 1.5, "30", 3651, null]) {
-        const r = await put({ sessionIdleDays });
-        expect([sessionIdleDays, r.status, codeOf(r)]).toEqual([sessionIdleDays, 400, "invalid_request"]);
-      }
-      expect((await put({})).body.sessionIdleDays).toBe(30);
-    });
+      // The first device is untouched, and the signed-out one is no longer listed.
+      const left = await list();
+      expect(left.status).toBe(200);
+      expect(left.body.sessions.map((x: { deviceLabel: string }) => x.deviceLabel)).toEqual(["old phone"]);
+    }
   });
-}
+
+  test("signing out another device (a lost phone): refused on both copies, the caller keeps working, a repeat is the same answer", async () => {
+    const { a, phone, list, secondId } = await twoDevices("tablet", "lost phone");
+    const onPhone = { key: tenant.key, session: phone };
+    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}/slots`, onPhone)).status).toBe(200);
+
+    const out = await a.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual({ sessionId: secondId, revokedAt: expect.any(String) });
+    for (const via of [s.other, s.d]) {
+      const next = await call(via, "GET", `/api/v1/accounts/${a.accountId}/slots`, onPhone);
+      expect([next.status, codeOf(next)]).toEqual([401, "session_revoked"]);
+    }
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    expect((await list()).body.sessions.map((x: { deviceLabel: string; current: boolean }) => [x.deviceLabel, x.current])).toEqual([["tablet", true]]);
+    const again = await a.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
+    expect(again.body).toEqual(out.body);
+  });
+
+  test("another account's session cannot list or sign out (403), and a foreign session id through its own path is 404", async () => {
+    const { a, list, firstId, secondId } = await twoDevices();
+    const x = await newAccount(s.d, tenant.key);
+    const before = (await list()).body;
+    const asX = { key: tenant.key, session: x.session };
+    for (const [method, path] of [
+      ["GET", `/api/v1/accounts/${a.accountId}/sessions`],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/${firstId}`],
+    ] as const) {
+      const r = await call(s.d, method, path, asX);
+      expect([method, path, r.status, codeOf(r)]).toEqual([method, path, 403, "forbidden"]);
+    }
+    const foreign = await x.call("DELETE", `/api/v1/accounts/{acc}/sessions/${secondId}`);
+    expect([foreign.status, codeOf(foreign)]).toEqual([404, "not_found"]);
+    // Read back: both of a's devices still listed and working; x still works too.
+    expect((await list()).body).toEqual(before);
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    expect((await x.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+  });
+
+  test("bad input to each new route is refused in the envelope and changes nothing", async () => {
+    const { a, phone, list } = await twoDevices();
+    const before = (await list()).body;
+    const bad: [string, string, Record<string, unknown>, number, string][] = [
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/not-a-session`, { key: tenant.key, session: a.session }, 400, "invalid_request"],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/ses_${"x".repeat(3)}%00`, { key: tenant.key, session: a.session }, 400, "invalid_request"],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/ses_unknown0`, { key: tenant.key, session: a.session }, 404, "not_found"],
+      ["GET", "/api/v1/accounts/acc_bad!/sessions", { key: tenant.key, session: a.session }, 400, "invalid_request"],
+      ["GET", `/api/v1/accounts/${a.accountId}/sessions`, { key: tenant.key }, 401, "unauthorized"],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { key: tenant.key, session: "sps_made_up" }, 401, "unauthorized"],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { session: phone }, 401, "unauthorized"],
+      ["DELETE", `/api/v1/accounts/${a.accountId}/sessions/current`, { key: "not-a-key", session: phone }, 401, "unauthorized"],
+      ["POST", `/api/v1/accounts/${a.accountId}/sessions`, { key: tenant.key, session: a.session }, 405, "method_not_allowed"],
+    ];
+    for (const [method, path, o, status, code] of bad) {
+      const r = await call(s.d, method, path, o);
+      expect([method, path, r.status, code]).toEqual([method, path, status, codeOf(r)]);
+      expect(Object.keys(r.body)).toEqual(["error"]);
+    }
+    // The unauthorized messages say what to send and where.
+    const noKey = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { session: phone });
+    expect(noKey.body.error.message).toContain("Authorization: Bearer spk_<env>_");
+    const noSession = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { key: tenant.key });
+    expect(noSession.body.error.message).toContain("X-Service-Account-Session");
+    const madeUp = await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/sessions`, { key: tenant.key, session: "sps_made_up" });
+    expect(madeUp.body.error.message).toContain("X-Service-Account-Session");
+    expect((await list()).body).toEqual(before);
+    for (const session of [a.session, phone]) {
+      expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session })).status).toBe(200);
+    }
+
+    // Route 3's deviceLabel: at most 80 characters of text.
+    for (const deviceLabel of ["x".repeat(81), 5, null]) {
+      const r = await call(s.d, "POST", "/api/v1/accounts", { key: tenant.key, body: { deviceLabel } });
+      expect([r.status, codeOf(r)]).toEqual([400, "invalid_request"]);
+    }
+    const longest = await newAccount(s.d, tenant.key, { deviceLabel: "x".repeat(80) });
+    expect((await sessionsOf(s.d, tenant.key, longest.accountId, longest.session)).body.sessions[0].deviceLabel).toBe("x".repeat(80));
+  });
+
+  test("sessionIdleDays: 180 by default, set by the settings PUT within 1..3650, bad values change nothing", async () => {
+    const t = await newTenant(s.d);
+    const put = (body: unknown) => admin(s.d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, body);
+    expect((await put({})).body.sessionIdleDays).toBe(180);
+    expect((await put({ sessionIdleDays: 30 })).body.sessionIdleDays).toBe(30);
+    for (const sessionIdleDays of [0, -1, 1.5, "30", 3651, null]) {
+      const r = await put({ sessionIdleDays });
+      expect([sessionIdleDays, r.status, codeOf(r)]).toEqual([sessionIdleDays, 400, "invalid_request"]);
+    }
+    expect((await put({})).body.sessionIdleDays).toBe(30);
+  });
+});
 
 describe("session lifetime (embedded, controllable clock)", () => {
   // The services' and the gateway's clock; the distributed deployment's processes read the real one

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import Stripe from "stripe";
 import type { z } from "zod";
 import { type Deps, service as billing } from "../../services/billing/service.ts";
@@ -16,13 +15,12 @@ import { type Env, readEnv } from "../../shared/process/env.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { defaultPlans } from "../../shared/contract/plans.ts";
 import { contextFor } from "../../shared/process/service-module.ts";
-import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
 /** The billing service on `bus` and `store`, as the registry starts it. */
 const runBilling = (bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> =>
@@ -115,10 +113,7 @@ async function linkedWorkspace(h: Harness) {
 const callsFor = (h: Harness, workspaceId: string) => h.calls.filter((c) => c.workspaceId === workspaceId);
 const ok = { status: 200, body: { received: true } };
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("billing"), "billing.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("billing"))],
-];
+const adapters = storeAdapters("billing");
 
 for (const [name, open] of adapters) {
   describe(`stripe webhook (${name})`, () => {

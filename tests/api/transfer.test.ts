@@ -4,6 +4,7 @@ import { createMongoStore } from "../../shared/store/mongo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { mongo } from "../helpers/infra.ts";
 import { capturingLogger, filesIn, mongoDump } from "../helpers/kept.ts";
@@ -56,238 +57,228 @@ async function distributed(): Promise<Setup> {
   };
 }
 
-for (const [name, setUp] of [["embedded", embedded], ["distributed", distributed]] as const) {
-  describe(`transfer codes (${name})`, () => {
-    let s: Setup;
-    let key: string;
-    beforeAll(async () => {
-      s = await setUp();
-      ({ key } = await newTenant(s.d));
-    });
-    afterAll(() => s.stop());
+forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: true }, ({ setup: s, tenant }) => {
+  const consume = (transferCode: unknown, o: CallOptions & { ip?: string; via?: Deployment; withKey?: string } = {}) =>
+    call(o.via ?? s.d, "POST", consumePath, { key: o.withKey ?? tenant.key, headers: { "x-forwarded-for": o.ip ?? newClient() }, body: { transferCode, ...(o.body as object) } });
 
-    const consume = (transferCode: unknown, o: CallOptions & { ip?: string; via?: Deployment; withKey?: string } = {}) =>
-      call(o.via ?? s.d, "POST", consumePath, { key: o.withKey ?? key, headers: { "x-forwarded-for": o.ip ?? newClient() }, body: { transferCode, ...(o.body as object) } });
+  test("full flow: device B takes over with a code and syncs; device A keeps its session and sees the conflict", async () => {
+    const a = await newAccount(s.d, tenant.key, { accountData: { coins: 5 }, slot: { slotId: "main", data: { hp: 100 } } });
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { hp: 80 } } })).status).toBe(200);
+    const created = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old phone" } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ transferCode: expect.stringMatching(codeShape), expiresAt: expect.any(String), expiresInSeconds: 600 });
+    expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(590_000);
 
-    test("full flow: device B takes over with a code and syncs; device A keeps its session and sees the conflict", async () => {
-      const a = await newAccount(s.d, key, { accountData: { coins: 5 }, slot: { slotId: "main", data: { hp: 100 } } });
-      expect((await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { hp: 80 } } })).status).toBe(200);
-      const created = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old phone" } });
-      expect(created.status).toBe(201);
-      expect(created.body).toEqual({ transferCode: expect.stringMatching(codeShape), expiresAt: expect.any(String), expiresInSeconds: 600 });
-      expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(590_000);
+    // Typed on the new phone: lower case, spaces instead of the hyphen.
+    const typed = ` ${created.body.transferCode.toLowerCase().replace("-", " ")} `;
+    const b = await consume(typed, { body: { deviceLabel: "new phone" } });
+    expect(b.status).toBe(200);
+    expect(b.body).toMatchObject({ accountId: a.accountId, account: { accountId: a.accountId, accountData: { coins: 5 }, version: 1, slots: [{ slotId: "main", version: 2 }] } });
+    expect(b.body.accountSessionToken).toMatch(/^sps_/);
+    expect(b.body.accountSessionToken).not.toBe(a.session);
+    expect(b.body.syncPolicy.minRemoteSyncIntervalSeconds).toBeGreaterThan(0);
 
-      // Typed on the new phone: lower case, spaces instead of the hyphen.
-      const typed = ` ${created.body.transferCode.toLowerCase().replace("-", " ")} `;
-      const b = await consume(typed, { body: { deviceLabel: "new phone" } });
-      expect(b.status).toBe(200);
-      expect(b.body).toMatchObject({ accountId: a.accountId, account: { accountId: a.accountId, accountData: { coins: 5 }, version: 1, slots: [{ slotId: "main", version: 2 }] } });
-      expect(b.body.accountSessionToken).toMatch(/^sps_/);
-      expect(b.body.accountSessionToken).not.toBe(a.session);
-      expect(b.body.syncPolicy.minRemoteSyncIntervalSeconds).toBeGreaterThan(0);
+    const onB = { key: tenant.key, session: b.body.accountSessionToken as string };
+    expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/slots/main`, onB)).body).toMatchObject({ version: 2, data: { hp: 80 } });
+    expect((await call(s.d, "POST", `/api/v1/accounts/${a.accountId}/slots/main/sync`, { ...onB, body: { baseVersion: 2, data: { hp: 60 } } })).status).toBe(200);
+    const stale = await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 2, data: { hp: 999 } } });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ status: "conflict", version: 3, slot: { data: { hp: 60 } } });
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
 
-      const onB = { key, session: b.body.accountSessionToken as string };
-      expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/slots/main`, onB)).body).toMatchObject({ version: 2, data: { hp: 80 } });
-      expect((await call(s.d, "POST", `/api/v1/accounts/${a.accountId}/slots/main/sync`, { ...onB, body: { baseVersion: 2, data: { hp: 60 } } })).status).toBe(200);
-      const stale = await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 2, data: { hp: 999 } } });
-      expect(stale.status).toBe(409);
-      expect(stale.body).toMatchObject({ status: "conflict", version: 3, slot: { data: { hp: 60 } } });
-      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-
-      const again = await consume(created.body.transferCode);
-      expect([again.status, again.body.error.code]).toEqual([400, "transfer_code_consumed"]);
-    });
-
-    test("20 concurrent consumes of one code: exactly 1 succeeds, 19 are transfer_code_consumed", async () => {
-      const a = await newAccount(s.d, key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { via: i % 2 ? s.other : s.d })));
-      expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
-      expect(answers.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_consumed")).toHaveLength(19);
-    });
-
-    test("an expired code is transfer_code_expired", async () => {
-      const a = await newAccount(s.d, key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      await s.expireCodesOf(a.accountId);
-      const late = await consume(transferCode);
-      expect([late.status, late.body.error.code]).toEqual([400, "transfer_code_expired"]);
-    });
-
-    test("brute force: the 11th wrong code from one client is 429 and blocks the right code; another client is not blocked; gateway copies share the count", async () => {
-      const a = await newAccount(s.d, key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const attacker = newClient();
-      await awayFromWindowEnd(600);
-      for (let i = 0; i < 10; i++) {
-        const wrong = await consume(`ZZZZZ-ZZZ${String(i).padStart(2, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d });
-        expect([i, wrong.status, wrong.body.error.code]).toEqual([i, 400, "transfer_code_invalid"]);
-      }
-      const eleventh = await consume("ZZZZZ-ZZZZZ", { ip: attacker, via: s.other });
-      expect(eleventh.status).toBe(429);
-      expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600, scope: "client_ip" } });
-      const retryAfter = Number(eleventh.headers.get("retry-after"));
-      expect(retryAfter).toBeGreaterThan(0);
-      expect(retryAfter).toBeLessThanOrEqual(600);
-      expect(eleventh.headers.get("ratelimit-limit")).toBe("10");
-      expect(eleventh.headers.get("ratelimit-remaining")).toBe("0");
-      expect(eleventh.headers.get("ratelimit-reset")).toBe(String(retryAfter));
-
-      expect((await consume(transferCode, { ip: attacker })).status).toBe(429);
-      const honest = await consume(transferCode, { ip: newClient() });
-      expect(honest.status).toBe(200);
-    });
-
-    test("failed attempts are also limited per runtime key", async () => {
-      const t = await newTenant(s.d);
-      await awayFromWindowEnd(60);
-      const answers = [];
-      for (let i = 0; i < 61; i++) answers.push(await consume(`YYYYY-YYY${String(i).padStart(2, "0")}`, { withKey: t.key }));
-      expect(answers.slice(0, 60).every((x) => x.body.error.code === "transfer_code_invalid")).toBe(true);
-      expect(answers[60]!.status).toBe(429);
-      expect(answers[60]!.body.error.details).toMatchObject({ limit: 60, windowSeconds: 60 });
-    });
-
-    test("500 concurrent wrong guesses from one client: exactly 10 are looked up, the other 490 are 429", async () => {
-      const attacker = newClient();
-      await awayFromWindowEnd(600, 30);
-      const guesses = Array.from({ length: 500 }, (_, i) => consume(`ZZZZZ-${String(i).padStart(5, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d }));
-      const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
-      expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(10);
-      expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(490);
-    });
-
-    test("300 concurrent wrong guesses from 300 clients: no more than the runtime key's cap of 60 are looked up", async () => {
-      const t = await newTenant(s.d);
-      await awayFromWindowEnd(60, 30);
-      const guesses = Array.from({ length: 300 }, (_, i) => consume(`YYYYY-${String(i).padStart(5, "0")}`, { withKey: t.key, via: i % 2 ? s.other : s.d }));
-      const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
-      expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(60);
-      expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(240);
-    });
-
-    test("a burst of wrong guesses from a few clients locks out neither a fresh client with the right code nor another project", async () => {
-      const t = await newTenant(s.d);
-      const other = await newTenant(s.d);
-      const a = await newAccount(s.d, t.key);
-      const b = await newAccount(s.d, other.key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const elsewhere = (await b.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode;
-      const attackers = Array.from({ length: 6 }, newClient);
-      await awayFromWindowEnd(60, 30);
-      const guess = (ip: string, n: number, i: number) => consume(`XXXXX-XX${n}${String(i).padStart(2, "0")}`, { ip, withKey: t.key });
-      const burst = attackers.flatMap((ip, n) => Array.from({ length: 20 }, (_, i) => guess(ip, n, i)));
-      const codes = (await Promise.all(burst)).map((x) => x.body.error.code);
-      expect(codes.filter((c) => c === "transfer_code_rate_limited").length).toBeGreaterThan(60);
-      // Every attacker is at its own limit here; the same clients are not limited in another project.
-      expect((await consume("XXXXX-XXXXX", { ip: attackers[0], withKey: t.key })).body.error.code).toBe("transfer_code_rate_limited");
-      const theirs = await consume(elsewhere, { ip: attackers[0], withKey: other.key, via: s.other });
-      expect([theirs.status, theirs.body.accountId]).toEqual([200, b.accountId]);
-      const honest = await consume(transferCode, { withKey: t.key, via: s.other });
-      expect([honest.status, honest.body.accountId]).toEqual([200, a.accountId]);
-    });
-
-    test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
-      const a = await newAccount(s.d, key);
-      const missing = await call(s.d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() } });
-      expect([missing.status, missing.body.error.code]).toEqual([400, "invalid_request"]);
-      for (const bad of ["ABCDE-FGHJ", "ABCDE-FGHJKM", "ABCDE-FGHJU", "ABCDE_FGHJK", ""]) {
-        const answer = await consume(bad);
-        expect([bad, answer.status]).toEqual([bad, 400]);
-        expect(["transfer_code_invalid", "invalid_request"]).toContain(answer.body.error.code);
-      }
-      expect((await consume("ABCDE-FGHJU")).body.error.code).toBe("transfer_code_invalid");
-      const longLabel = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(81) } });
-      expect([longLabel.status, longLabel.body.error.code]).toEqual([400, "invalid_request"]);
-      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(80) } })).status).toBe(201);
-      expect((await consume("AAAAA-AAAAA", { body: { deviceLabel: "y".repeat(81) } })).body.error.code).toBe("invalid_request");
-      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 59 } })).body.expiresInSeconds).toBe(60);
-      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1801 } })).body.expiresInSeconds).toBe(1800);
-      expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 6.5 } })).status).toBe(400);
-    });
-
-    test("a code of another environment is invalid there; a deleted account's code is 410", async () => {
-      const a = await newAccount(s.d, key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const elsewhere = await newTenant(s.d);
-      const foreign = await consume(transferCode, { withKey: elsewhere.key });
-      expect([foreign.status, foreign.body.error.code]).toEqual([400, "transfer_code_invalid"]);
-
-      expect((await a.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
-      const gone = await consume(transferCode);
-      expect([gone.status, gone.body.error.code]).toEqual([410, "account_deleted"]);
-    });
-
-    test("a sixth unconsumed code retires the oldest", async () => {
-      const a = await newAccount(s.d, key);
-      const codes: string[] = [];
-      for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
-      expect((await consume(codes[0])).body.error.code).toBe("transfer_code_invalid");
-      expect((await consume(codes[1])).status).toBe(200);
-    });
-
-    test("a code never appears in a log line or a stored document", async () => {
-      const a = await newAccount(s.d, key);
-      const codes: string[] = [];
-      for (let i = 0; i < 3; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body.transferCode);
-      expect((await consume(codes[0]!.toLowerCase())).status).toBe(200);
-      expect((await consume(codes[0])).status).toBe(400);
-      // One character off (a code ending in Z would be itself with Z: 1 run in 32 failed so).
-      const typo = `${codes[1]!.slice(0, 10)}${codes[1]!.endsWith("Z") ? "Y" : "Z"}`;
-      expect((await consume(typo)).status).toBe(400);
-      await Bun.sleep(200); // log files are written asynchronously
-      const kept = await s.everythingKept();
-      expect(kept).toContain(a.accountId); // the dump does reach the stored documents
-      for (const code of codes) {
-        expect(kept).not.toContain(code);
-        expect(kept).not.toContain(code.replace("-", ""));
-        expect(kept.toLowerCase()).not.toContain(code.toLowerCase().replace("-", ""));
-      }
-    });
-
-    test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, also where it was cached", async () => {
-      const a = await newAccount(s.d, key);
-      const first = { key, session: a.session };
-      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
-      const sessions: string[] = [];
-      for (let i = 0; i < 100; i++) {
-        const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-        const taken = await consume(transferCode, { via: i % 2 ? s.other : s.d });
-        expect([i, taken.status]).toEqual([i, 200]);
-        sessions.push(taken.body.accountSessionToken);
-      }
-      for (const via of [s.d, s.other]) {
-        expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(401);
-      }
-      for (const session of [sessions[0]!, sessions[99]!]) {
-        expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key, session })).status).toBe(200);
-      }
-      const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}?limit=200`);
-      expect(view.body.page.sessionCount).toBe(101);
-      expect(view.body.sessions.filter((x: { revokedAt?: string }) => !x.revokedAt).length).toBeLessThanOrEqual(100);
-    });
-
-    test("sessions are devices: operators see label and use, and revoke one at once, also where it was cached", async () => {
-      const a = await newAccount(s.d, key);
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-      const b = await consume(transferCode, { body: { deviceLabel: "Pixel 8" } });
-      const onB = { key, session: b.body.accountSessionToken as string };
-      // Both gateway copies have B's session cached before the revocation.
-      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(200);
-
-      const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}`);
-      const device = view.body.sessions.find((x: { deviceLabel?: string }) => x.deviceLabel === "Pixel 8");
-      expect(device).toEqual({ sessionId: expect.stringMatching(/^ses_/), deviceLabel: "Pixel 8", createdAt: expect.any(String), lastUsedAt: expect.any(String) });
-      expect(JSON.stringify(view.body)).not.toContain(onB.session);
-
-      const revoked = await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/${device.sessionId}`);
-      expect(revoked.body).toEqual({ accountId: a.accountId, sessionId: device.sessionId, revokedAt: expect.any(String) });
-      for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(401);
-      expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-      expect((await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/ses_unknown`)).status).toBe(404);
-    });
+    const again = await consume(created.body.transferCode);
+    expect([again.status, again.body.error.code]).toEqual([400, "transfer_code_consumed"]);
   });
-}
+
+  test("20 concurrent consumes of one code: exactly 1 succeeds, 19 are transfer_code_consumed", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { via: i % 2 ? s.other : s.d })));
+    expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
+    expect(answers.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_consumed")).toHaveLength(19);
+  });
+
+  test("an expired code is transfer_code_expired", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    await s.expireCodesOf(a.accountId);
+    const late = await consume(transferCode);
+    expect([late.status, late.body.error.code]).toEqual([400, "transfer_code_expired"]);
+  });
+
+  test("brute force: the 11th wrong code from one client is 429 and blocks the right code; another client is not blocked; gateway copies share the count", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const attacker = newClient();
+    await awayFromWindowEnd(600);
+    for (let i = 0; i < 10; i++) {
+      const wrong = await consume(`ZZZZZ-ZZZ${String(i).padStart(2, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d });
+      expect([i, wrong.status, wrong.body.error.code]).toEqual([i, 400, "transfer_code_invalid"]);
+    }
+    const eleventh = await consume("ZZZZZ-ZZZZZ", { ip: attacker, via: s.other });
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600, scope: "client_ip" } });
+    const retryAfter = Number(eleventh.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect(eleventh.headers.get("ratelimit-limit")).toBe("10");
+    expect(eleventh.headers.get("ratelimit-remaining")).toBe("0");
+    expect(eleventh.headers.get("ratelimit-reset")).toBe(String(retryAfter));
+
+    expect((await consume(transferCode, { ip: attacker })).status).toBe(429);
+    const honest = await consume(transferCode, { ip: newClient() });
+    expect(honest.status).toBe(200);
+  });
+
+  test("failed attempts are also limited per runtime key", async () => {
+    const t = await newTenant(s.d);
+    await awayFromWindowEnd(60);
+    const answers = [];
+    for (let i = 0; i < 61; i++) answers.push(await consume(`YYYYY-YYY${String(i).padStart(2, "0")}`, { withKey: t.key }));
+    expect(answers.slice(0, 60).every((x) => x.body.error.code === "transfer_code_invalid")).toBe(true);
+    expect(answers[60]!.status).toBe(429);
+    expect(answers[60]!.body.error.details).toMatchObject({ limit: 60, windowSeconds: 60 });
+  });
+
+  test("500 concurrent wrong guesses from one client: exactly 10 are looked up, the other 490 are 429", async () => {
+    const attacker = newClient();
+    await awayFromWindowEnd(600, 30);
+    const guesses = Array.from({ length: 500 }, (_, i) => consume(`ZZZZZ-${String(i).padStart(5, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d }));
+    const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
+    expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(10);
+    expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(490);
+  });
+
+  test("300 concurrent wrong guesses from 300 clients: no more than the runtime key's cap of 60 are looked up", async () => {
+    const t = await newTenant(s.d);
+    await awayFromWindowEnd(60, 30);
+    const guesses = Array.from({ length: 300 }, (_, i) => consume(`YYYYY-${String(i).padStart(5, "0")}`, { withKey: t.key, via: i % 2 ? s.other : s.d }));
+    const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
+    expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(60);
+    expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(240);
+  });
+
+  test("a burst of wrong guesses from a few clients locks out neither a fresh client with the right code nor another project", async () => {
+    const t = await newTenant(s.d);
+    const other = await newTenant(s.d);
+    const a = await newAccount(s.d, t.key);
+    const b = await newAccount(s.d, other.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const elsewhere = (await b.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode;
+    const attackers = Array.from({ length: 6 }, newClient);
+    await awayFromWindowEnd(60, 30);
+    const guess = (ip: string, n: number, i: number) => consume(`XXXXX-XX${n}${String(i).padStart(2, "0")}`, { ip, withKey: t.key });
+    const burst = attackers.flatMap((ip, n) => Array.from({ length: 20 }, (_, i) => guess(ip, n, i)));
+    const codes = (await Promise.all(burst)).map((x) => x.body.error.code);
+    expect(codes.filter((c) => c === "transfer_code_rate_limited").length).toBeGreaterThan(60);
+    // Every attacker is at its own limit here; the same clients are not limited in another project.
+    expect((await consume("XXXXX-XXXXX", { ip: attackers[0], withKey: t.key })).body.error.code).toBe("transfer_code_rate_limited");
+    const theirs = await consume(elsewhere, { ip: attackers[0], withKey: other.key, via: s.other });
+    expect([theirs.status, theirs.body.accountId]).toEqual([200, b.accountId]);
+    const honest = await consume(transferCode, { withKey: t.key, via: s.other });
+    expect([honest.status, honest.body.accountId]).toEqual([200, a.accountId]);
+  });
+
+  test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const missing = await call(s.d, "POST", consumePath, { key: tenant.key, headers: { "x-forwarded-for": newClient() } });
+    expect([missing.status, missing.body.error.code]).toEqual([400, "invalid_request"]);
+    for (const bad of ["ABCDE-FGHJ", "ABCDE-FGHJKM", "ABCDE-FGHJU", "ABCDE_FGHJK", ""]) {
+      const answer = await consume(bad);
+      expect([bad, answer.status]).toEqual([bad, 400]);
+      expect(["transfer_code_invalid", "invalid_request"]).toContain(answer.body.error.code);
+    }
+    expect((await consume("ABCDE-FGHJU")).body.error.code).toBe("transfer_code_invalid");
+    const longLabel = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(81) } });
+    expect([longLabel.status, longLabel.body.error.code]).toEqual([400, "invalid_request"]);
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(80) } })).status).toBe(201);
+    expect((await consume("AAAAA-AAAAA", { body: { deviceLabel: "y".repeat(81) } })).body.error.code).toBe("invalid_request");
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 59 } })).body.expiresInSeconds).toBe(60);
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1801 } })).body.expiresInSeconds).toBe(1800);
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 6.5 } })).status).toBe(400);
+  });
+
+  test("a code of another environment is invalid there; a deleted account's code is 410", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const elsewhere = await newTenant(s.d);
+    const foreign = await consume(transferCode, { withKey: elsewhere.key });
+    expect([foreign.status, foreign.body.error.code]).toEqual([400, "transfer_code_invalid"]);
+
+    expect((await a.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
+    const gone = await consume(transferCode);
+    expect([gone.status, gone.body.error.code]).toEqual([410, "account_deleted"]);
+  });
+
+  test("a sixth unconsumed code retires the oldest", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const codes: string[] = [];
+    for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
+    expect((await consume(codes[0])).body.error.code).toBe("transfer_code_invalid");
+    expect((await consume(codes[1])).status).toBe(200);
+  });
+
+  test("a code never appears in a log line or a stored document", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body.transferCode);
+    expect((await consume(codes[0]!.toLowerCase())).status).toBe(200);
+    expect((await consume(codes[0])).status).toBe(400);
+    // One character off (a code ending in Z would be itself with Z: 1 run in 32 failed so).
+    const typo = `${codes[1]!.slice(0, 10)}${codes[1]!.endsWith("Z") ? "Y" : "Z"}`;
+    expect((await consume(typo)).status).toBe(400);
+    await Bun.sleep(200); // log files are written asynchronously
+    const kept = await s.everythingKept();
+    expect(kept).toContain(a.accountId); // the dump does reach the stored documents
+    for (const code of codes) {
+      expect(kept).not.toContain(code);
+      expect(kept).not.toContain(code.replace("-", ""));
+      expect(kept.toLowerCase()).not.toContain(code.toLowerCase().replace("-", ""));
+    }
+  });
+
+  test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, also where it was cached", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const first = { key: tenant.key, session: a.session };
+    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
+    const sessions: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+      const taken = await consume(transferCode, { via: i % 2 ? s.other : s.d });
+      expect([i, taken.status]).toEqual([i, 200]);
+      sessions.push(taken.body.accountSessionToken);
+    }
+    for (const via of [s.d, s.other]) {
+      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(401);
+    }
+    for (const session of [sessions[0]!, sessions[99]!]) {
+      expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session })).status).toBe(200);
+    }
+    const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}?limit=200`);
+    expect(view.body.page.sessionCount).toBe(101);
+    expect(view.body.sessions.filter((x: { revokedAt?: string }) => !x.revokedAt).length).toBeLessThanOrEqual(100);
+  });
+
+  test("sessions are devices: operators see label and use, and revoke one at once, also where it was cached", async () => {
+    const a = await newAccount(s.d, tenant.key);
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const b = await consume(transferCode, { body: { deviceLabel: "Pixel 8" } });
+    const onB = { key: tenant.key, session: b.body.accountSessionToken as string };
+    // Both gateway copies have B's session cached before the revocation.
+    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(200);
+
+    const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}`);
+    const device = view.body.sessions.find((x: { deviceLabel?: string }) => x.deviceLabel === "Pixel 8");
+    expect(device).toEqual({ sessionId: expect.stringMatching(/^ses_/), deviceLabel: "Pixel 8", createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(JSON.stringify(view.body)).not.toContain(onB.session);
+
+    const revoked = await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/${device.sessionId}`);
+    expect(revoked.body).toEqual({ accountId: a.accountId, sessionId: device.sessionId, revokedAt: expect.any(String) });
+    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(401);
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    expect((await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/ses_unknown`)).status).toBe(404);
+  });
+});
 
 describe("spent transfer codes are deleted after a day's grace (embedded: the test moves the clock)", () => {
   let offsetMs = 0;

@@ -1,15 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { openRepo } from "../../services/accounts/repo.ts";
-import { createMongoStore } from "../../shared/store/mongo.ts";
-import type { Store } from "../../shared/store/port.ts";
-import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("seats"), "accounts.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("seats"))],
-];
+const adapters = storeAdapters("seats", "accounts.sqlite");
 
 /** A slot as the accounts service wrote it before the active-slot cap: no seatKey. */
 const legacySlot = (accountId: string, n: number, status: "active" | "archived") => ({

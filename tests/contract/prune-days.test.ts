@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
-import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type HitDoc, hitIndexes, windowCounter } from "../../shared/serving/window-counter.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("prune"), "prune.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("prune"))],
-];
+const adapters = storeAdapters("prune");
 
 type Item = { _id: string; pruneDay?: string };
 

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { type Collection, DuplicateKeyError, FollowerFailedError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
-import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { mongo, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
 type Item = { _id: string; owner: string; key: string; version: number; payload: string; flag?: boolean; note?: string };
 type Counter = { _id: string; scope: string; window: string; n: number };
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("store"), "test.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("store"))],
-];
+const adapters = storeAdapters("store", "test.sqlite");
 
 for (const [name, open] of adapters) {
   describe(`store contract: ${name}`, () => {

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
-import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type HitDoc, hitIndexes, limitPerMinute, windowCounter } from "../../shared/serving/window-counter.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { mongo, tempDir, uniqueDb } from "../helpers/infra.ts";
+import { storeAdapters } from "../helpers/store-adapters.ts";
 
-const adapters: [string, () => Promise<Store>][] = [
-  ["sqlite", async () => createSqliteStore(join(tempDir("seats"), "seats.sqlite"))],
-  ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb("seats"))],
-];
+const adapters = storeAdapters("seats");
 
 for (const [name, open] of adapters) {
   describe(`window counter seats (${name})`, () => {
