@@ -3,7 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { Deps } from "./service.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
-import { replacedNeedsKeeping } from "../../shared/util/restore-keeps.ts";
+import { replacedNeedsKeeping } from "../../shared/store/history-ring.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { keptSavePoint, listSavePoints, savePoint, snapshotWrites } from "./save-history.ts";

@@ -1,9 +1,8 @@
-import { restorePointWrites } from "../../shared/util/restore-ring.ts";
+import { expiryOf, restorePointDue, restorePointWrites } from "../../shared/store/history-ring.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Write } from "../../shared/store/port.ts";
-import { expiryOf } from "../accounts/history/history.ts";
 import type { Deps } from "./service.ts";
 import { type SaveDoc, type SaveSnapshotDoc, historyIdOf } from "./repo.ts";
 
@@ -17,11 +16,8 @@ export type SaveContent = { metadata: unknown; state: unknown };
  * an accepted sync is one when the newest is older than the plan's interval (every sync on
  * `self_hosted`), at most `keptPerSlot` are kept, none past the retention days.
  */
-export function snapshotDue(deps: Deps, plan: PlanName, doc: Pick<SaveDoc, "lastSnapshotAt"> | null, now: Date): boolean {
-  const every = deps.plans[plan].snapshot.everySeconds;
-  if (every === 0 || !doc?.lastSnapshotAt) return true;
-  return now.getTime() - Date.parse(doc.lastSnapshotAt) >= every * 1000;
-}
+export const snapshotDue = (deps: Deps, plan: PlanName, doc: Pick<SaveDoc, "lastSnapshotAt"> | null, now: Date): boolean =>
+  restorePointDue(deps.plans[plan].snapshot.everySeconds, doc?.lastSnapshotAt, now);
 
 /** The insert of snapshot `seq` and the removal of the one that falls out of the plan's count; they ride with the save's write. */
 export function snapshotWrites(deps: Deps, plan: PlanName, snap: { ownerId: string; seq: number; version: number; content: SaveContent; at: Date }): Write[] {

@@ -1,4 +1,4 @@
-import { restorePointWrites } from "../../../shared/util/restore-ring.ts";
+import { expiryOf, restorePointDue, restorePointWrites } from "../../../shared/store/history-ring.ts";
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
 import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
@@ -8,25 +8,11 @@ import type { SnapshotDoc } from "../repo.ts";
 /** Where an account's data or a slot stands in its sync history. */
 type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number; snapshotHash?: string };
 
-const dayMs = 86_400_000;
 
-/**
- * When a snapshot written at `at` falls out of the plan's retention: `expiresAt` exactly, and
- * `expiresDay`, the first UTC day that starts at or after it. The store filters by equality only, so
- * pruning deletes whole days (prune-snapshots.ts) and never deletes a snapshot before its time.
- */
-export function expiryOf(at: Date, retentionDays: number): { expiresAt: string; expiresDay: string } {
-  const expires = at.getTime() + retentionDays * dayMs;
-  const dayStart = Math.ceil(expires / dayMs) * dayMs;
-  return { expiresAt: new Date(expires).toISOString(), expiresDay: new Date(dayStart).toISOString().slice(0, 10) };
-}
 
 /** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
-export function snapshotDue(deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean {
-  const every = deps.plans[plan].snapshot.everySeconds;
-  if (every === 0 || !lastSnapshotAt) return true;
-  return now.getTime() - Date.parse(lastSnapshotAt) >= every * 1000;
-}
+export const snapshotDue = (deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean =>
+  restorePointDue(deps.plans[plan].snapshot.everySeconds, lastSnapshotAt, now);
 
 /**
  * The writes that record snapshot `seq` of an owner: the snapshot, and the removal of the one that

@@ -1,5 +1,5 @@
 import type { Deps } from "../service.ts";
-import { expiryOf } from "./history.ts";
+import { expiryOf } from "../../../shared/store/history-ring.ts";
 import { dropSnapshot } from "../storage.ts";
 
 const hourMs = 3_600_000;

@@ -3,7 +3,7 @@ import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
 import type { Deps } from "../service.ts";
 import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
-import { replacedNeedsKeeping } from "../../../shared/util/restore-keeps.ts";
+import { replacedNeedsKeeping } from "../../../shared/store/history-ring.ts";
 import { updateWithHistory } from "./history.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { keptVersion, restorePoint } from "./restore-points.ts";
