@@ -9,7 +9,7 @@ import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, adminToken, deployment, type startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
-import { mongo, tempDir, trackChild } from "../helpers/infra.ts";
+import { mongo, npxEnv, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
 type Account = Awaited<ReturnType<typeof newAccount>>;
@@ -328,7 +328,10 @@ describe("the support flow from the CLI, as real processes", () => {
   });
 
   const npx = async (...args: string[]) => {
-    const proc = Bun.spawn(["npx", "--no-install", "savepoint", ...args], { cwd: root, env: { ...process.env, SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: token }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["npx", "--no-install", "savepoint", ...args], { cwd: root, env: npxEnv({ ...(process.env as Record<string, string>), SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: token }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
     return { code, stdout, stderr };
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
+import { npxEnv, startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -269,7 +269,7 @@ describe("embedded start and the operator CLI", () => {
   });
 
   test("the README's `npx savepoint ... --json` runs the CLI with only the JSON answer on stdout", async () => {
-    const r = await run(["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
+    const r = await run(["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"], npxEnv({ SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken }));
     expect(r.code).toBe(0);
     // This server runs without Stripe billing: a workspace made without a plan is self_hosted.
     expect(JSON.parse(r.stdout)).toMatchObject({ plan: "self_hosted" });

@@ -42,6 +42,14 @@ export const tempDir = (prefix: string) => {
   return dir;
 };
 
+let npxCache: string | undefined;
+/**
+ * The environment for `npx savepoint` as the README runs it. npx keeps a link to a project's bin per
+ * project path in its cache and never refreshes it: a checkout at a path that once had the CLI
+ * elsewhere would run the old path. Its own cache per test run sees the repository as it is.
+ */
+export const npxEnv = (env: Record<string, string>): Record<string, string> => ({ ...env, npm_config_cache: (npxCache ??= tempDir("npx-cache")) });
+
 async function spawnServer(cmd: string[], port: number, what: string) {
   const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe" });
   children.push(proc);
