@@ -1,11 +1,38 @@
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 
-/** A free TCP port on loopback, as the kernel hands it out. */
+/** The kernel's range for the local ends of outgoing connections (its default, where it cannot be read). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {}
+  return [32768, 60999];
+}
+
+const handedOut = new Set<number>();
+
+/**
+ * A free TCP port on loopback for a process to listen on, below the kernel's ephemeral range: a port
+ * the kernel hands out (port 0) is also what it gives the next outgoing connection (to NATS, to the
+ * store), which can take it before the process binds it ("Is port in use?"). Never the same port twice
+ * in one test run.
+ */
 export function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port!;
-  server.stop(true);
-  return port;
+  const [low] = ephemeralRange();
+  const floor = Math.min(10_000, low - 1_000);
+  for (let tries = 0; tries < 1_000; tries++) {
+    const port = floor + Math.floor(Math.random() * (low - floor));
+    if (handedOut.has(port)) continue;
+    try {
+      Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
+    } catch {
+      continue;
+    }
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port below ${low}`);
 }
 
 /** Resolves once something accepts TCP connections on the port; rejects after `timeoutMs`. */
