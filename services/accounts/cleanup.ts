@@ -1,7 +1,7 @@
 import { callEndpoint } from "../../shared/serving/call.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { dropSnapshot } from "./storage.ts";
 
 /**

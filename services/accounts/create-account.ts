@@ -5,7 +5,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId } from "../../shared/util/ids.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { DuplicateKeyError, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { snapshotWrites } from "./history/history.ts";

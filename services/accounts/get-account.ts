@@ -1,7 +1,7 @@
 import type { AccountResponse } from "../../shared/contract/accounts.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { loadAccount } from "./load.ts";
 import { activeSlotsOf, toAccountResponse } from "./repo.ts";
 

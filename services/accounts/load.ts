@@ -1,5 +1,5 @@
 import { fail } from "../../shared/contract/errors.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type AccountDoc, type Repo, type SlotDoc, type SlotStatus, activeKeyOf } from "./repo.ts";
 
 /** The caller's account, usable for reads and writes: deleted is 410, suspended 403, foreign 404. */

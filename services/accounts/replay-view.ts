@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { fail } from "../../shared/contract/errors.ts";
 import type { internal } from "../../shared/contract/internal.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { activeSlotsOf, toAccountResponse, toSlotResponse } from "./repo.ts";
 
 type View = typeof internal.replayView;

@@ -1,12 +1,9 @@
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
-import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
-import type { PlanCatalog } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
-import { type Idempotency, openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
+import { openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
 import { checkPayloadBudget } from "./payload-budget.ts";
-import { openRepo, type Repo } from "./repo.ts";
+import { openRepo } from "./repo.ts";
 import { adminDeleteAccount, adminFindAccounts, adminGetRestorePoint, adminGetSlot } from "./admin/admin-lookup.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
 import { envelopeForm } from "../../shared/serving/replay-forms.ts";
@@ -35,21 +32,9 @@ import { adminRestoreSlot, restoreSlot } from "./history/restore-slot.ts";
 import { adminSlotHistory } from "./history/slot-history.ts";
 import { syncAccountData } from "./sync-account-data.ts";
 import { syncSlot } from "./slots/sync-slot.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "accounts";
-
-/** What every accounts verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  plans: PlanCatalog;
-  log: Logger;
-  now: () => Date;
-  /** How the cleanup queue retries (SAVEPOINT_JOB_*). */
-  jobs: Omit<WorkOptions, "onDead">;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
-}
 
 /**
  * Accounts, slots, sessions and history: every endpoint on one queue group, plus the cleanup worker

@@ -2,7 +2,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { FollowerFailedError, type Write } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { snapshotWrites, syncStamp } from "./history/history.ts";
 import type { AccountDoc, SnapshotDoc } from "./repo.ts";
 

@@ -4,7 +4,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { commitSync } from "./history/commit-sync.ts";

@@ -1,6 +1,6 @@
 import { type Replayed, replayed } from "../../shared/serving/reply.ts";
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { ownStamp } from "../../shared/serving/write-stamp.ts";
 

@@ -10,7 +10,7 @@ import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { newId } from "../../shared/util/ids.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type ProviderName, isProvider } from "./providers.ts";
 import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
 import { type Identity, verifyToken } from "./verify.ts";

@@ -4,7 +4,7 @@ import type { LinkedAuthProvider } from "../../shared/contract/identity.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import type { z } from "zod";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type LinkDoc, accountProviderKeyOf } from "./repo.ts";
 
 /** What anyone but the service sees of a link: never the subject, a hash or a token. */

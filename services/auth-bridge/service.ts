@@ -1,34 +1,18 @@
-import type { Bus } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
-import type { PlanCatalog } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { keptServiceSecret } from "../../shared/process/service-secret.ts";
-import { type Idempotency, openIdempotency } from "../../shared/serving/idempotency.ts";
-import { type KeySets, createKeySets, keySetTimeoutMs } from "./key-sets.ts";
-import { openRepo, type Repo } from "./repo.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
+import { createKeySets, keySetTimeoutMs } from "./key-sets.ts";
+import { openRepo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { providerSessionForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { exchange } from "./exchange.ts";
 import { adminLinks, eraseLinks, listLinked, unlink } from "./links.ts";
 import { setProvider } from "./set-provider.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "auth-bridge";
-
-/** What every auth-bridge verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  log: Logger;
-  plans: PlanCatalog;
-  keySets: KeySets;
-  now: () => Date;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
-  /** HMAC key of the link ids (provider and subject). */
-  secret: string;
-}
 
 /** Provider sign-in (route 4), linked providers (route 5), provider settings and links for operators. */
 export const service = defineService({

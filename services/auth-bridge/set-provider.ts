@@ -4,7 +4,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { providers } from "./providers.ts";
 import { type ProviderDoc, providerDocId } from "./repo.ts";
 

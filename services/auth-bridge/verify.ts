@@ -1,6 +1,6 @@
 import { type JWTPayload, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { type TokenRefusal, fail } from "../../shared/contract/errors.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type Display, type ProviderName, providers } from "./providers.ts";
 import type { ProviderSettings } from "./repo.ts";
 

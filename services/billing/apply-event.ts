@@ -1,4 +1,4 @@
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { applyInvoice } from "./apply-invoice.ts";
 import { applySubscription } from "./apply-subscription.ts";
 import { linkCustomer } from "./link-customer.ts";

@@ -1,6 +1,6 @@
 import { type Change, recordChange } from "./billing-state.ts";
 import { looseKeyOf } from "./customer-billing.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { pushState } from "./push-state.ts";
 import { Invoice, subscriptionOf } from "./stripe-objects.ts";
 import type { StripeEvent } from "./verify-event.ts";

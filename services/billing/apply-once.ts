@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { StripeEvent } from "./verify-event.ts";
 
 /** A claim this old belongs to a copy that died mid-apply: another delivery may take it over. */

@@ -1,6 +1,6 @@
 import { BillingStatus } from "../../shared/contract/admin.ts";
 import { type Change, recordChange } from "./billing-state.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { linkWorkspace, workspaceInMetadata } from "./link-customer.ts";
 import { planOfPrices } from "./price-plans.ts";
 import { pushState } from "./push-state.ts";

@@ -1,7 +1,7 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { updateVersioned } from "../../shared/store/versioned.ts";
 import type { BillingStateDoc } from "./repo.ts";
 

@@ -1,6 +1,6 @@
 import { type AppError, fail } from "../../shared/contract/errors.ts";
 import { windowCounter } from "../../shared/serving/window-counter.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 
 /** Deliveries with a bad signature one client IP may post in a minute before it is answered 429. */
 export const forgedPostsPerMinute = 10;

@@ -1,6 +1,6 @@
 import { WorkspacePath } from "../../shared/contract/admin.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { updateInRounds } from "../../shared/store/versioned.ts";
 import type { CustomerDoc } from "./repo.ts";
 import { pushState, setWorkspaceBilling } from "./push-state.ts";

@@ -3,7 +3,7 @@ import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { z } from "zod";
 import { pickState } from "./customer-billing.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { BillingStateDoc } from "./repo.ts";
 import { atVersion, inRounds, lostRound } from "../../shared/store/versioned.ts";
 

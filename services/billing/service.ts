@@ -1,27 +1,14 @@
-import type { Bus } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
-import { type PricePlans, parsePricePlans } from "./price-plans.ts";
-import { openRepo, type Repo } from "./repo.ts";
+import { parsePricePlans } from "./price-plans.ts";
+import { openRepo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { reportUsage, scheduleUsagePruning } from "./usage.ts";
 import { receiveStripeEvent } from "./webhook.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "billing";
-
-/** What every billing verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  log: Logger;
-  now: () => Date;
-  /** Stripe's endpoint secret (`whsec_...`); unset, the webhook answers 503. */
-  webhookSecret?: string;
-  /** Which plan each Stripe price buys (STRIPE_PRICE_PLANS). */
-  pricePlans: PricePlans;
-}
 
 /**
  * Billing: Stripe's webhook (route 17) and the request counts every gateway copy shares. Copies share one

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { internal } from "../../shared/contract/internal.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 
 type Report = z.infer<typeof internal.reportUsage.request>;
 type Totals = z.infer<typeof internal.reportUsage.reply>;

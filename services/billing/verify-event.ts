@@ -3,7 +3,7 @@ import { z } from "zod";
 import { freeForm } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { RawDelivery } from "../../shared/contract/route.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { refuseDelivery } from "./forged-posts.ts";
 
 /** docs/api-rules.md#billing: a signature older (or further ahead) than this is refused. */

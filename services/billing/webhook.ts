@@ -4,7 +4,7 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { StoreUnavailableError } from "../../shared/store/port.ts";
 import { applyOnce } from "./apply-once.ts";
 import { handlerOf } from "./apply-event.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { verifyEvent } from "./verify-event.ts";
 
 /**

@@ -3,7 +3,7 @@ import type { AuditEntry, AuditQuery } from "../../shared/contract/operator.ts";
 import type { internal } from "../../shared/contract/internal.ts";
 import { randomBase62 } from "../../shared/util/ids.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { AuditDoc } from "./repo.ts";
 
 const hourMs = 3_600_000;

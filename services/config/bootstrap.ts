@@ -1,6 +1,6 @@
 import { defaultSyncPolicy } from "../../shared/contract/common.ts";
 import { newId } from "../../shared/util/ids.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { createRuntimeKey } from "./runtime-keys.ts";
 
 /**

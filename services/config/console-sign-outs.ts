@@ -1,6 +1,6 @@
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 
 /**
  * Records a console sign-out (README, Console). The cookie is signed, not stored, so a copy of it

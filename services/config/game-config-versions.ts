@@ -1,7 +1,7 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { publishVersion } from "./game-config.ts";
 import type { GameConfigDoc, GameConfigVersionDoc } from "./repo.ts";
 

@@ -5,7 +5,7 @@ import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.t
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { updateVersioned, writtenOf } from "../../shared/store/versioned.ts";
 import type { GameConfigDoc } from "./repo.ts";
 import { maxRounds } from "./rounds.ts";

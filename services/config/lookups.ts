@@ -1,7 +1,7 @@
 import type { Project } from "../../shared/contract/admin.ts";
 import type { SyncPolicy } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { ProjectDoc } from "./repo.ts";
 import { settingsOf } from "./settings.ts";
 import { workspaceView } from "./update-workspace.ts";

@@ -1,7 +1,7 @@
 import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { ProjectDoc } from "./repo.ts";
 import { updateInRounds } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";

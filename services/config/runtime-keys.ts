@@ -6,7 +6,7 @@ import { type Tenant, envIdOf } from "../../shared/contract/tenant.ts";
 import { SyncPolicy } from "../../shared/contract/common.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/util/ids.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { entitlementsOf } from "./entitlements.ts";
 import { settingsOf } from "./settings.ts";
 

@@ -1,10 +1,8 @@
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
-import type { Bus } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
-import { type PlanCatalog, type PlanName, defaultPlanOf } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import { defaultPlanOf } from "../../shared/contract/plans.ts";
 import { defineService } from "../../shared/process/service-module.ts";
-import { openRepo, type Repo } from "./repo.ts";
+import { openRepo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { getRuntimeConfig, publishGameConfig } from "./game-config.ts";
@@ -17,18 +15,9 @@ import { createProject, createWorkspace } from "./workspaces.ts";
 import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbackGameConfig } from "./game-config-versions.ts";
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "config";
-
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  log: Logger;
-  plans: PlanCatalog;
-  /** The plan of a workspace created without one (`defaultPlanOf`). */
-  defaultPlan: PlanName;
-  now: () => Date;
-}
 
 /** Workspaces, projects, runtime keys, sync policy, settings and game config. */
 export const service = defineService({

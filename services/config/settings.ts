@@ -1,5 +1,5 @@
 import { type AllowedOrigins, type ProjectSettings, ProjectSettings as ProjectSettingsSchema, defaultProjectSettings } from "../../shared/contract/settings.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { ProjectDoc } from "./repo.ts";
 import { patchProjectJson } from "./patch-project.ts";
 

@@ -1,5 +1,5 @@
 import { type SyncPolicy, SyncPolicy as SyncPolicySchema } from "../../shared/contract/common.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { patchProjectJson } from "./patch-project.ts";
 
 /** Changes some fields of a project's sync policy; gateways drop their cached copy at once. */

@@ -3,7 +3,7 @@ import type { BillingStatus, Workspace } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 import { updateInRounds, writtenOf } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";

@@ -3,7 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes } from "../../shared/contract/routes.ts";
 import { newId } from "../../shared/util/ids.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 
 /** A workspace made without a plan gets the deployment's default (`defaultPlanOf`). */

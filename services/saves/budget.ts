@@ -1,7 +1,7 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { DuplicateKeyError, type Write } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { SaveUsageDoc } from "./repo.ts";
 
 /** Stored bytes of a save (its metadata and state): what the environment's budget counts. */

@@ -1,7 +1,7 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { DeleteSaveResponse } from "../../shared/contract/save-history.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { saveBytes } from "./budget.ts";
 import { historyIdOf } from "./repo.ts";
 

@@ -1,7 +1,7 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { saveDocId, toSave } from "./repo.ts";
 
 /** Loads a save of the key's environment (docs/api-rules.md#the-save-based-model: the load route beside route 18). */

@@ -1,7 +1,7 @@
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { replacedNeedsKeeping } from "../../shared/store/history-ring.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";

@@ -3,7 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Write } from "../../shared/store/port.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type SaveDoc, type SaveSnapshotDoc, historyIdOf } from "./repo.ts";
 
 /** Snapshots read per page: a save's state can be 256 KiB, so never a whole history at once. */

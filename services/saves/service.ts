@@ -1,30 +1,16 @@
-import type { Bus } from "../../shared/bus/port.ts";
 import { serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
-import type { PlanCatalog } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import { type Idempotency, openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
+import { openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
 import { deleteSave } from "./delete-save.ts";
 import { getSave } from "./get-save.ts";
 import { adminRestoreSave, adminSaveDocId, adminSaveHistory } from "./restore-save.ts";
-import { openRepo, type Repo, saveDocId } from "./repo.ts";
+import { openRepo, saveDocId } from "./repo.ts";
 import { syncSave } from "./sync-save.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "saves";
-
-/** What every saves verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  /** The plan catalog: what restore points each plan keeps. */
-  plans: PlanCatalog;
-  log: Logger;
-  now: () => Date;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
-}
 
 /** The save-based model: one save per id, no accounts (route 18 and its load route). */
 export const service = defineService({

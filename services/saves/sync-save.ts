@@ -8,7 +8,7 @@ import { ownStamp, stampChanges } from "../../shared/serving/write-stamp.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
 import { snapshotDue, snapshotWrites } from "./save-history.ts";
 

@@ -6,7 +6,7 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import { attemptLimits } from "./attempts.ts";
 import { hashTransferCode, normalizeTransferCode } from "./code.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import type { TransferCodeStatus } from "./repo.ts";
 
 /** Why a real code cannot be spent. Still active after a lost update means a passing store fault: retry. */

@@ -3,7 +3,7 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { dayAfter } from "../../shared/store/prune-days.ts";
 import { formatTransferCode, hashTransferCode, newTransferCode } from "./code.ts";
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 import { pruneCodesOncePerDay } from "./prune-codes.ts";
 
 /** docs/api-rules.md#transfer-codes: at most this many unconsumed codes per account; a new one retires the oldest. */

@@ -1,4 +1,4 @@
-import type { Deps } from "./service.ts";
+import type { Deps } from "./deps.ts";
 
 /**
  * A deleted account's codes are spent for good. Each keeps only its hash and expiry, so that a code

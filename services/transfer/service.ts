@@ -1,30 +1,17 @@
-import type { Bus } from "../../shared/bus/port.ts";
 import { serveEndpoint, serveIdempotentRoute } from "../../shared/serving/serve.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { keptServiceSecret } from "../../shared/process/service-secret.ts";
-import { type Idempotency, openIdempotency } from "../../shared/serving/idempotency.ts";
-import { openRepo, type Repo } from "./repo.ts";
+import { openIdempotency } from "../../shared/serving/idempotency.ts";
+import { openRepo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envelopeForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
 import { consumeCode } from "./consume-code.ts";
 import { createCode } from "./create-code.ts";
 import { eraseCodes } from "./erase-codes.ts";
+import type { Deps } from "./deps.ts";
 
 const group = "transfer";
-
-/** What every transfer verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
-  repo: Repo;
-  bus: Bus;
-  log: Logger;
-  now: () => Date;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
-  /** HMAC key of the stored code hashes. */
-  secret: string;
-}
 
 /** Transfer codes: create (route 9), consume (route 10), and erasure for deleted accounts. */
 export const service = defineService({

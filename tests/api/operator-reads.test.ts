@@ -8,7 +8,7 @@ import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { openRepo } from "../../services/config/repo.ts";
 import { createAuditLog } from "../../services/config/audit.ts";
-import type { Deps } from "../../services/config/service.ts";
+import type { Deps } from "../../services/config/deps.ts";
 
 const as = (d: Deployment, actor: string | undefined, method: string, path: string, body?: unknown): Promise<Answer> =>
   call(d, method, path, { key: adminToken, body, headers: actor ? { "x-savepoint-actor": actor } : {} });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Stripe from "stripe";
 import type { z } from "zod";
-import { type Deps, service as billing } from "../../services/billing/service.ts";
+import type { Deps } from "../../services/billing/deps.ts";
+import { service as billing } from "../../services/billing/service.ts";
 import { statusOf } from "../../services/gateway/errors.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import type { Bus } from "../../shared/bus/port.ts";

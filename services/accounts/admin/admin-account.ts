@@ -3,7 +3,7 @@ import type { AdminAccountResponse } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { callEndpoint } from "../../../shared/serving/call.ts";
 import { type AccountStatus, events, internal } from "../../../shared/contract/internal.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { revokeSession } from "../sessions/player-sessions.ts";
 import type { AccountDoc, SessionDoc } from "../repo.ts";
 import { currentStateBytes, historyBytes } from "../storage.ts";

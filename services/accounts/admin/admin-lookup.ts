@@ -4,7 +4,7 @@ import { fail } from "../../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { envIdOf } from "../../../shared/contract/tenant.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { adminAccount, slotWithHistory } from "./admin-target.ts";
 import { deleteAccount } from "../delete-account.ts";
 import { newestWithStatus } from "../load.ts";

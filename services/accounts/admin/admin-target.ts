@@ -1,5 +1,5 @@
 import { fail } from "../../../shared/contract/errors.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { newestWithStatus } from "../load.ts";
 import { type AccountDoc, type SlotDoc, activeKeyOf } from "../repo.ts";
 

@@ -4,7 +4,7 @@ import { fail } from "../../../shared/contract/errors.ts";
 import { queues } from "../../../shared/contract/internal.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { redact } from "../../../shared/process/log.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { DeadLetterDoc } from "../repo.ts";
 
 const queue = queues.cleanup;

@@ -2,7 +2,7 @@ import type { AccountExport } from "../../../shared/contract/admin.ts";
 import { Limits } from "../../../shared/contract/common.ts";
 import { jsonByteLength } from "../../../shared/util/json.ts";
 import { adminGetAccount, sessionView } from "./admin-account.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { SlotDoc, SnapshotDoc } from "../repo.ts";
 
 /**

@@ -4,7 +4,7 @@ import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts
 import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import type { Collection, Doc, Filter } from "../../../shared/store/port.ts";
 import type { AccountDoc } from "../repo.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { type OwnerWrite, writeWithinBudget } from "../storage.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "./history.ts";
 

@@ -1,4 +1,4 @@
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { type SnapshotListing, listRestorePoints } from "./restore-points.ts";
 

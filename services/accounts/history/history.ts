@@ -2,7 +2,7 @@ import { expiryOf, restorePointDue, restorePointWrites } from "../../../shared/s
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
 import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { SnapshotDoc } from "../repo.ts";
 
 /** Where an account's data or a slot stands in its sync history. */

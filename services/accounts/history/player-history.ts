@@ -3,7 +3,7 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { DataRestorePointList, SlotRestorePointList } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../../shared/util/json.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { type SlotDoc, activeKeyOf } from "../repo.ts";
 import { keptVersion, restorePointsPage } from "./restore-points.ts";

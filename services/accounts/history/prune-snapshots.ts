@@ -1,4 +1,4 @@
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { expiryOf } from "../../../shared/store/history-ring.ts";
 import { dropSnapshot } from "../storage.ts";
 

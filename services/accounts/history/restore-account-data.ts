@@ -3,7 +3,7 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import { acceptedSync } from "./history.ts";

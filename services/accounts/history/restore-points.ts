@@ -3,7 +3,7 @@ import type { SnapshotList } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import type { PlanCatalog, PlanName } from "../../../shared/contract/plans.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { SnapshotDoc } from "../repo.ts";
 
 /** The operator's history answer (admin.ts declares the schema only). */

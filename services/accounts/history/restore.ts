@@ -1,7 +1,7 @@
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { stampChanges } from "../../../shared/serving/write-stamp.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
 import { replacedNeedsKeeping } from "../../../shared/store/history-ring.ts";
 import { updateWithHistory } from "./history.ts";

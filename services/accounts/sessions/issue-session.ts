@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { fail } from "../../../shared/contract/errors.ts";
 import type { internal } from "../../../shared/contract/internal.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { activeSlotsOf, toAccountResponse } from "../repo.ts";
 import { openSession } from "./sessions.ts";

@@ -4,7 +4,7 @@ import { events } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { SessionListResponse, SignOutResponse } from "../../../shared/contract/sessions.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { isLive } from "./sessions.ts";
 
 type Routes = typeof contractRoutes;

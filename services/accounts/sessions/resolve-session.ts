@@ -1,6 +1,6 @@
 import { fail } from "../../../shared/contract/errors.ts";
 import type { ResolvedSession } from "../../../shared/contract/internal.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { expiresAtOf, lastUseResolutionMs } from "./sessions.ts";
 
 const unknownSession = "The X-Service-Account-Session token is unknown: send the accountSessionToken this account was given.";

@@ -2,7 +2,7 @@ import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import { events } from "../../../shared/contract/internal.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId, newSessionToken } from "../../../shared/util/ids.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import type { SessionDoc } from "../repo.ts";
 
 /** README, Operators: an account's live sessions; issuing one more revokes the least recently used. */

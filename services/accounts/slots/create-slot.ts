@@ -5,7 +5,7 @@ import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId } from "../../../shared/util/ids.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { FollowerFailedError, type Write } from "../../../shared/store/port.ts";
 import { inRounds, insertOrLose, lostRound } from "../../../shared/store/versioned.ts";
 import { snapshotWrites } from "../history/history.ts";

@@ -3,7 +3,7 @@ import { fail } from "../../../shared/contract/errors.ts";
 import { queues } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { inRounds, lostRound, updateOrLose } from "../../../shared/store/versioned.ts";
 import { loadAccount, newestWithStatus } from "../load.ts";
 import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "../repo.ts";

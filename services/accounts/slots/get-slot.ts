@@ -2,7 +2,7 @@ import type { SlotResponse } from "../../../shared/contract/accounts.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { activeKeyOf, toSlotResponse } from "../repo.ts";
 
 /** Route 13: the active slot with its data; anything else is 404 on a read route. */

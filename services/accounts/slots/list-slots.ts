@@ -1,7 +1,7 @@
 import type { SlotListResponse } from "../../../shared/contract/accounts.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { activeSlotsOf, toSlotSummary } from "../repo.ts";
 
 /** Route 11: active slot summaries only; archived and deleted slots are not listed. */

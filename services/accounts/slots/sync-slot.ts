@@ -1,7 +1,7 @@
 import type { SlotConflictWire, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../service.ts";
+import type { Deps } from "../deps.ts";
 import { type Conflict, type Replayed, conflict as conflictReply } from "../../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { fail } from "../../../shared/contract/errors.ts";
