@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Bus, RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import { type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
+import { type Route, type RouteMessage, needsTenant, routeMessage } from "../contract/route.ts";
 import { host } from "./host.ts";
 import type { Idempotency, ReplayForm, IdempotencyRecordId } from "./idempotency.ts";
 import { onWire, replyOf } from "./reply.ts";
@@ -25,8 +25,29 @@ export function serveRoute<R extends Route>(
   handler: (msg: RouteMessage<R>, meta: RequestMeta) => Promise<unknown>,
 ): void {
   if (!r.subject) throw new Error(`${r.operationId} has no subject`);
+  const parseMessage = routeParser(r);
+  host(bus, group, r.subject, async (data, meta) => onWire(replyOf(await handler(parseMessage(data), meta))));
+}
+
+/**
+ * Tenant objects this process has validated. On the in-process bus the gateway hands every request of
+ * a cached tenant the same object: its 800 bytes of settings are checked once, not on every request
+ * (a tenth of an embedded read's CPU). Over NATS every message is new text, so every one is checked.
+ */
+const checkedTenants = new WeakSet<object>();
+
+function routeParser<R extends Route>(r: R): (data: unknown) => RouteMessage<R> {
   const schema = routeMessage(r);
-  host(bus, group, r.subject, async (data, meta) => onWire(replyOf(await handler(parse(schema, data), meta))));
+  const withoutTenant = (schema as unknown as z.ZodObject).omit({ tenant: true });
+  const withTenant = needsTenant(r.auth);
+  return (data) => {
+    const tenant = (data as { tenant?: unknown } | null)?.tenant;
+    if (!withTenant || typeof tenant !== "object" || tenant === null) return parse(schema, data);
+    if (checkedTenants.has(tenant)) return { ...parse(withoutTenant, data), tenant } as RouteMessage<R>;
+    const message = parse(schema, data);
+    checkedTenants.add(tenant);
+    return message;
+  };
 }
 
 export function serveEndpoint<Req extends z.ZodType, Res extends z.ZodType>(

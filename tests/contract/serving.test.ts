@@ -10,6 +10,8 @@ import { AppError } from "../../shared/contract/errors.ts";
 import { StoreUnavailableError } from "../../shared/store/port.ts";
 import { adminRoutes } from "../../shared/contract/admin-routes.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
+import { defaultProjectSettings } from "../../shared/contract/settings.ts";
+import { defaultSyncPolicy } from "../../shared/contract/common.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { nats } from "../helpers/infra.ts";
 
@@ -40,6 +42,25 @@ for (const [name, open] of adapters) {
       const err = await caught(bus.request(r.subject, { client: { ip: "10.0.0.1" }, params: { saveId: 7 }, query: {} }));
       expect(err?.code).toBe("invalid_request");
       expect(ran).toBe(false);
+    });
+
+    test("a tenant checked once: the rest of every message is still checked, and another tenant is checked on its own", async () => {
+      const r = { ...contractRoutes.getSlot, subject: `t.tenant.${crypto.randomUUID().slice(0, 8)}` };
+      const seen: unknown[] = [];
+      serveRoute(bus, "g", r, async (msg) => {
+        seen.push(msg.params.slotId);
+        return {};
+      });
+      await Bun.sleep(20);
+      const entitlements = { paymentRequired: false, monthlyRequests: null, perMinute: null };
+      const tenant = { workspaceId: "wsp_t", projectId: "prj_t", environment: "stage", envId: "prj_t:stage", keyId: "key_t", plan: "free" };
+      const good = { ...tenant, billingStatus: "active", entitlements, syncPolicy: defaultSyncPolicy, settings: defaultProjectSettings };
+      const message = (t: unknown, slotId: unknown) => ({ tenant: t, session: { sessionId: "ses_t", accountId: "acc_t" }, client: { ip: "10.0.0.1" }, params: { accountId: "acc_t", slotId }, query: {} });
+      await bus.request(r.subject, message(good, "a"));
+      expect((await caught(bus.request(r.subject, message(good, 7))))?.code).toBe("invalid_request");
+      expect((await caught(bus.request(r.subject, message({ ...good, plan: "gold" }, "b"))))?.code).toBe("invalid_request");
+      await bus.request(r.subject, message(good, "c"));
+      expect(seen).toEqual(["a", "c"]);
     });
 
     test("a verb's answer reaches the caller as one reply: accepted, replayed, conflict or error", async () => {
