@@ -10,12 +10,18 @@ type Marked = { version: number; updatedAt: string; lastSnapshotAt?: string; sna
  * The accepted answer of this key's own earlier write, when the document still holds exactly that write
  * (its stamp, shared/serving/write-stamp.ts: the warnings are what the answer held beyond the document).
  */
-export async function earlierAnswer(deps: Deps, doc: Marked, ownerId: string, recordId: IdempotencyRecordId): Promise<Replayed<SyncAcceptedResponse> | undefined> {
+export async function earlierAnswer(
+  deps: Deps,
+  doc: Marked,
+  ownerId: string,
+  recordId: IdempotencyRecordId,
+): Promise<Replayed<SyncAcceptedResponse> | undefined> {
   const mark = ownStamp(doc, recordId);
   if (!mark) return undefined;
   // Retained when this write's snapshot exists: the one a write due for a snapshot numbered.
   const snapshot = doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(`${ownerId}:${doc.snapshotSeq}`) : null;
   const historyRetained = snapshot?.version === doc.version;
-  const answer: SyncAcceptedResponse = { status: "accepted", version: doc.version, updatedAt: doc.updatedAt, historyRetained, ...(mark.warnings ? { warnings: mark.warnings } : {}) };
+  const warnings = mark.warnings ? { warnings: mark.warnings } : {};
+  const answer: SyncAcceptedResponse = { status: "accepted", version: doc.version, updatedAt: doc.updatedAt, historyRetained, ...warnings };
   return replayed(answer);
 }

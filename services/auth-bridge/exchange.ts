@@ -16,7 +16,12 @@ import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./r
 import { type Identity, verifyToken } from "./verify.ts";
 
 type Message = RouteMessage<typeof contractRoutes.authSession>;
-type Answer = (accountId: string, session: { accountSessionToken: string }, isNewAccount: boolean, wasProviderNewForAccount: boolean) => Promise<AuthSessionResponse>;
+type Answer = (
+  accountId: string,
+  session: { accountSessionToken: string },
+  isNewAccount: boolean,
+  wasProviderNewForAccount: boolean,
+) => Promise<AuthSessionResponse>;
 
 /**
  * Route 4. Checks run cheapest first, and the plan gate before any key set is fetched: rate limit,

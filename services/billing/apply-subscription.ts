@@ -27,7 +27,9 @@ export async function applySubscription(deps: Deps, event: StripeEvent): Promise
   const status = deleted ? "canceled" : BillingStatus.safeParse(sub.status).data;
   if (!status) deps.log.warn("unknown subscription status; status left as it was", { eventId: event.id, status: sub.status });
   const plan = status && ended.has(status) ? ("free" as const) : planOfPrices(deps.pricePlans, pricesOf(sub));
-  if (!plan) deps.log.warn("no plan configured for the subscription's prices (STRIPE_PRICE_PLANS); plan left as it was", { eventId: event.id, prices: pricesOf(sub) });
+  if (!plan) {
+    deps.log.warn("no plan configured for the subscription's prices (STRIPE_PRICE_PLANS); plan left as it was", { eventId: event.id, prices: pricesOf(sub) });
+  }
 
   // Made through Stripe's API, the subscription names its workspace itself: it links like a checkout.
   const workspaceId = workspaceInMetadata(sub.metadata);

@@ -24,7 +24,8 @@ export async function createProject(deps: Deps, msg: RouteMessage<typeof adminRo
   const workspace = await deps.repo.workspaces.get(msg.params.workspaceId);
   if (!workspace) throw fail.notFound("Workspace");
   const at = deps.now().toISOString();
-  const project = { _id: newId("prj"), workspaceId: workspace._id, name: msg.body.name, syncPolicy: JSON.stringify(defaultSyncPolicy), createdAt: at, updatedAt: at };
+  const syncPolicy = JSON.stringify(defaultSyncPolicy);
+  const project = { _id: newId("prj"), workspaceId: workspace._id, name: msg.body.name, syncPolicy, createdAt: at, updatedAt: at };
   await deps.repo.projects.insert(project);
   return { projectId: project._id, environments: ["stage", "prod"] as ("stage" | "prod")[] };
 }

@@ -114,7 +114,8 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
     // the read and the write; 3 such are answered as still in progress.
     return inRounds({ rounds: 3, exhausted: () => inProgress(1) }, async () => {
       const at = now();
-      const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil: at.getTime() + timeoutMs, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
+      const claimedUntil = at.getTime() + timeoutMs;
+      const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
       if ((await insertOrLose(records, fresh)) !== lostRound) return undefined;
       const held = await records.get(id);
       if (!held) return lostRound;
