@@ -7,7 +7,7 @@ export type Failed = { readonly kind: "error"; readonly error: AppError };
 
 /**
  * What a route answers: one closed union, so the gateway renders each outcome in one switch
- * (services/gateway/app.ts). The kinds are the client's own distinctions (docs/api-rules.md#versions-and-conflicts,
+ * (services/gateway/reply.ts). The kinds are the client's own distinctions (docs/api-rules.md#versions-and-conflicts,
  * docs/api-rules.md#idempotent-retries):
  * - `accepted`: the route's success status and body;
  * - `replayed`: the first answer given again to a retry with its Idempotency-Key: the success status,
@@ -15,7 +15,7 @@ export type Failed = { readonly kind: "error"; readonly error: AppError };
  * - `conflict`: a stale write that changed nothing: 409 with the server's state as its body (not an
  *   error envelope), never recorded for a replay;
  * - `error`: a failure, in the error envelope. A service throws it and the bus carries it as an error,
- *   as for every request; `requestRoute` (serve.ts) folds it in on the caller's side.
+ *   as for every request; `requestRoute` (call.ts) folds it in on the caller's side.
  */
 export type Reply<T = unknown> = Accepted<T> | Replayed<T> | Conflict<T> | Failed;
 
