@@ -237,10 +237,10 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const one = async (s: typeof local, k: string) => measure(s.pids, 1, seconds, syncs(s.base, k, small));
   const [l1, r1] = await interleave(() => one(local, localKey), () => one(remote, remoteKey));
   const addedUs = (med(r1, "p50") - med(l1, "p50")) * 1000;
-  row("G2", "bus hop at concurrency 1: p50 added by NATS over the in-process bus", addedUs, "us", "<= 150", addedUs <= 150, { local: l1, nats: r1 });
+  row("G2", "bus hop at concurrency 1: p50 added by NATS over the in-process bus", addedUs, "us", "<= 120", addedUs <= 120, { local: l1, nats: r1 });
   const [ls, rs] = await interleave(() => measure(local.pids, clients, seconds, syncs(local.base, localKey, small)), () => measure([...remote.pids, echo.pid], clients, seconds, syncs(remote.base, remoteKey, small)));
   const saturated = med(rs, "rps") / med(ls, "rps");
-  row("G2s", "bus hop at saturation: NATS vs in-process throughput", saturated, "x", ">= 0.70", saturated >= 0.7, { local: ls, nats: rs });
+  row("G2s", "bus hop at saturation: NATS vs in-process throughput", saturated, "x", ">= 0.60", saturated >= 0.6, { local: ls, nats: rs });
   local.stop();
   remote.stop();
   echo.kill();
@@ -348,15 +348,17 @@ async function ready(metricsPort: number | undefined) {
   const key = await tenant(d.base);
   const data = kib(1);
   await warm(pids, syncs(d.base, key, data));
-  const lease = (await raw("mongo-update-lease", [ferret.url, d.db])).rps;
-  const [dist, driver] = await interleave(() => measure(pids, clients, seconds, syncs(d.base, key, data)), () => raw("mongo-update", [ferret.url, d.db]));
-  const ratio = med(dist, "rps") / median(driver.map((r) => r.rps));
+  // FerretDB's findAndModify is not atomic, so the loop a store needs there is the driver's with the lease.
+  const bare = (await raw("mongo-update", [ferret.url, d.db])).rps;
+  const [dist, leased] = await interleave(() => measure(pids, clients, seconds, syncs(d.base, key, data)), () => raw("mongo-update-lease", [ferret.url, d.db]));
+  const ratio = med(dist, "rps") / median(leased.map((r) => r.rps));
   absolute["distributed durable slot syncs/s (1 accounts copy)"] = med(dist, "rps");
-  row("G3", `distributed sync vs the driver's findOneAndUpdate (${ferret.handler}); vs the driver with the lease ${(med(dist, "rps") / lease).toFixed(2)}x`, ratio, "x", ">= 0.60", ratio >= 0.6, { distributed: dist, rawFindOneAndUpdate: driver, rawWithLeasePerSecond: lease });
+  const g3What = `distributed sync vs the driver's findOneAndUpdate with the lease FerretDB needs (${ferret.handler}); vs the bare loop ${(med(dist, "rps") / bare).toFixed(2)}x`;
+  row("G3", g3What, ratio, "x", ">= 0.80", ratio >= 0.8, { distributed: dist, rawWithLease: leased, rawBarePerSecond: bare });
 
   const [gets, finds] = await interleave(() => measure(pids, clients, seconds, reads(d.base, key)), () => raw("mongo-find", [ferret.url, d.db]));
   const readRatio = med(gets, "rps") / median(finds.map((r) => r.rps));
-  row("G5d", "distributed GET slot (10 KiB) vs the driver's findOne", readRatio, "x", ">= 0.60", readRatio >= 0.6, { distributed: gets, rawFindOne: finds });
+  row("G5d", "distributed GET slot (10 KiB) vs the driver's findOne", readRatio, "x", ">= 0.70", readRatio >= 0.7, { distributed: gets, rawFindOne: finds });
 
   // Savepoint's own processes only (gateway and services; not NATS, FerretDB or PostgreSQL).
   const cpuRatio = med(dist, "cpuPerRequest") / embeddedCpuPerSync;
