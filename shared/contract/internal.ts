@@ -76,8 +76,9 @@ export const internal = {
     Workspace,
   ),
   /**
-   * Gateways report counted requests in batches and learn the totals of every copy: `scope` names what
-   * is counted (`env:<envId>`, `account:<id>`, `workspace:<id>`), `window` the minute or month.
+   * Gateways report counted events in batches and learn the totals of every copy: `scope` names what is
+   * counted (failed admin tokens by client IP, `admin-failures:<ip>`), `window` the minute. Request
+   * limits are claimed instead (`claimUsage`), so they hold exactly.
    */
   reportUsage: endpoint(
     "billing.usage.report",
