@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { defaultPlans } from "../../shared/contract/plans.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
-import type { Deployment } from "../helpers/deployments.ts";
+import { type Deployment, startDistributed } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 
@@ -50,4 +50,28 @@ forEachDeployment("limits through two gateway copies", { env: { SAVEPOINT_PLANS:
     const byStatus = await alternate([s.d, s.other], (via) => call(via, "GET", "/api/v1/runtime-config", { key: t.key }));
     expect(byStatus).toEqual({ 200: limit, 429: 2 * limit });
   });
+});
+
+test("billing out of reach (distributed): each gateway copy still admits, counting on its own up to the limit", async () => {
+  const d = await startDistributed({ copies: { gateway: 2 } });
+  try {
+    const t = await newTenant(d);
+    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 3 } });
+    const acc = await newAccount(d, t.key);
+    await awayFromWindowEnd(60, 20);
+    for (const billing of d.byName.billing) {
+      billing.kill();
+      await billing.exited;
+    }
+    for (const base of d.bases) {
+      const via: Deployment = { ...d, request: (path, init) => fetch(`${base}${path}`, init) };
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call(via, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    }
+    // And says so, in each copy's log.
+    for (const p of d.processes.filter((p) => p.name === "gateway")) expect(await Bun.file(p.log).text()).toContain("usage claims unavailable; counting locally");
+  } finally {
+    await d.stop();
+  }
 });
