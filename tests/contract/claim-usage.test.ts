@@ -16,7 +16,8 @@ for (const [name, open] of storeAdapters("claims")) {
       deps = { repo: await openRepo(store), now: () => new Date() } as Deps;
     });
     afterAll(() => store.close());
-    const claim = (scope: string, window: string, want: number, limit: number, less?: string) => claimUsage(deps, { scope, window, want, limit, less, keepDays: 1 });
+    const claim = (scope: string, window: string, want: number, limit: number, less?: string) =>
+      claimUsage(deps, { scope, window, want, limit, less, keepDays: 1 });
 
     test("60 concurrent claims of 1 to 4 units on a limit of 50: exactly 50 granted, in disjoint ranges", async () => {
       const scope = `account:${crypto.randomUUID()}`;
