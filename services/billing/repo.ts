@@ -33,8 +33,11 @@ export type BillingStateDoc = {
   version: number;
 };
 
-/** Requests counted by every gateway copy, one document per scope and window (`_id` = `scope|window`). */
-export type UsageDoc = { _id: string; scope: string; window: string; n: number; pruneDay?: string };
+/**
+ * Requests counted by every gateway copy, one document per scope and window (`_id` = `scope|window`).
+ * Claimed windows keep the limit of their first claim: of `n` units claimed, `min(n, limit)` were granted.
+ */
+export type UsageDoc = { _id: string; scope: string; window: string; n: number; pruneDay?: string; limit?: number };
 
 export interface Repo {
   events: Collection<EventDoc>;

@@ -4,6 +4,7 @@ import { parsePricePlans } from "./price-plans.ts";
 import { openRepo } from "./repo.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { contractRoutes as routes } from "../../shared/contract/routes.ts";
+import { claimUsage } from "./claim-usage.ts";
 import { reportUsage, scheduleUsagePruning } from "./usage.ts";
 import { receiveStripeEvent } from "./webhook.ts";
 import type { Deps } from "./deps.ts";
@@ -38,4 +39,5 @@ function serve(deps: Deps): void {
   const { bus } = deps;
   serveRoute(bus, group, routes.stripeWebhook, (m) => receiveStripeEvent(deps, m));
   serveEndpoint(bus, group, internal.reportUsage, (input) => reportUsage(deps, input));
+  serveEndpoint(bus, group, internal.claimUsage, (input) => claimUsage(deps, input));
 }

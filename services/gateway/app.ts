@@ -21,6 +21,7 @@ import { refuseBadHost } from "./host.ts";
 import { type Surface, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
 import { clientIp } from "./client-ip.ts";
 import { readJsonBody, readTextBody } from "./body.ts";
+import { createClaims } from "./claims.ts";
 import { createLimits } from "./limits.ts";
 import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
@@ -59,7 +60,7 @@ export function createGateway(options: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
   const usage = createUsage(bus, log);
-  const limits = createLimits(usage);
+  const limits = createLimits(createClaims(bus, log));
   const cors = createCors();
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.

@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
-import type { Usage } from "./usage.ts";
+import type { Claims, Unit } from "./claims.ts";
 
 const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 /** Days billing keeps a window's total: a minute's is needed for two minutes, a month's for the month. */
@@ -13,10 +13,11 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * (sustained at the plan's rate, with a burst of twice that: the current and the previous minute
  * together may use two minutes' worth), and 429 past an account's own limits: its requests a minute,
  * across all its sessions (a new device or session brings no fresh allowance), and its requests in
- * flight in this gateway copy (one account's burst must not stall the others). The gateway only
- * counts and compares.
+ * flight in this gateway copy (one account's burst must not stall the others). A request is admitted
+ * only with a unit of each limit this copy claimed from billing (claims.ts), so the copies together
+ * never admit more than a limit (README, Limits).
  */
-export function createLimits(usage: Usage, now: () => number = Date.now) {
+export function createLimits(claims: Claims, now: () => number = Date.now) {
   let forgotten = "";
   const running = new Map<string, number>();
 
@@ -72,35 +73,34 @@ export function createLimits(usage: Usage, now: () => number = Date.now) {
     // Windows end once a minute: forget the ended ones then, not on every request.
     if (forgotten !== thisMinute) {
       forgotten = thisMinute;
-      usage.forgetExcept(new Set([month, thisMinute, lastMinute]));
+      claims.forgetExcept(new Set([month, thisMinute]));
     }
 
-    if (monthlyRequests !== null) {
-      await usage.refresh(env, month, keep.month);
-      const used = usage.used(env, month);
-      if (used >= monthlyRequests) throw fail.monthlyQuotaExceeded(tenant.plan, used, monthlyRequests);
-    }
-    if (perMinute !== null) {
-      await usage.refresh(env, thisMinute, keep.minute);
-      if (usage.used(env, thisMinute) + usage.used(env, lastMinute) >= 2 * perMinute) {
-        const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
-        throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute, scope: "environment", setting, planTier: tenant.plan });
+    // Each limit takes a unit this copy claimed; a refusal gives back the units the others took.
+    const taken: [string, string, Unit][] = [];
+    const take = async (scope: string, window: string, limit: number, keepDays: number, less?: string) => {
+      const unit = await claims.take(scope, window, limit, keepDays, less);
+      if (unit === null) {
+        for (const [s, w, u] of taken) claims.giveBack(s, w, u);
+        return false;
       }
+      taken.push([scope, window, unit]);
+      return true;
+    };
+    if (monthlyRequests !== null && !(await take(env, month, monthlyRequests, keep.month))) {
+      throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests), monthlyRequests);
     }
-    // The setting keeps its name; it counts an account's requests, whichever session sent them.
+    // The current and the previous minute together may use two minutes' worth.
+    if (perMinute !== null && !(await take(env, thisMinute, 2 * perMinute, keep.minute, lastMinute))) {
+      const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
+      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute, scope: "environment", setting, planTier: tenant.plan });
+    }
+    // The setting keeps its name; it counts an account's requests, whichever session sent them, through
+    // every gateway copy (a device that moved to another copy brings its count).
     const perAccount = tenant.settings.rateLimits.sessionRequestsPerMinute;
-    const accountScope = session && `account:${session.accountId}`;
-    if (accountScope) {
-      // Like the environment's totals: a device that moved to another gateway copy brings its count.
-      await usage.refresh(accountScope, thisMinute, keep.minute);
-      if (usage.used(accountScope, thisMinute) >= perAccount) {
-        const setting = "project setting rateLimits.sessionRequestsPerMinute";
-        throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });
-      }
+    if (session && !(await take(`account:${session.accountId}`, thisMinute, perAccount, keep.minute))) {
+      const setting = "project setting rateLimits.sessionRequestsPerMinute";
+      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });
     }
-
-    if (monthlyRequests !== null) usage.add(env, month, keep.month);
-    if (perMinute !== null) usage.add(env, thisMinute, keep.minute);
-    if (accountScope) usage.add(accountScope, thisMinute, keep.minute);
   }
 }

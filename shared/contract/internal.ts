@@ -76,8 +76,9 @@ export const internal = {
     Workspace,
   ),
   /**
-   * Gateways report counted requests in batches and learn the totals of every copy: `scope` names what
-   * is counted (`env:<envId>`, `account:<id>`, `workspace:<id>`), `window` the minute or month.
+   * Gateways report counted events in batches and learn the totals of every copy: `scope` names what is
+   * counted (failed admin tokens by client IP, `admin-failures:<ip>`), `window` the minute. Request
+   * limits are claimed instead (`claimUsage`), so they hold exactly.
    */
   reportUsage: endpoint(
     "billing.usage.report",
@@ -93,6 +94,33 @@ export const internal = {
       ),
     }),
     z.object({ totals: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
+  ),
+  /**
+   * A gateway copy claims a block of units of a limit before it admits requests from it (README, Limits):
+   * `want` more of the window's `limit`, less what the same scope used in the window `less` (the
+   * previous minute, for a burst shared by two minutes). Billing grants what is left of the limit, so
+   * the units granted to all copies together never pass it. `want` 0 only reads.
+   */
+  claimUsage: endpoint(
+    "billing.usage.claim",
+    z.object({
+      scope: z.string(),
+      window: z.string(),
+      want: z.int().min(0),
+      limit: z.int().min(0),
+      less: z.string().optional(),
+      /** How many days after the window began its total is still needed (then it is pruned). */
+      keepDays: z.int().min(1).max(400),
+    }),
+    z.object({
+      /** Units granted, numbered from `from`: the window's claims before this one. */
+      granted: z.int().min(0),
+      from: z.int().min(0),
+      /** Every copy's claims in the window so far, this one included (may pass the limit: those were not granted). */
+      total: z.int().min(0),
+      /** What `less` took off the limit. */
+      lowered: z.int().min(0),
+    }),
   ),
   /** A gateway records one admin change in the audit log, which config keeps (README, Console). */
   recordAudit: endpoint("config.audit.record", AuditEntry.omit({ auditId: true, at: true }), z.object({ auditId: z.string() })),
