@@ -46,7 +46,7 @@ for (const [name, open] of adapters) {
       expect(ran).toBe(false);
     });
 
-    test("a tenant checked once: the rest of every message is still checked, and another tenant is checked on its own", async () => {
+    test("a tenant sent in full is checked with the rest of every message, and another tenant on its own", async () => {
       const r = { ...contractRoutes.getSlot, subject: `t.tenant.${crypto.randomUUID().slice(0, 8)}` };
       const seen: unknown[] = [];
       serveRoute(bus, "g", r, async (msg) => {
