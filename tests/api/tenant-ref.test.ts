@@ -85,7 +85,8 @@ forEachDeployment("the tenant by reference", { start: setups, tenant: true, time
         await probe.close();
       }
       const before = s.tap.on("accounts.slot.sync").length;
-      const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { v: 2 } }, headers: { "idempotency-key": "k-after-restart-0001" } });
+      const body = { baseVersion: 1, data: { v: 2 } };
+      const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body, headers: { "idempotency-key": "k-after-restart-0001" } });
       expect(sync.status).toBe(200);
       expect(sync.body.version).toBe(2);
       await Bun.sleep(50);

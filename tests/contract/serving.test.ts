@@ -65,7 +65,7 @@ for (const [name, open] of adapters) {
       expect(seen).toEqual(["a", "c"]);
     });
 
-    test("a tenant named by a reference the service has not seen is tenant_unknown before the handler runs; once sent in full, the reference serves", async () => {
+    test("a tenant by a reference the service has not seen is tenant_unknown before the handler runs; sent once in full, the reference serves", async () => {
       const r = { ...contractRoutes.getSlot, subject: `t.ref.${crypto.randomUUID().slice(0, 8)}` };
       const seen: unknown[] = [];
       serveRoute(bus, "g", r, async (msg) => {
@@ -74,9 +74,12 @@ for (const [name, open] of adapters) {
       });
       await Bun.sleep(20);
       const settings = { ...defaultProjectSettings, sessionIdleDays: 33 };
-      const tenant = { workspaceId: "wsp_r", projectId: "prj_r", environment: "stage", envId: "prj_r:stage", keyId: `key_${crypto.randomUUID().slice(0, 8)}`, plan: "free" };
-      const good = { ...tenant, billingStatus: "active", entitlements: { paymentRequired: false, monthlyRequests: null, perMinute: null }, syncPolicy: defaultSyncPolicy, settings };
-      const rest = (slotId: unknown) => ({ session: { sessionId: "ses_r", accountId: "acc_r" }, client: { ip: "10.0.0.1" }, params: { accountId: "acc_r", slotId }, query: {} });
+      const keyId = `key_${crypto.randomUUID().slice(0, 8)}`;
+      const tenant = { workspaceId: "wsp_r", projectId: "prj_r", environment: "stage", envId: "prj_r:stage", keyId, plan: "free" };
+      const entitlements = { paymentRequired: false, monthlyRequests: null, perMinute: null };
+      const good = { ...tenant, billingStatus: "active", entitlements, syncPolicy: defaultSyncPolicy, settings };
+      const session = { sessionId: "ses_r", accountId: "acc_r" };
+      const rest = (slotId: unknown) => ({ session, client: { ip: "10.0.0.1" }, params: { accountId: "acc_r", slotId }, query: {} });
       const ref = tenantRefOf(good as Tenant);
       expect((await caught(bus.request(r.subject, { ...rest("a"), tenantRef: ref })))?.code).toBe("tenant_unknown");
       // A reference the sender made up never names what it sent: the service names the content itself.
