@@ -30,6 +30,7 @@ import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
 import { json, renderReply } from "./reply.ts";
 import { requestIdOf } from "./request-id.ts";
+import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
 
 export interface GatewayOptions {
@@ -113,7 +114,9 @@ export function createGateway(options: GatewayOptions) {
       [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs),
       ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}),
     };
-    const send = () => requestRoute(bus, r.subject!, { tenant, session, client, params, query, body }, { headers: routeHeaders, timeoutMs });
+    const message = { session, client, params, query, body };
+    const options = { headers: routeHeaders, timeoutMs };
+    const send = () => (tenant ? requestWithTenant(bus, r.subject!, tenant, message, options) : requestRoute(bus, r.subject!, message, options));
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
     const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
     return renderReply(r, reply, body, request, requestId);

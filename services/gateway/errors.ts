@@ -1,8 +1,11 @@
-import { AppError, type ErrorCode, fail, isAppError } from "../../shared/contract/errors.ts";
+import { AppError, type BusOnlyErrorCode, type ErrorCode, fail, isAppError, isClientErrorCode } from "../../shared/contract/errors.ts";
 import type { Logger } from "../../shared/process/log.ts";
 
-/** The one place an error code becomes an HTTP status. */
-export const statusOf: Record<ErrorCode, number> = {
+/**
+ * The one place an error code becomes an HTTP status. A bus-only code is never answered as itself
+ * (`errorResponse`); its row says what a client would see if one got that far: try again.
+ */
+export const statusOf: Record<ErrorCode | BusOnlyErrorCode, number> = {
   invalid_request: 400,
   transfer_code_invalid: 400,
   transfer_code_expired: 400,
@@ -46,6 +49,7 @@ export const statusOf: Record<ErrorCode, number> = {
   service_unavailable: 503,
   webhook_not_configured: 503,
   service_timeout: 504,
+  tenant_unknown: 503,
 };
 
 export const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
@@ -66,6 +70,11 @@ export function errorResponse(err: unknown, requestId: string, log: Logger, extr
     error = fail.internal(requestId);
   }
   if (error.code === "internal_error") error = fail.internal(requestId);
+  // The gateway answers a bus-only code itself (tenant-ref.ts): one here is a fault, and the client may retry.
+  if (!isClientErrorCode(error.code)) {
+    log.error("a bus-only error reached the edge", { requestId, code: error.code });
+    error = fail.serviceUnavailable();
+  }
   const headers: Record<string, string> = { ...extraHeaders };
   const { retryAfter, limit } = error.details ?? {};
   if (error.code === "service_unavailable" || typeof retryAfter === "number") headers["retry-after"] = String(retryAfter ?? 1);

@@ -51,6 +51,14 @@ export const ErrorCode = z.enum([
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
+/**
+ * Codes a service answers its gateway with and the gateway acts on: never answered to a client, so
+ * outside the closed set above (README, How it is built: the tenant travels by reference).
+ */
+export const BusOnlyErrorCode = z.enum(["tenant_unknown"]);
+export type BusOnlyErrorCode = z.infer<typeof BusOnlyErrorCode>;
+export const isClientErrorCode = (code: string): code is ErrorCode => (ErrorCode.options as readonly string[]).includes(code);
+
 /** The error envelope every failure is answered with. */
 export const ErrorResponse = z
   .object({
@@ -133,7 +141,7 @@ export interface StorageQuota {
 /** An expected failure: a code from the closed set, a message safe to show, optional details. */
 export class AppError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ErrorCode | BusOnlyErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -230,6 +238,8 @@ export const fail = {
     new AppError("service_unavailable", "The service is temporarily unavailable.", { retryAfter }),
   serviceTimeout: () =>
     new AppError("service_timeout", "The service did not answer in time; the write may or may not have happened."),
+  /** The bus message named its tenant by a reference this service copy does not hold: send it in full. */
+  tenantUnknown: (tenantRef: string) => new AppError("tenant_unknown", "This service does not know the tenant reference: send the tenant.", { tenantRef }),
   internal: (requestId?: string) =>
     new AppError("internal_error", "An internal error occurred.", requestId ? { requestId } : undefined),
 };

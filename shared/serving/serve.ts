@@ -3,7 +3,9 @@ import type { Bus, RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
 import type { Endpoint } from "../contract/internal.ts";
 import { type Route, type RouteMessage, needsTenant, routeMessage } from "../contract/route.ts";
+import type { Tenant } from "../contract/tenant.ts";
 import { host } from "./host.ts";
+import { knownTenantsOf } from "./known-tenants.ts";
 import type { Idempotency, ReplayForm, IdempotencyRecordId } from "./idempotency.ts";
 import { onWire, replyOf } from "./reply.ts";
 
@@ -25,28 +27,31 @@ export function serveRoute<R extends Route>(
   handler: (msg: RouteMessage<R>, meta: RequestMeta) => Promise<unknown>,
 ): void {
   if (!r.subject) throw new Error(`${r.operationId} has no subject`);
-  const parseMessage = routeParser(r);
+  const parseMessage = routeParser(bus, r);
   host(bus, group, r.subject, async (data, meta) => onWire(replyOf(await handler(parseMessage(data), meta))));
 }
 
 /**
- * Tenant objects this process has validated. On the in-process bus the gateway hands every request of
- * a cached tenant the same object: its 800 bytes of settings are checked once, not on every request
- * (a tenth of an embedded read's CPU). Over NATS every message is new text, so every one is checked.
+ * A route's message parser. The gateway names the tenant by `tenantRef` (README, How it is built: the
+ * tenant travels by reference): a known one is the tenant validated when it first came in full, and an
+ * unknown one is `tenant_unknown` for the gateway to send it in full, after the rest of the message passed.
  */
-const checkedTenants = new WeakSet<object>();
-
-function routeParser<R extends Route>(r: R): (data: unknown) => RouteMessage<R> {
+function routeParser<R extends Route>(bus: Bus, r: R): (data: unknown) => RouteMessage<R> {
   const schema = routeMessage(r);
   const withoutTenant = (schema as unknown as z.ZodObject).omit({ tenant: true });
   const withTenant = needsTenant(r.auth);
+  const known = knownTenantsOf(bus);
   return (data) => {
-    const tenant = (data as { tenant?: unknown } | null)?.tenant;
-    if (!withTenant || typeof tenant !== "object" || tenant === null) return parse(schema, data);
-    if (checkedTenants.has(tenant)) return { ...parse(withoutTenant, data), tenant } as RouteMessage<R>;
+    if (!withTenant) return parse(schema, data);
+    const { tenant, tenantRef } = (data ?? {}) as { tenant?: unknown; tenantRef?: unknown };
+    if (tenant === undefined && typeof tenantRef === "string") {
+      const rest = parse(withoutTenant, data);
+      const found = known.get(tenantRef);
+      if (!found) throw fail.tenantUnknown(tenantRef);
+      return { ...rest, tenant: found } as RouteMessage<R>;
+    }
     const message = parse(schema, data);
-    checkedTenants.add(tenant);
-    return message;
+    return { ...message, tenant: known.add(message.tenant as Tenant) } as RouteMessage<R>;
   };
 }
 

@@ -12,6 +12,8 @@ import { adminRoutes } from "../../shared/contract/admin-routes.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
 import { defaultSyncPolicy } from "../../shared/contract/common.ts";
+import type { Tenant } from "../../shared/contract/tenant.ts";
+import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { nats } from "../helpers/infra.ts";
 
@@ -44,7 +46,7 @@ for (const [name, open] of adapters) {
       expect(ran).toBe(false);
     });
 
-    test("a tenant checked once: the rest of every message is still checked, and another tenant is checked on its own", async () => {
+    test("a tenant sent in full is checked with the rest of every message, and another tenant on its own", async () => {
       const r = { ...contractRoutes.getSlot, subject: `t.tenant.${crypto.randomUUID().slice(0, 8)}` };
       const seen: unknown[] = [];
       serveRoute(bus, "g", r, async (msg) => {
@@ -61,6 +63,32 @@ for (const [name, open] of adapters) {
       expect((await caught(bus.request(r.subject, message({ ...good, plan: "gold" }, "b"))))?.code).toBe("invalid_request");
       await bus.request(r.subject, message(good, "c"));
       expect(seen).toEqual(["a", "c"]);
+    });
+
+    test("a tenant by a reference the service has not seen is tenant_unknown before the handler runs; sent once in full, the reference serves", async () => {
+      const r = { ...contractRoutes.getSlot, subject: `t.ref.${crypto.randomUUID().slice(0, 8)}` };
+      const seen: unknown[] = [];
+      serveRoute(bus, "g", r, async (msg) => {
+        seen.push([msg.params.slotId, msg.tenant.settings.sessionIdleDays]);
+        return {};
+      });
+      await Bun.sleep(20);
+      const settings = { ...defaultProjectSettings, sessionIdleDays: 33 };
+      const keyId = `key_${crypto.randomUUID().slice(0, 8)}`;
+      const tenant = { workspaceId: "wsp_r", projectId: "prj_r", environment: "stage", envId: "prj_r:stage", keyId, plan: "free" };
+      const entitlements = { paymentRequired: false, monthlyRequests: null, perMinute: null };
+      const good = { ...tenant, billingStatus: "active", entitlements, syncPolicy: defaultSyncPolicy, settings };
+      const session = { sessionId: "ses_r", accountId: "acc_r" };
+      const rest = (slotId: unknown) => ({ session, client: { ip: "10.0.0.1" }, params: { accountId: "acc_r", slotId }, query: {} });
+      const ref = tenantRefOf(good as Tenant);
+      expect((await caught(bus.request(r.subject, { ...rest("a"), tenantRef: ref })))?.code).toBe("tenant_unknown");
+      // A reference the sender made up never names what it sent: the service names the content itself.
+      await bus.request(r.subject, { ...rest("b"), tenant: good, tenantRef: "key_r:made-up" });
+      expect((await caught(bus.request(r.subject, { ...rest("c"), tenantRef: "key_r:made-up" })))?.code).toBe("tenant_unknown");
+      await bus.request(r.subject, { ...rest("d"), tenantRef: ref });
+      expect((await caught(bus.request(r.subject, { ...rest(7), tenantRef: ref })))?.code).toBe("invalid_request");
+      expect((await caught(bus.request(r.subject, rest("e"))))?.code).toBe("invalid_request");
+      expect(seen).toEqual([["b", 33], ["d", 33]]);
     });
 
     test("a verb's answer reaches the caller as one reply: accepted, replayed, conflict or error", async () => {

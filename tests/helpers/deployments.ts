@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
 import { type ServiceName as BusServiceName, entryArgs, serviceNames } from "../../services/registry.ts";
@@ -33,16 +34,20 @@ export interface Deployment {
  * The embedded deployment in this process, listening on a loopback port so requests arrive from a real
  * socket address (client-IP limits see it). `now` is the services' clock; `log` receives every line.
  */
-export async function startEmbedded(extraEnv: Record<string, string> = {}, options: { now?: () => Date; log?: Logger } = {}): Promise<Deployment & { dataDir: string; base: string }> {
+export async function startEmbedded(
+  extraEnv: Record<string, string> = {},
+  options: { now?: () => Date; log?: Logger } = {},
+): Promise<Deployment & { dataDir: string; base: string; bus: Bus }> {
   const dataDir = extraEnv.SAVEPOINT_DATA_DIR ?? tempDir("embedded");
   const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, ...testEnv, ...extraEnv });
-  const { gateway, stops } = await startAllInOne(env, options.log ?? createLogger({ test: "embedded" }), options.now);
+  const { gateway, bus, stops } = await startAllInOne(env, options.log ?? createLogger({ test: "embedded" }), options.now);
   const server = gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: 0 })).server!;
   const base = `http://127.0.0.1:${server.port}`;
   return {
     name: "embedded",
     dataDir,
     base,
+    bus,
     request: (path, init) => fetch(`${base}${path}`, init),
     stop: async () => {
       await gateway.stop(true);
