@@ -284,8 +284,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 const writers = new WeakMap<Store, GroupCommit>();
 
 /**
- * How many commits a SQLite store has made: what a write costs in fsyncs, the embedded deployment's
- * bound on durable writes, so tests can count them (docs/architecture.md) instead of timing them.
+ * How many commits a SQLite store has made: each is an fsync, what bounds the embedded deployment's
+ * durable writes (README, How it is built), so tests count them instead of timing them.
  */
 export function commitsOf(store: Store): number {
   const writer = writers.get(store);
