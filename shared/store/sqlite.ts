@@ -227,6 +227,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   insert(doc: T, then?: readonly Write[], quota?: Quota) {
+    // Another database's counter would commit apart from the insert: the quota would not hold.
+    if (quota && (quota.in as unknown as SqliteCollection<Doc>).writer !== this.writer) throw new Error("a quota's counter must be in the insert's store");
     return this.writer.submit<void>({ kind: "insert", c: this as unknown as SqliteCollection<Doc>, doc, then, quota });
   }
 
