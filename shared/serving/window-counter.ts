@@ -57,7 +57,8 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
     const window = windowOf(windowSeconds);
     const now = new Date(nowMs);
     // Windows last minutes: a count is of no use once the next day has passed.
-    return { increment: `${scope}:${window}:n`, field: "count", atMost: limit, init: { scope, window, at: now.toISOString(), pruneDay: dayAfter(now) }, in: hits };
+    const init = { scope, window, at: now.toISOString(), pruneDay: dayAfter(now) };
+    return { increment: `${scope}:${window}:n`, field: "count", atMost: limit, init, in: hits };
   };
   return {
     /** Seconds until the current window of this length ends (at least 1). */

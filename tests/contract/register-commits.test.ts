@@ -15,8 +15,10 @@ import { tempDir } from "../helpers/infra.ts";
 
 let store: Store;
 let deps: Deps;
-const tenant = (limit: number) =>
-  ({ envId: "prj_c:stage", plan: "self_hosted", syncPolicy: {}, settings: { ...defaultProjectSettings, rateLimits: { ...defaultProjectSettings.rateLimits, accountCreationsPerIpPerMinute: limit } } }) as unknown as Tenant;
+const tenant = (limit: number) => {
+  const rateLimits = { ...defaultProjectSettings.rateLimits, accountCreationsPerIpPerMinute: limit };
+  return { envId: "prj_c:stage", plan: "self_hosted", syncPolicy: {}, settings: { ...defaultProjectSettings, rateLimits } } as unknown as Tenant;
+};
 const register = (limit: number, ip: string, body: object = {}) =>
   createAccount(deps, { tenant: tenant(limit), client: { ip }, body } as unknown as Parameters<typeof createAccount>[1]);
 

@@ -200,7 +200,10 @@ for (const [name, open] of adapters) {
       expect((await counters.get(counterId))?.n).toBeGreaterThanOrEqual(8);
     });
 
-    const failedUnderQuota = name === "sqlite" ? "an insert under a quota that fails (a duplicate) is not counted: both are one commit" : "an insert under a quota that fails (a duplicate) stays counted: the count went first";
+    const failedUnderQuota =
+      name === "sqlite"
+        ? "an insert under a quota that fails (a duplicate) is not counted: both are one commit"
+        : "an insert under a quota that fails (a duplicate) stays counted: the count went first";
     test(failedUnderQuota, async () => {
       const counterId = id();
       const quota = { increment: counterId, field: "n", atMost: 1, init: { scope: "s", window: "w" }, in: counters };
