@@ -1,13 +1,13 @@
 import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { limitPerMinute } from "../../shared/serving/window-counter.ts";
+import { perMinuteQuota } from "../../shared/serving/window-counter.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { DuplicateKeyError, FollowerFailedError, type Write } from "../../shared/store/port.ts";
+import { DuplicateKeyError, FollowerFailedError, type Quota, QuotaExceededError, type Write } from "../../shared/store/port.ts";
 import { snapshotWrites } from "./history/history.ts";
 import { newSlot } from "./slots/create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
@@ -19,9 +19,15 @@ import { byteLength, slotBytes } from "./storage.ts";
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
   const { tenant, client } = msg;
-  const limit = { setting: "accountCreationsPerIpPerMinute", counted: "account creations" } as const;
-  await limitPerMinute(deps.repo.creations, deps.now().getTime(), tenant, client.ip, limit);
-  return openAccount(deps, msg.tenant, msg.body ?? {});
+  const what = { setting: "accountCreationsPerIpPerMinute", counted: "account creations" } as const;
+  // The per-IP count is the account's quota: on SQLite counted in the account's one commit, exact under a burst.
+  const limited = perMinuteQuota(deps.repo.creations, deps.now().getTime(), tenant, client.ip, what);
+  await limited.prune();
+  try {
+    return await openAccount(deps, msg.tenant, msg.body ?? {}, { quota: limited.quota });
+  } catch (err) {
+    throw err instanceof QuotaExceededError ? limited.refused() : err;
+  }
 }
 
 /**
@@ -31,20 +37,22 @@ export async function createAccount(deps: Deps, msg: RouteMessage<typeof contrac
  */
 export async function openReservedAccount(deps: Deps, input: { tenant: Tenant; deviceLabel?: string; accountId: string }) {
   try {
-    return { ...(await openAccount(deps, input.tenant, {}, input.deviceLabel, input.accountId)), opened: true };
+    return { ...(await openAccount(deps, input.tenant, {}, { deviceLabel: input.deviceLabel, accountId: input.accountId })), opened: true };
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
     return { ...(await issueSession(deps, { envId: input.tenant.envId, accountId: input.accountId, deviceLabel: input.deviceLabel })), opened: false };
   }
 }
 
-/** A new account in the tenant's environment with its first device session; route 3 and first sign-ins. */
+/**
+ * A new account in the tenant's environment with its first device session; route 3 and first sign-ins.
+ * With a `quota`, only while it has room (QuotaExceededError otherwise).
+ */
 export async function openAccount(
   deps: Deps,
   tenant: Tenant,
   body: CreateAccountRequest,
-  deviceLabel?: string,
-  accountId = newId("acc"),
+  { deviceLabel, accountId = newId("acc"), quota }: { deviceLabel?: string; accountId?: string; quota?: Quota } = {},
 ): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
   const now = deps.now();
@@ -82,7 +90,7 @@ export async function openAccount(
   account.currentBytes = byteLength(account.accountData) + (first ? slotBytes(first.slot) : 0);
   account.storedBytes = account.currentBytes + history;
   try {
-    await repo.accounts.insert(account, writes);
+    await repo.accounts.insert(account, writes, quota);
   } catch (err) {
     // MongoDB: the account is written but not all of the rest; without its session it is unusable.
     throw err instanceof FollowerFailedError ? err.cause : err;

@@ -1,8 +1,8 @@
-import { fail } from "../contract/errors.ts";
+import { type AppError, fail } from "../contract/errors.ts";
 import type { RateLimits } from "../contract/settings.ts";
 import type { Tenant } from "../contract/tenant.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
-import type { Collection } from "../store/port.ts";
+import type { Collection, Quota } from "../store/port.ts";
 import { inRounds, insertOrLose, lostRound } from "../store/versioned.ts";
 
 /** One counted event: a numbered seat of its scope's window, so the store's unique key decides who is counted. */
@@ -53,6 +53,13 @@ function freeSeat(taken: Set<number | undefined>, limit: number, inOrder: boolea
  */
 export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
   const windowOf = (windowSeconds: number) => Math.floor(nowMs / (windowSeconds * 1000));
+  const quota = (scope: string, windowSeconds: number, limit: number): Quota => {
+    const window = windowOf(windowSeconds);
+    const now = new Date(nowMs);
+    // Windows last minutes: a count is of no use once the next day has passed.
+    const init = { scope, window, at: now.toISOString(), pruneDay: dayAfter(now) };
+    return { increment: `${scope}:${window}:n`, field: "count", atMost: limit, init, in: hits };
+  };
   return {
     /** Seconds until the current window of this length ends (at least 1). */
     retryAfter: (windowSeconds: number) => Math.max(1, Math.ceil(((windowOf(windowSeconds) + 1) * windowSeconds * 1000 - nowMs) / 1000)),
@@ -90,12 +97,20 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
      * window stays refused until it ends). No seat can be given back: `take` is for that.
      */
     async tally(scope: string, windowSeconds: number, limit: number): Promise<boolean> {
-      const window = windowOf(windowSeconds);
-      const now = new Date(nowMs);
-      const counter = await hits.increment(`${scope}:${window}:n`, "count", 1, { scope, window, at: now.toISOString(), pruneDay: dayAfter(now) });
-      await pruneOnce(hits, now);
+      const q = quota(scope, windowSeconds, limit);
+      const counter = await hits.increment(q.increment, "count", 1, q.init as Omit<HitDoc, "_id" | "count">);
+      await pruneOnce(hits, new Date(nowMs));
       return (counter.count ?? 0) <= limit;
     },
+
+    /**
+     * `tally` as a quota a write is admitted under (port.ts, Quota): the same counter, counted by the
+     * store with the write it admits, in the write's one commit on SQLite.
+     */
+    quota,
+
+    /** The day's first event prunes the windows of days past (`tally` does it itself). */
+    prune: () => pruneOnce(hits, new Date(nowMs)),
 
     /** Gives back a seat `take` returned: the event is not counted after all. */
     async release(scope: string, windowSeconds: number, seat: number): Promise<void> {
@@ -106,23 +121,35 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
 
 /** The project settings that limit one client IP's requests of a kind a minute. */
 type PerIpSetting = { [K in keyof RateLimits]: K extends `${string}PerIpPerMinute` ? K : never }[keyof RateLimits];
+type PerIpLimit = { setting: PerIpSetting; counted: string };
+
+/** One client's minute in one environment, its limit, and the 429 `rate_limited` past it. */
+function perIp(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp: string, what: PerIpLimit) {
+  const counter = windowCounter(hits, nowMs);
+  const limit = tenant.settings.rateLimits[what.setting];
+  const refused = (): AppError => {
+    const setting = `project setting rateLimits.${what.setting}`;
+    return fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting }, what.counted);
+  };
+  return { counter, scope: `${tenant.envId}:ip:${clientIp}`, limit, refused };
+}
 
 /**
  * A per-minute limit on one client's requests in one environment (docs/api-rules.md#limits-and-plans: account
  * creations, provider sign-ins and new saves per client IP): counts this request, and refuses it with 429
  * `rate_limited` when the minute already holds `limit`.
  */
-export async function limitPerMinute(
-  hits: Collection<HitDoc>,
-  nowMs: number,
-  tenant: Tenant,
-  clientIp: string,
-  what: { setting: PerIpSetting; counted: string },
-): Promise<void> {
-  const counter = windowCounter(hits, nowMs);
-  const limit = tenant.settings.rateLimits[what.setting];
-  if (!(await counter.tally(`${tenant.envId}:ip:${clientIp}`, 60, limit))) {
-    const setting = `project setting rateLimits.${what.setting}`;
-    throw fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting }, what.counted);
-  }
+export async function limitPerMinute(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp: string, what: PerIpLimit): Promise<void> {
+  const { counter, scope, limit, refused } = perIp(hits, nowMs, tenant, clientIp, what);
+  if (!(await counter.tally(scope, 60, limit))) throw refused();
+}
+
+/**
+ * `limitPerMinute` for a request that is one insert: its count as the insert's quota (port.ts, Quota),
+ * so on SQLite the count and what it admits are one commit. `refused` is the answer when the store
+ * says QuotaExceededError; `prune` is awaited before the insert (the day's first event prunes).
+ */
+export function perMinuteQuota(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp: string, what: PerIpLimit) {
+  const { counter, scope, limit, refused } = perIp(hits, nowMs, tenant, clientIp, what);
+  return { quota: counter.quota(scope, 60, limit), refused, prune: counter.prune };
 }

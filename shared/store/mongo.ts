@@ -10,6 +10,8 @@ import {
   FollowerFailedError,
   type FindOptions,
   type Index,
+  type Quota,
+  QuotaExceededError,
   type Store,
   StoreUnavailableError,
   type Write,
@@ -93,7 +95,13 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return guard(() => this.c.countDocuments(clean(filter), upTo === undefined ? {} : { limit: upTo }));
   }
 
-  async insert(doc: T, then?: readonly Write[]) {
+  async insert(doc: T, then?: readonly Write[], quota?: Quota) {
+    // Counted first, in a round trip of its own: no transaction joins it to the insert (port.ts, Quota).
+    if (quota) {
+      const counter = await (quota.in as unknown as MongoDocs<Doc>).incrementAll(quota.increment, { [quota.field]: 1 }, quota.init);
+      const count = Number(counter[quota.field] ?? 0);
+      if (count > quota.atMost) throw new QuotaExceededError(count);
+    }
     await guard(() => this.c.insertOne(clean(doc) as Doc));
     await follow(then, undefined);
   }

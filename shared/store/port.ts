@@ -36,6 +36,16 @@ export type Write =
   /** `increment` of document `increment`, each field by its number: counters that move in the commit of the write they count. */
   | { increment: string; by: Record<string, number>; init: object; in: Collection<any> };
 
+/**
+ * A counter an insert is admitted under: `field` of document `increment` in `in` goes up by one, and the
+ * insert is written only while the counter is then at most `atMost`; past it the insert rejects with
+ * QuotaExceededError and writes nothing (the count stays: a full window stays full). The store's atomic
+ * add numbers concurrent inserts, so of N exactly min(N, room) are written. On SQLite the count and the
+ * insert (with its followers) are one commit, and an insert that fails is not counted; on MongoDB the
+ * count is written first, in its own round trip, as `increment` does.
+ */
+export type Quota = { increment: string; field: string; atMost: number; init: object; in: Collection<any> };
+
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | null>;
   /** The first match in `sort` order (any match without one). */
@@ -44,8 +54,11 @@ export interface Collection<T extends Doc> {
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
   /** How many match; with `upTo`, counting stops there (a limit check needs no more). */
   count(filter: Filter<T>, upTo?: number): Promise<number>;
-  /** Rejects with DuplicateKeyError when `_id` or a unique index is taken; then writes `then` (see Write). */
-  insert(doc: T, then?: readonly Write[]): Promise<void>;
+  /**
+   * Rejects with DuplicateKeyError when `_id` or a unique index is taken; then writes `then` (see Write).
+   * With a `quota`, only while it has room (see Quota).
+   */
+  insert(doc: T, then?: readonly Write[], quota?: Quota): Promise<void>;
   /**
    * Atomically sets `changes` on the one document matching `filter` and returns it as updated, or
    * null when none matches: a version in the filter makes this a conditional write. Fields left
@@ -86,6 +99,14 @@ export class FollowerFailedError extends Error {
   constructor(readonly updated: unknown, cause: unknown) {
     super("a write after the first one failed", { cause });
     this.name = "FollowerFailedError";
+  }
+}
+
+/** An insert's quota had no room: nothing was written. `count` is the counter after this attempt. */
+export class QuotaExceededError extends Error {
+  constructor(readonly count: number) {
+    super(`quota exceeded (${count})`);
+    this.name = "QuotaExceededError";
   }
 }
 

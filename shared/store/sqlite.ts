@@ -1,7 +1,19 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { dirname } from "node:path";
 import { makePrivateDir, makePrivateFile } from "../process/private-files.ts";
-import { type Collection, type Doc, DuplicateKeyError, type Filter, type FindOptions, type Index, type Store, type Write, checkField } from "./port.ts";
+import {
+  type Collection,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type Index,
+  type Quota,
+  QuotaExceededError,
+  type Store,
+  type Write,
+  checkField,
+} from "./port.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
 const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
@@ -45,7 +57,7 @@ function uniqueViolation(err: unknown): DuplicateKeyError | null {
 
 /** One queued write: what to do, never a closure, so a batch costs no allocation beyond its record. */
 type Op =
-  | { kind: "insert"; c: SqliteCollection<Doc>; doc: Doc; then?: readonly Write[] }
+  | { kind: "insert"; c: SqliteCollection<Doc>; doc: Doc; then?: readonly Write[]; quota?: Quota }
   | { kind: "update"; c: SqliteCollection<Doc>; filter: Filter<Doc>; changes: Partial<Doc>; many: boolean; then?: readonly Write[] }
   | { kind: "increment"; c: SqliteCollection<Doc>; id: string; field: string; by: number; init: object }
   | { kind: "delete"; c: SqliteCollection<Doc>; filter: Filter<Doc> };
@@ -59,6 +71,8 @@ type Queued = Op & { resolve(value: unknown): void; reject(err: unknown): void }
  * `synchronous=FULL` means it is on disk.
  */
 class GroupCommit {
+  /** COMMITs that returned: each one fsync under `synchronous=FULL` (commitsOf). */
+  commits = 0;
   private queue: Queued[] = [];
   private scheduled = false;
   private readonly begin: Statement;
@@ -107,13 +121,15 @@ class GroupCommit {
         results[i] = apply(batch[i]!);
         this.release.run();
       } catch (err) {
-        this.undo.run();
+        // A quota without room keeps its count, and wrote nothing else (port.ts, Quota).
+        if (!(err instanceof QuotaExceededError)) this.undo.run();
         this.release.run();
         failed[i] = uniqueViolation(err) ?? err;
       }
     }
     try {
       this.commit.run();
+      this.commits++;
     } catch (err) {
       // Nothing of the batch is durable: every write of it fails, none is half done.
       if (this.db.inTransaction) this.rollback.run();
@@ -130,6 +146,7 @@ class GroupCommit {
 function apply(op: Op): unknown {
   switch (op.kind) {
     case "insert":
+      if (op.quota) admit(op.quota);
       op.c.insertNow(op.doc);
       applyAll(op.then);
       return undefined;
@@ -143,6 +160,13 @@ function apply(op: Op): unknown {
     case "delete":
       return op.c.deleteNow(op.filter);
   }
+}
+
+/** Counts one more under the quota, in the insert's savepoint: past `atMost` the insert does not happen. */
+function admit(q: Quota): void {
+  const counter = (q.in as unknown as SqliteCollection<Doc>).incrementNow(q.increment, q.field, 1, q.init);
+  const count = Number(counter[q.field] ?? 0);
+  if (count > q.atMost) throw new QuotaExceededError(count);
 }
 
 function applyAll(writes: readonly Write[] | undefined): void {
@@ -202,8 +226,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
   }
 
-  insert(doc: T, then?: readonly Write[]) {
-    return this.writer.submit<void>({ kind: "insert", c: this as unknown as SqliteCollection<Doc>, doc, then });
+  insert(doc: T, then?: readonly Write[], quota?: Quota) {
+    // Another database's counter would commit apart from the insert: the quota would not hold.
+    if (quota && (quota.in as unknown as SqliteCollection<Doc>).writer !== this.writer) throw new Error("a quota's counter must be in the insert's store");
+    return this.writer.submit<void>({ kind: "insert", c: this as unknown as SqliteCollection<Doc>, doc, then, quota });
   }
 
   update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
@@ -257,6 +283,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 }
 
+const writers = new WeakMap<Store, GroupCommit>();
+
+/**
+ * How many commits a SQLite store has made: each is an fsync, what bounds the embedded deployment's
+ * durable writes (README, How it is built), so tests count them instead of timing them.
+ */
+export function commitsOf(store: Store): number {
+  const writer = writers.get(store);
+  if (!writer) throw new Error("not a SQLite store");
+  return writer.commits;
+}
+
 /** SQLite store for the embedded deployment: one file, WAL, every commit synced to disk, group commit. */
 export function createSqliteStore(file: string): Store {
   if (file !== ":memory:") {
@@ -269,7 +307,7 @@ export function createSqliteStore(file: string): Store {
   db.exec("PRAGMA synchronous = FULL"); // an accepted write survives a power cut, not only a crash
   db.exec("PRAGMA busy_timeout = 5000");
   const writer = new GroupCommit(db);
-  return {
+  const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
@@ -287,4 +325,6 @@ export function createSqliteStore(file: string): Store {
       db.close();
     },
   };
+  writers.set(store, writer);
+  return store;
 }

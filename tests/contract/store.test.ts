@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMongoStore } from "../../shared/store/mongo.ts";
-import { type Collection, DuplicateKeyError, FollowerFailedError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
+import { type Collection, DuplicateKeyError, FollowerFailedError, QuotaExceededError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
 import { mongo, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
@@ -182,6 +182,42 @@ for (const [name, open] of adapters) {
         expect((await items.get(doc._id))?.version).toBe(2);
       }
       expect(await items.count({ key: taken.key })).toBe(1);
+    });
+
+    test("inserts under a quota: of 12 concurrent ones with room for 8, exactly 8 are written; the rest write nothing", async () => {
+      const counterId = id();
+      const quota = { increment: counterId, field: "n", atMost: 8, init: { scope: "s", window: "w" }, in: counters };
+      const docs = Array.from({ length: 12 }, () => item({ owner: counterId }));
+      const outcomes = await Promise.allSettled(docs.map((doc) => items.insert(doc, [], quota)));
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(8);
+      const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+      expect(refused).toHaveLength(4);
+      for (const reason of refused) expect(reason).toBeInstanceOf(QuotaExceededError);
+      expect(await items.count({ owner: counterId })).toBe(8);
+      // A full window stays full: one more is refused too.
+      expect(await items.insert(item({ owner: counterId }), [], quota).catch((err) => err)).toBeInstanceOf(QuotaExceededError);
+      expect(await items.count({ owner: counterId })).toBe(8);
+      expect((await counters.get(counterId))?.n).toBeGreaterThanOrEqual(8);
+    });
+
+    const failedUnderQuota =
+      name === "sqlite"
+        ? "an insert under a quota that fails (a duplicate) is not counted: both are one commit"
+        : "an insert under a quota that fails (a duplicate) stays counted: the count went first";
+    test(failedUnderQuota, async () => {
+      const counterId = id();
+      const quota = { increment: counterId, field: "n", atMost: 1, init: { scope: "s", window: "w" }, in: counters };
+      const taken = item();
+      await items.insert(taken);
+      expect(await items.insert(item({ key: taken.key }), [], quota).catch((err) => err)).toBeInstanceOf(DuplicateKeyError);
+      if (name === "sqlite") {
+        expect(await counters.get(counterId)).toBeNull();
+        const fresh = item();
+        await items.insert(fresh, [], quota);
+        expect(await items.get(fresh._id)).toEqual(fresh);
+      } else {
+        expect((await counters.get(counterId))?.n).toBe(1);
+      }
     });
 
     test("writes issued together are judged one by one: a loser or a duplicate fails alone", async () => {
