@@ -20,6 +20,7 @@ import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, d
 import { type Envelope, runHandler, unwrapEnvelope } from "./envelope.ts";
 import { createReplies } from "./nats-replies.ts";
 import { decode, decodeRequest, encode, encodeRequest } from "./nats-wire.ts";
+import { coalesceWrites } from "./nats-writes.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 // Deliveries past `maxDeliver` only record the job as dead: its worker died every time it ran it (a
@@ -53,6 +54,7 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
     await nc.close();
     throw new Error(`NATS_URL: server max_payload ${nc.info.max_payload} is below ${Limits.requestBodyBytes} bytes`);
   }
+  coalesceWrites(nc);
   const inFlight = new Set<Promise<unknown>>();
   const consumers: ConsumerMessages[] = [];
   const served: Subscription[] = [];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Socket } from "node:net";
 import { type MsgHdrs, type NatsConnection, connect, headers } from "nats";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
@@ -195,6 +196,29 @@ describe("NATS request wire", () => {
       globalThis.setTimeout = real;
     }
     expect(timers).toBeLessThan(5);
+  });
+
+  test("requests made in one turn of the event loop leave in one socket write", async () => {
+    const s = subject("writes");
+    const server = await createNatsBus({ url: (await nats()).url, name: "test-wire-server", log });
+    server.serve("g", s, async () => "ok");
+    await Bun.sleep(50);
+    const real = Socket.prototype.write;
+    let writes = 0;
+    Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+      writes++;
+      return (real as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof real;
+    try {
+      // As a gateway makes them: each from its own callback (an HTTP request each), none awaiting another.
+      const sent = Array.from({ length: 20 }, () => new Promise((resolve) => setImmediate(() => resolve(bus.request(s, {})))));
+      expect(await Promise.all(sent)).toEqual(Array(20).fill("ok"));
+    } finally {
+      Socket.prototype.write = real;
+      await server.close();
+    }
+    // The 20 requests in one write, and the replies in a few: not one write per message.
+    expect(writes).toBeLessThan(10);
   });
 
   test("a short timeout behind a longer one still times out, first", async () => {
