@@ -8,36 +8,29 @@ import {
   type NatsConnection,
   RetentionPolicy,
   StorageType,
+  type Msg,
   connect,
-  headers as natsHeaders,
   nanos,
 } from "nats";
 import { fail, isAppError } from "../contract/errors.ts";
 import { Limits } from "../contract/common.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
-import { type Bus, type Headers, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
+import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { type Envelope, runHandler, unwrapEnvelope } from "./envelope.ts";
+import { createReplies } from "./nats-replies.ts";
+import { decode, decodeRequest, encode, encodeRequest } from "./nats-wire.ts";
+import { coalesceWrites } from "./nats-writes.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 // Deliveries past `maxDeliver` only record the job as dead: its worker died every time it ran it (a
 // job that crashes the process), or recording it failed. JetStream stops after these spare ones.
 const spareDeliveries = 3;
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const encode = (value: unknown) => encoder.encode(JSON.stringify(value ?? null));
-const decode = (bytes: Uint8Array) => (bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes)));
 
 const streamName = (queue: string) => `WORK_${queue.toUpperCase().replace(/[^A-Z0-9_]/g, "_")}`;
 const workSubject = (queue: string) => `work.${queue}`;
-
-function headersOf(h: Headers | undefined) {
-  if (!h || Object.keys(h).length === 0) return undefined;
-  const out = natsHeaders();
-  for (const [k, v] of Object.entries(h)) out.set(k, v);
-  return out;
-}
 
 export interface NatsBusOptions {
   url: string;
@@ -61,6 +54,7 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
     await nc.close();
     throw new Error(`NATS_URL: server max_payload ${nc.info.max_payload} is below ${Limits.requestBodyBytes} bytes`);
   }
+  coalesceWrites(nc);
   const inFlight = new Set<Promise<unknown>>();
   const consumers: ConsumerMessages[] = [];
   const served: Subscription[] = [];
@@ -69,13 +63,12 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
   // Requests already sent when the connection drops may or may not have been served, and their replies
   // cannot come back on a new connection: they are 504 at once, not after the full timeout.
   let up = true;
-  const pending = new Set<(err: Error) => void>();
+  const replies = createReplies(nc);
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === Events.Disconnect) {
         up = false;
-        for (const abandon of pending) abandon(fail.serviceTimeout());
-        pending.clear();
+        replies.abandonAll(fail.serviceTimeout);
         log.warn("NATS connection lost; reconnecting", { server: s.data });
       } else if (s.type === Events.Reconnect) {
         up = true;
@@ -120,6 +113,23 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
     }
   };
 
+  const answer = async (msg: Msg, handler: RequestHandler, subject: string) => {
+    let request: ReturnType<typeof decodeRequest>;
+    try {
+      request = decodeRequest(msg);
+    } catch {
+      return void msg.respond(encode({ ok: false, error: { code: "invalid_request", message: "Malformed bus message." } }));
+    }
+    const { data, headers } = request;
+    const reply = await runHandler(handler, data, { headers, requestId: headers[requestIdHeader] }, log, subject);
+    try {
+      if (!nc.isClosed()) msg.respond(encode(reply));
+    } catch (err) {
+      // A reply over max_payload: the requester times out, as nothing else can reach it.
+      log.error("reply not sent", { subject, requestId: headers[requestIdHeader], err });
+    }
+  };
+
   return {
     maxPayload: nc.info?.max_payload ?? Limits.requestBodyBytes,
     inProcess: false,
@@ -128,26 +138,19 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
 
     async request(subject: string, data: unknown, options: RequestOptions = {}) {
       if (!up) throw fail.serviceUnavailable();
-      const encoded = encode(data);
-      let abandon: (err: Error) => void = () => {};
-      const abandoned = new Promise<never>((_, reject) => (abandon = reject));
-      pending.add(abandon);
+      const encoded = encodeRequest(data, options.headers);
+      let reply: Uint8Array;
       try {
-        const reply = nc.request(subject, encoded, { timeout: options.timeoutMs ?? defaultRequestTimeoutMs, headers: headersOf(options.headers) });
-        const msg = await Promise.race([reply, abandoned]);
-        return unwrapEnvelope(decode(msg.data) as Envelope);
+        reply = await replies.send(subject, encoded, options.timeoutMs ?? defaultRequestTimeoutMs);
       } catch (err) {
         if (isAppError(err)) throw err;
         const code = (err as { code?: string }).code;
-        if (code === ErrorCode.NoResponders) throw fail.serviceUnavailable();
-        if (code === ErrorCode.Timeout) throw fail.serviceTimeout();
         if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect) throw fail.serviceUnavailable();
         // Only a body the gateway forwards unparsed (a signed webhook) can outgrow a message.
         if (code === ErrorCode.MaxPayloadExceeded) throw fail.payloadTooLarge("body", nc.info?.max_payload ?? 0, encoded.byteLength);
         throw err;
-      } finally {
-        pending.delete(abandon);
       }
+      return unwrapEnvelope(decode(reply) as Envelope);
     },
 
     serve(group, subject, handler) {
@@ -155,20 +158,9 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         queue: group,
         callback: (err, msg) => {
           if (err) return log.error("subscription failed", { subject, err });
-          const headers: Headers = {};
-          for (const k of msg.headers?.keys() ?? []) headers[k.toLowerCase()] = msg.headers!.get(k);
-          const work = (async () => {
-            let data: unknown;
-            try {
-              data = decode(msg.data);
-            } catch {
-              return msg.respond(encode({ ok: false, error: { code: "invalid_request", message: "Malformed bus message." } }));
-            }
-            const reply = await runHandler(handler, data, { headers, requestId: headers[requestIdHeader] }, log, subject);
-            if (!nc.isClosed()) msg.respond(encode(reply));
-          })();
+          const work = answer(msg, handler, subject);
           inFlight.add(work);
-          work.finally(() => inFlight.delete(work));
+          void work.then(() => inFlight.delete(work));
         },
       });
       served.push(sub);
@@ -261,6 +253,8 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
       await Promise.allSettled(served.map((s) => s.drain()));
       await Promise.allSettled([...inFlight]);
       await nc.drain().catch(() => nc.close());
+      // Requests still waiting get no reply on a closed connection.
+      replies.abandonAll(fail.serviceUnavailable);
     },
   };
 }

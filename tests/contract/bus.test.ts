@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Socket } from "node:net";
+import { type MsgHdrs, type NatsConnection, connect, headers } from "nats";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
@@ -143,4 +145,90 @@ test("the NATS adapter refuses a server whose max_payload cannot carry a 1 MiB b
   } finally {
     small.stop();
   }
+});
+
+describe("NATS request wire", () => {
+  let bus: Bus;
+  let raw: NatsConnection;
+  const subject = (s: string) => `w.${s}.${crypto.randomUUID().slice(0, 8)}`;
+  beforeAll(async () => {
+    const { url } = await nats();
+    bus = await createNatsBus({ url, name: "test-wire", log });
+    raw = await connect({ servers: url });
+  });
+  afterAll(async () => {
+    await bus.close();
+    await raw.close();
+  });
+
+  test("a request is one message without NATS headers, and its headers still reach the handler", async () => {
+    const s = subject("plain");
+    bus.serve("g", s, async (_data, meta) => ({ requestId: meta.requestId, other: meta.headers["x-other"] }));
+    const seen: (MsgHdrs | undefined)[] = [];
+    raw.subscribe(s, { callback: (_err, msg) => seen.push(msg.headers) });
+    await raw.flush();
+    await Bun.sleep(20);
+    const reply = await bus.request(s, { a: 1 }, { headers: { "x-request-id": "req_w1", "x-other": "o" } });
+    expect(reply).toEqual({ requestId: "req_w1", other: "o" });
+    expect(seen).toEqual([undefined]);
+  });
+
+  test("a client that sends NATS headers is still served, with its request id", async () => {
+    const s = subject("headers");
+    bus.serve("g", s, async (data, meta) => ({ got: data, requestId: meta.requestId }));
+    await Bun.sleep(20);
+    const h = headers();
+    h.set("x-request-id", "req_w2");
+    const msg = await raw.request(s, new TextEncoder().encode(JSON.stringify({ b: 2 })), { timeout: 2_000, headers: h });
+    expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({ ok: true, value: { got: { b: 2 }, requestId: "req_w2" } });
+  });
+
+  test("requests in flight share one timer rather than one each", async () => {
+    const s = subject("timers");
+    bus.serve("g", s, async () => "ok");
+    await Bun.sleep(20);
+    const real = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof real>) => (timers++, real(...args))) as typeof real;
+    try {
+      await Promise.all(Array.from({ length: 40 }, () => bus.request(s, {})));
+    } finally {
+      globalThis.setTimeout = real;
+    }
+    expect(timers).toBeLessThan(5);
+  });
+
+  test("requests made in one turn of the event loop leave in one socket write", async () => {
+    const s = subject("writes");
+    const server = await createNatsBus({ url: (await nats()).url, name: "test-wire-server", log });
+    server.serve("g", s, async () => "ok");
+    await Bun.sleep(50);
+    const real = Socket.prototype.write;
+    let writes = 0;
+    Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+      writes++;
+      return (real as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof real;
+    try {
+      // As a gateway makes them: each from its own callback (an HTTP request each), none awaiting another.
+      const sent = Array.from({ length: 20 }, () => new Promise((resolve) => setImmediate(() => resolve(bus.request(s, {})))));
+      expect(await Promise.all(sent)).toEqual(Array(20).fill("ok"));
+    } finally {
+      Socket.prototype.write = real;
+      await server.close();
+    }
+    // The 20 requests in one write, and the replies in a few: not one write per message.
+    expect(writes).toBeLessThan(10);
+  });
+
+  test("a short timeout behind a longer one still times out, first", async () => {
+    const s = subject("short");
+    bus.serve("g", s, () => Bun.sleep(1_500).then(() => "late"));
+    await Bun.sleep(20);
+    const order: string[] = [];
+    const long = caught(bus.request(s, {}, { timeoutMs: 1_000 })).then((e) => order.push(`long ${e?.code}`));
+    const short = caught(bus.request(s, {}, { timeoutMs: 100 })).then((e) => order.push(`short ${e?.code}`));
+    await Promise.all([long, short]);
+    expect(order).toEqual(["short service_timeout", "long service_timeout"]);
+  });
 });
