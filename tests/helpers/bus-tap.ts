@@ -1,4 +1,5 @@
 import { connect } from "nats";
+import { decodeRequest } from "../../shared/bus/nats-wire.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 
 /** One bus request as it crossed: its subject, its size as JSON text, and the message itself. */
@@ -43,8 +44,8 @@ export async function tapNats(url: string, subjects: readonly string[]): Promise
     nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return;
-        const text = new TextDecoder().decode(msg.data);
-        seen.push({ subject: msg.subject, bytes: msg.data.byteLength, data: JSON.parse(text), requestId: msg.headers?.get("x-request-id") });
+        const { data, headers } = decodeRequest(msg);
+        seen.push({ subject: msg.subject, bytes: msg.data.byteLength, data: data as Record<string, unknown>, requestId: headers["x-request-id"] });
       },
     });
   }
