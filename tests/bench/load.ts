@@ -52,10 +52,14 @@ export async function cpuSeconds(pid: number): Promise<number> {
 /** `runLoad` with the server's CPU per request: `pids` are the processes that serve it. */
 export async function measure(pids: number[], workers: number, seconds: number, makeWorker: (index: number) => Promise<() => Promise<boolean>>) {
   const senders = await Promise.all(Array.from({ length: workers }, (_, i) => makeWorker(i)));
-  const cpu = async () => (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0);
+  const cpu = () => Promise.all(pids.map(cpuSeconds));
   const before = await cpu();
   const result = await runLoad(workers, seconds, async (i) => senders[i]!);
-  const used = (await cpu()) - before;
-  return { ...result, cpuPerRequest: used / Math.max(1, result.requests - result.errors) };
+  const after = await cpu();
+  const served = Math.max(1, result.requests - result.errors);
+  // Each process's share, for the capacity figures (README, Capacity): which process a load needs more of.
+  const cpuPerRequestByPid = Object.fromEntries(pids.map((pid, i) => [pid, (after[i]! - before[i]!) / served]));
+  const used = after.reduce((a, b, i) => a + b - before[i]!, 0);
+  return { ...result, cpuPerRequest: used / served, cpuPerRequestByPid };
 }
 export type Measured = Awaited<ReturnType<typeof measure>>;

@@ -327,6 +327,16 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   row("S2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
 }
 
+/** Median CPU seconds per request of each service's processes (copies summed), over the rounds. */
+function cpuByService(d: { processes: { name: string; pid: number }[] }, runs: Measured[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { name, pid } of d.processes) {
+    const each = runs.map((r) => r.cpuPerRequestByPid[pid] ?? 0);
+    out[name] = (out[name] ?? 0) + median(each);
+  }
+  return out;
+}
+
 /** Waits until a service copy's operator port says it is ready (its bus and store answer). */
 async function ready(metricsPort: number | undefined) {
   const deadline = Date.now() + startTimeoutMs;
@@ -363,7 +373,7 @@ async function ready(metricsPort: number | undefined) {
   // Savepoint's own processes only (gateway and services; not NATS, FerretDB or PostgreSQL).
   const cpuRatio = med(dist, "cpuPerRequest") / embeddedCpuPerSync;
   const d1What = "Savepoint-process CPU per accepted distributed sync (gateway + services) vs the embedded one";
-  row("D1", d1What, cpuRatio, "x", "<= 2.5", cpuRatio <= 2.5, { distributedCpuPerSync: med(dist, "cpuPerRequest"), embeddedCpuPerSync, distributed: dist });
+  row("D1", d1What, cpuRatio, "x", "<= 2.5", cpuRatio <= 2.5, { distributedCpuPerSync: med(dist, "cpuPerRequest"), embeddedCpuPerSync, byService: cpuByService(d, dist), distributed: dist });
 
   // One copy and two, interleaved in this deployment: each round adds a second accounts copy, gives it
   // its own warm-up, measures, and drains it again (SIGTERM: it answers what it took, then exits).
