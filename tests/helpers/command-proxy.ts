@@ -30,24 +30,42 @@ export async function startCommandProxy(upstream: string) {
     if (!monitoring.has(name.split(" ")[0]!)) seen.push({ name, bytes: latin1.decode(message) });
   };
 
-  type Link = { up?: Bun.Socket<unknown>; pendingUp: Uint8Array[]; inbound: Uint8Array };
+  /** Bytes on their way to one socket: what it did not take yet waits for its drain. */
+  type Out = { socket?: Bun.Socket<unknown>; held: Uint8Array[] };
+  const send = (to: Out, bytes: Uint8Array) => {
+    to.held.push(new Uint8Array(bytes));
+    flush(to);
+  };
+  const flush = (to: Out) => {
+    while (to.socket && to.held.length > 0) {
+      const next = to.held[0]!;
+      const written = to.socket.write(next);
+      if (written < next.byteLength) {
+        to.held[0] = next.subarray(Math.max(0, written));
+        return;
+      }
+      to.held.shift();
+    }
+  };
+
+  type Link = { up: Out; down: Out; inbound: Uint8Array };
   const server = Bun.listen<Link>({
     hostname: "127.0.0.1",
     port: 0,
     socket: {
       async open(client) {
-        const link: Link = { pendingUp: [], inbound: new Uint8Array(0) };
+        const link: Link = { up: { held: [] }, down: { socket: client, held: [] }, inbound: new Uint8Array(0) };
         client.data = link;
-        link.up = await Bun.connect({
+        link.up.socket = await Bun.connect({
           hostname,
           port: Number(port),
           socket: {
-            data: (_s, bytes) => void client.write(bytes),
+            data: (_s, bytes) => send(link.down, bytes),
+            drain: () => flush(link.up),
             close: () => void client.end(),
           },
         });
-        for (const bytes of link.pendingUp) link.up.write(bytes);
-        link.pendingUp = [];
+        flush(link.up);
       },
       data(client, bytes) {
         const link = client.data;
@@ -64,11 +82,10 @@ export async function startCommandProxy(upstream: string) {
           at += length;
         }
         link.inbound = joined.slice(at);
-        const copy = new Uint8Array(bytes);
-        if (link.up) link.up.write(copy);
-        else link.pendingUp.push(copy);
+        send(link.up, bytes);
       },
-      close: (client) => void client.data?.up?.end(),
+      drain: (client) => flush(client.data.down),
+      close: (client) => void client.data?.up.socket?.end(),
     },
   });
 
