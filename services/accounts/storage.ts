@@ -193,7 +193,9 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
       })
     : [];
   const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);
-  const writes = [...snapshot, countBytes(deps, account._id, added, stateDelta)];
+  // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
+  const counted = added === 0 && stateDelta === 0 ? [] : [countBytes(deps, account._id, added, stateDelta)];
+  const writes = [...snapshot, ...counted];
   // Concurrent writes each judged against the count before the others: past half the budget, the
   // count is read again once written, and what they passed it by together is evicted.
   const settle = async () => {

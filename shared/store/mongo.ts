@@ -117,11 +117,14 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     const leases = this.leases;
     if (!leases) return guard(() => apply(filter));
     return guard(async () => {
-      const current = await this.c.findOne(clean(filter));
-      if (!current) return null;
-      const target = { ...filter, _id: current._id };
+      // The lease is per document: a filter that names it needs no read to find which one. A caller
+      // that read it just before (a versioned round) would read it twice; a stale filter then finds
+      // no match under the lease and answers null all the same.
+      const id = filter._id ?? (await this.c.findOne(clean(filter)))?._id;
+      if (id === undefined || id === null) return null;
+      const target = { ...filter, _id: id };
       const matches = async () => (await this.c.findOne(clean(target))) !== null;
-      return withLease(leases, `${this.c.collectionName}:${current._id}`, () => apply(target), matches);
+      return withLease(leases, `${this.c.collectionName}:${id}`, () => apply(target), matches);
     });
   }
 

@@ -104,6 +104,26 @@ for (const [name, open] of adapters) {
       }
     });
 
+    test("updates by _id from versions read while others write: one winner per version, a stale one never applies", async () => {
+      const doc = item();
+      await items.insert(doc);
+      // Each writer reads, then writes conditionally on what it read: the version moves on under most of them.
+      const won: number[] = [];
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          for (let attempt = 0; attempt < 3; attempt++) {
+            const read = (await items.get(doc._id))!;
+            const updated = await items.update({ _id: doc._id, version: read.version }, { version: read.version + 1, payload: `writer-${i}` });
+            if (updated) won.push(read.version);
+          }
+        }),
+      );
+      const final = (await items.get(doc._id))!;
+      expect(won.toSorted((a, b) => a - b)).toEqual(Array.from({ length: final.version - 1 }, (_, v) => v + 1));
+      expect(await items.update({ _id: doc._id, version: final.version - 1 }, { version: 0, payload: "stale" })).toBeNull();
+      expect(await items.get(doc._id)).toEqual(final);
+    });
+
     test("increment creates a missing document from init, then adds to the field and keeps the rest", async () => {
       const counterId = id();
       expect(await counters.increment(counterId, "n", 3, { scope: "s1", window: "2030-01" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 3 });
