@@ -1,3 +1,5 @@
+import { type Outbound, drainHeld } from "./held-bytes.ts";
+
 /**
  * A TCP proxy in front of a MongoDB-wire server that counts the commands clients send through it, by
  * name: what a request costs the store, counted where it cannot be missed (every process of a
@@ -30,23 +32,12 @@ export async function startCommandProxy(upstream: string) {
     if (!monitoring.has(name.split(" ")[0]!)) seen.push({ name, bytes: latin1.decode(message) });
   };
 
-  /** Bytes on their way to one socket: what it did not take yet waits for its drain. */
-  type Out = { socket?: Bun.Socket<unknown>; held: Uint8Array[] };
+  type Out = Outbound;
   const send = (to: Out, bytes: Uint8Array) => {
     to.held.push(new Uint8Array(bytes));
     flush(to);
   };
-  const flush = (to: Out) => {
-    while (to.socket && to.held.length > 0) {
-      const next = to.held[0]!;
-      const written = to.socket.write(next);
-      if (written < next.byteLength) {
-        to.held[0] = next.subarray(Math.max(0, written));
-        return;
-      }
-      to.held.shift();
-    }
-  };
+  const flush = drainHeld;
 
   type Link = { up: Out; down: Out; inbound: Uint8Array };
   const server = Bun.listen<Link>({

@@ -1,4 +1,4 @@
-import type { Socket } from "bun";
+import { type Outbound, drainHeld } from "./held-bytes.ts";
 
 /**
  * A TCP proxy that can stall: while stalled, bytes in both directions are held (the connections stay
@@ -10,21 +10,11 @@ export async function startStallProxy(upstream: string) {
   let stalled = false;
   const links: { flush(): void }[] = [];
 
-  type Side = { socket?: Socket<unknown>; held: Uint8Array[] };
+  type Side = Outbound;
+  const drain = drainHeld;
   const send = (to: Side, bytes: Uint8Array) => {
     to.held.push(bytes);
     if (!stalled) drain(to);
-  };
-  const drain = (to: Side) => {
-    while (to.socket && to.held.length > 0) {
-      const next = to.held[0]!;
-      const written = to.socket.write(next);
-      if (written < next.byteLength) {
-        to.held[0] = next.subarray(Math.max(0, written));
-        return;
-      }
-      to.held.shift();
-    }
   };
 
   const server = Bun.listen<{ up: Side; down: Side }>({
