@@ -10,10 +10,16 @@ import type { Usage } from "./usage.ts";
  * the count run without a pause between them, so concurrent guesses cannot all pass the check first.
  */
 export function createAdminFailures(usage: Usage, limit = 10, now: () => number = Date.now) {
+  let counting = "";
   return async function checkAdmin(clientIp: string, authenticate: () => void): Promise<void> {
     const minute = Math.floor(now() / 60_000);
     const scope = `admin-failures:${clientIp}`;
     const window = `minute:${minute}`;
+    // Windows end once a minute: forget the ended ones then (every address that failed in them).
+    if (counting !== window) {
+      counting = window;
+      usage.forgetExcept(new Set([window]));
+    }
     // Only an address this copy has seen fail costs a round trip to billing: a flood from new addresses
     // does not. Another copy's failures count here from this copy's first own failure of that address on.
     if (usage.used(scope, window) > 0) await usage.refresh(scope, window, 1);

@@ -110,6 +110,10 @@ export function createUsage(bus: Bus, log: Logger, flushMs = 500) {
       for (const [key, c] of counts) if (!windows.has(c.window) && c.pending + c.inFlight === 0) counts.delete(key);
     },
     flush,
+    /** Windows held: only the ones counted now, once ended ones are forgotten. */
+    get size() {
+      return counts.size;
+    },
     /** Stops the batches after reporting what is still pending, so a deploy loses no counts. */
     async stop(): Promise<void> {
       clearInterval(timer);
