@@ -22,7 +22,7 @@ export const service = defineService({
       repo: await openRepo(store),
       bus,
       log,
-      idempotency: await openIdempotency(store, log, now),
+      idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }),
       plans,
       keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS, timeoutMs: keySetTimeoutMs(env.SAVEPOINT_BUS_TIMEOUT_MS) }),
       now,

@@ -15,8 +15,8 @@ const group = "saves";
 /** The save-based model: one save per id, no accounts (route 18 and its load route). */
 export const service = defineService({
   name: group,
-  async start({ bus, store, plans, log, now }) {
-    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, idempotency: await openIdempotency(store, log, now) };
+  async start({ bus, store, env, plans, log, now }) {
+    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }) };
     serve(deps);
     return deps;
   },

@@ -22,7 +22,7 @@ export const service = defineService({
       bus,
       log,
       now,
-      idempotency: await openIdempotency(store, log, now),
+      idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }),
       secret: await keptServiceSecret(store, env, "SAVEPOINT_TRANSFER_SECRET"),
     };
     serve(deps);
