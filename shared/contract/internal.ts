@@ -51,11 +51,11 @@ export const internal = {
   ),
   /**
    * What a replayed answer carrying a session token (routes 3, 4, 10) shows now: the account, and its
-   * active slot `slotId`. 410 once the account is deleted, 401 once that session is revoked.
+   * active slot `slotId`. 410 once the account is deleted, 401 once that session is revoked or expired.
    */
   replayView: endpoint(
     "accounts.session.replay-view",
-    z.object({ envId: z.string(), accountId: AccountId, tokenHash: z.string().length(64), slotId: z.string().optional() }),
+    z.object({ envId: z.string(), accountId: AccountId, tokenHash: z.string().length(64), sessionIdleDays: SessionIdleDays, slotId: z.string().optional() }),
     z.object({ account: AccountResponse, slot: SlotResponse.optional() }),
   ),
   /** The account's identity links, for the operator view. */

@@ -83,6 +83,12 @@ export const metrics = {
   ),
   handled: latency("savepoint_handler_duration_seconds", "Time services spent answering bus requests, by service, subject and outcome."),
   storeErrors: add(new Counter("savepoint_store_errors_total", "Store operations that failed because the database was unreachable, by service.")),
+  idempotencyCapReached: add(
+    new Counter(
+      "savepoint_idempotency_cap_reached_total",
+      "Accounts or client addresses whose keyed requests reached the daily cap of recorded keys, by route and scope (account or client).",
+    ),
+  ),
   jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
   rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),
   cpu: add(new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {

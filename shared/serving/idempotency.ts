@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
-import type { SessionActor, Tenant } from "../contract/tenant.ts";
+import type { ClientInfo, SessionActor, Tenant } from "../contract/tenant.ts";
 import { failpoint } from "../process/failpoint.ts";
 import type { Logger } from "../process/log.ts";
+import { metrics } from "../process/metrics.ts";
+import { addressBlock } from "../util/address-block.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import { type SentReply, replayed, replyOf } from "./reply.ts";
 import type { Collection, Store } from "../store/port.ts";
@@ -15,7 +17,10 @@ export const timeoutHeader = "x-timeout-ms";
 
 const keepHours = 24;
 const defaultTimeoutMs = 5_000;
-/** Keyed records one scope (an account, or a runtime key) may add per UTC day (docs/api-rules.md#idempotent-retries). */
+/**
+ * Keyed records one account, or one client address (an IPv6 /64) on a route without a session, may add per
+ * UTC day (docs/api-rules.md#idempotent-retries; SAVEPOINT_IDEMPOTENCY_DAILY_CAP).
+ */
 export const defaultDailyCap = 10_000;
 
 /**
@@ -34,12 +39,17 @@ export type IdempotencyDoc = {
   reply?: string | null;
   /** The account the answer belongs to (the session's, or the one the answer names), so its deletion erases it. */
   accountId?: string | null;
+  /**
+   * For an answer that hands out a session token: a hash of (scope, key, the client's address block), so
+   * only the client that made the first request gets it again (see `ReplayForm.bound`).
+   */
+  client?: string;
   createdAt: string;
   /** The UTC day after the record stops counting: pruned by day (shared/store/prune-days.ts). */
   expiresDay: string;
 };
 
-type Message = { tenant?: Tenant; session?: SessionActor; params: unknown; body: unknown };
+type Message = { tenant?: Tenant; session?: SessionActor; client?: ClientInfo; params: unknown; body: unknown };
 
 /** Keyed records a scope added on one UTC day, counted with the store's `increment`. */
 type CountDoc = { _id: string; n: number; expiresDay: string };
@@ -51,6 +61,12 @@ type CountDoc = { _id: string; n: number; expiresDay: string };
  * without a form keeps its answer as it is: only small answers may do so.
  */
 export interface ReplayForm<M> {
+  /**
+   * The answer hands out a session token: its replay goes only to the client address (the gateway's,
+   * an IPv6 /64 as one) that made the first request; another gets 409 `other_client`. A key that two
+   * clients both send (a constant, a hash of the body) must not hand one the other's session.
+   */
+  bound?: true;
   compact(answer: unknown): { kept: unknown; accountId?: string };
   expand(kept: unknown, msg: M): Promise<unknown>;
 }
@@ -84,6 +100,8 @@ function open(secret: Buffer, sealed: string): unknown {
 
 const reused = () =>
   fail.idempotencyKeyReused("This Idempotency-Key was already used with a different request; use a new key for a new request.");
+const otherClient = () =>
+  fail.idempotencyKeyReused("This Idempotency-Key was first used by another client; use a new key for a new request.", { reason: "other_client" });
 const inProgress = (retryAfter: number) =>
   fail.idempotencyKeyReused("A request with this Idempotency-Key is still in progress; retry once it has finished.", { reason: "in_progress", retryAfter });
 
@@ -109,7 +127,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
   const pruning = setInterval(() => void prune().catch((err) => log.warn("idempotency pruning failed", { err })), 3_600_000);
   pruning.unref();
 
-  async function claim(id: string, fingerprint: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
+  async function claim(id: string, fingerprint: string, client: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
     // A round is lost when the record vanished (pruned) or another retry took the claim over between
     // the read and the write; 3 such are answered as still in progress.
     return inRounds({ rounds: 3, exhausted: () => inProgress(1) }, async () => {
@@ -121,6 +139,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!held) return lostRound;
       const expired = at.getTime() - Date.parse(held.createdAt) >= keepHours * 3_600_000;
       if (!expired && held.fingerprint !== fingerprint) throw reused();
+      if (!expired && held.client && held.client !== client) throw otherClient();
       if (!expired && held.state === "erased") throw fail.accountDeleted();
       if (!expired && held.state === "done") return { replay: open(secret, held.reply!) };
       if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
@@ -131,12 +150,22 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
     });
   }
 
-  /** Counts a new record against its scope's day; past the cap it is not kept (logged once per scope and day). */
-  async function withinCap(owner: string, operationId: string): Promise<boolean> {
+  /**
+   * Counts a new record against its payer's day: the account, or on a route without a session the client
+   * address (one client spends its own allowance, never the other players'). Past the cap it is not kept;
+   * the first refusal per payer and day is logged and counted for the operator, naming no address.
+   */
+  async function withinCap(msg: Message & { tenant: Tenant }, operationId: string): Promise<boolean> {
     const at = now();
     const day = at.toISOString().slice(0, 10);
-    const { n } = await counts.increment(digest(`idempotency-count|${owner}|${day}`).toString("hex"), "n", 1, { expiresDay: dayAfter(at, 1) });
-    if (n === dailyCap + 1) log.warn("idempotency cap reached: keyed requests run unrecorded until the next UTC day", { scope: owner, operationId, dailyCap });
+    const [scope, payer] = msg.session ? (["account", `account:${msg.session.accountId}`] as const) : (["client", `client:${clientBlock(msg)}`] as const);
+    const counted = digest(`idempotency-count|${msg.tenant.envId}|${payer}|${day}`).toString("hex");
+    const { n } = await counts.increment(counted, "n", 1, { expiresDay: dayAfter(at, 1) });
+    if (n === dailyCap + 1) {
+      metrics.idempotencyCapReached.inc({ route: operationId, scope });
+      const who = { envId: msg.tenant.envId, scope, ...(msg.session ? { accountId: msg.session.accountId } : {}) };
+      log.warn("idempotency cap reached: keyed requests run unrecorded until the next UTC day", { ...who, operationId, dailyCap });
+    }
     return n <= dailyCap;
   }
 
@@ -154,9 +183,10 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
         const id = digest(`idempotency-id|${scope}`).toString("hex");
         const secret = digest(`idempotency-reply|${scope}`);
         const fingerprint = digest(JSON.stringify([operationId, msg.params, msg.body])).toString("hex");
+        const client = digest(`idempotency-client|${scope}|${clientBlock(msg)}`).toString("hex");
         const timeoutMs = Number(meta.headers[timeoutHeader]) || defaultTimeoutMs;
 
-        const earlier = await claim(id, fingerprint, secret, timeoutMs);
+        const earlier = await claim(id, fingerprint, client, secret, timeoutMs);
         if (earlier) return replayed(form ? await form.expand(earlier.replay, msg) : earlier.replay);
         const release = () => records.delete({ _id: id, state: "pending" }).catch(() => 0);
         let reply: SentReply;
@@ -171,12 +201,13 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
         // A write that recognised itself (see IdempotencyRecordId) answers as a replay, and its answer is recorded.
         // A conflict changed nothing, and what it shows can be asked again. A count the store fails
         // must not fail a write that stands: the record is then tried, as before the cap.
-        if (reply.kind === "conflict" || !(await withinCap(owner, operationId).catch(() => true))) {
+        if (reply.kind === "conflict" || !(await withinCap(msg as M & { tenant: Tenant }, operationId).catch(() => true))) {
           await release();
           return reply;
         }
         const { kept, accountId } = form ? form.compact(reply.value) : { kept: reply.value, accountId: undefined };
-        const done = { state: "done" as const, reply: seal(secret, kept), accountId: msg.session?.accountId ?? accountId ?? null };
+        const owned = { accountId: msg.session?.accountId ?? accountId ?? null, ...(form?.bound ? { client } : {}) };
+        const done = { state: "done" as const, reply: seal(secret, kept), ...owned };
         await records.update({ _id: id }, done).catch((err) => {
           // The write stands; a retry runs again and a sync recognises it by its stamp.
           log.warn("idempotency record not written", { operationId, err });
@@ -192,4 +223,7 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
     forget: (accountId: string) => records.updateMany({ accountId }, { state: "erased", reply: null, accountId: null }),
   };
 }
+/** The client's address block as the gateway saw it (SAVEPOINT_TRUSTED_PROXIES applied): an IPv6 /64 is one client. */
+const clientBlock = (msg: Message) => addressBlock(msg.client?.ip ?? "unknown");
+
 export type Idempotency = Awaited<ReturnType<typeof openIdempotency>>;

@@ -240,7 +240,7 @@ forEachDeployment("idempotency records", ({ name }) => {
   });
 });
 
-test("keyed records per scope and UTC day stop at the cap; past it requests still run, unrecorded, logged once", async () => {
+test("keyed records per account or client address and UTC day stop at the cap; past it requests still run, unrecorded, logged once", async () => {
   const store = createSqliteStore(join(tempDir("idem-cap"), "cap.sqlite"));
   const lines: string[] = [];
   const idempotency = await openIdempotency(store, capturingLogger(lines), () => new Date(), { dailyCap: 3 });
@@ -262,5 +262,13 @@ test("keyed records per scope and UTC day stop at the cap; past it requests stil
   await Promise.all(Array.from({ length: 8 }, (_, i) => handler(other, { headers: { "idempotency-key": `c-${i}` } } as never)));
   const all = await (await store.collection<StoredRecord>("idempotencyKeys")).find({});
   expect(all.filter((r) => r.state === "done" && r.accountId === "acc_2")).toHaveLength(3);
+  // Without a session the cap is the client address's (an IPv6 /64 as one): one past it leaves another's kept; no log names an address.
+  const from = (ip: string) => ({ tenant, client: { ip }, params: {}, body: {} });
+  for (let i = 0; i < 4; i++) await handler(from(`2001:db8:5:6::${i + 1}`), { headers: { "idempotency-key": `a-${i}` } } as never);
+  await handler(from("198.51.100.9"), { headers: { "idempotency-key": "b-0" } } as never);
+  const sessionless = (await (await store.collection<StoredRecord>("idempotencyKeys")).find({})).filter((r) => r.state === "done" && !r.accountId);
+  expect(sessionless).toHaveLength(4);
+  expect(lines.filter((l) => l.includes("idempotency cap reached"))).toHaveLength(3);
+  expect(lines.join("\n")).not.toMatch(/2001:db8|198\.51/);
   await store.close();
 });

@@ -3,6 +3,9 @@ import { type ErrorCase, type Route, needsTenant, takesIdempotencyKey } from "..
 
 const hasFields = (schema: z.ZodType) => schema instanceof z.ZodObject && Object.keys(schema.shape).length > 0;
 
+/** Routes whose answer hands out a session token: a replay is bound to the first client (docs/api-rules.md#idempotent-retries). */
+const handsOutSession = new Set(["createAccount", "exchangeAuthSession", "consumeTransferCode"]);
+
 /** Whether the route reads anything from the client that its schemas can refuse. */
 const takesInput = (r: Route) => Boolean(r.body && !r.raw) || hasFields(r.params) || hasFields(r.query);
 
@@ -89,6 +92,14 @@ export function commonErrorCases(r: Route): ErrorCase[] {
         "The `Idempotency-Key` was used in the last 24 hours with another body or route, or its first request is " +
         "still running (`details.reason` `in_progress`, with `Retry-After`).",
     });
+    if (handsOutSession.has(r.operationId)) {
+      cases.push({
+        code: "idempotency_key_reused",
+        when:
+          "The `Idempotency-Key`'s first request came from another client address (`details.reason` `other_client`): a replay hands " +
+          "its session token only to the client that made it. Nothing is handed out or created; send a new key.",
+      });
+    }
   }
   if (r.body && !r.raw) cases.push({ code: "payload_too_large", when: "The whole body is over 1 MiB (refused before it is read)." });
   if (r.subject) {
