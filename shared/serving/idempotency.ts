@@ -43,7 +43,7 @@ export type IdempotencyDoc = {
    * For an answer that hands out a session token: a hash of (scope, key, the client's address block), so
    * only the client that made the first request gets it again (see `ReplayForm.bound`).
    */
-  client?: string;
+  client?: string | null;
   createdAt: string;
   /** The UTC day after the record stops counting: pruned by day (shared/store/prune-days.ts). */
   expiresDay: string;
@@ -145,7 +145,8 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
       // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
       const { _id, ...claimed } = fresh;
-      const taken = await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, claimed);
+      // An expired record's binding goes with it: the new first request binds its own answer.
+      const taken = await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, { ...claimed, client: null });
       return taken === lostRound ? lostRound : undefined;
     });
   }
