@@ -81,6 +81,24 @@ forEachDeployment("replays that hand out a session belong to the first client", 
   });
 });
 
+describe("the client a replay is bound to is the gateway's (SAVEPOINT_TRUSTED_PROXIES)", () => {
+  let d: Awaited<ReturnType<typeof startEmbedded>>;
+  beforeAll(async () => {
+    d = await startEmbedded({ SAVEPOINT_TRUSTED_PROXIES: "" });
+  });
+  afterAll(() => d.stop());
+
+  test("from a peer that is no trusted proxy, X-Forwarded-For names nobody: the same peer gets its replay whatever it claims", async () => {
+    const t = await newTenant(d);
+    const key = "0".repeat(32);
+    const send = (ip: string) => call(d, "POST", "/api/v1/accounts", keyed(key, from(ip, { key: t.key, body: {} })));
+    const made = await send(first);
+    expect(made.status).toBe(201);
+    const again = await send(second);
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body.accountSessionToken]).toEqual([201, "true", made.body.accountSessionToken]);
+  });
+});
+
 /** A replay of a session expired since is refused like a signed-out one (401 `session_expired`); the clock is moved. */
 describe("a replayed session that expired since", () => {
   let clock = Date.now();
