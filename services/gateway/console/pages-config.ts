@@ -59,7 +59,8 @@ ${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="dat
 <button type="submit">Preview diff</button>`);
   const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
 <td>${when(v.publishedAt)}</td><td>${v.sizeBytes} B</td>
-<td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td><td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${live.version}`}">Diff with live</a></td>
+<td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td>
+<td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${live.version}`}">Diff with live</a></td>
 <td>${v.version === live.version ? ""
     : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);
   const body = html`<p>Environment <strong>${ctx.params.env}</strong> of project

@@ -61,7 +61,8 @@ ${v.slots.map((s: any) => html`<tr><td>${s.status === "deleted" ? s.slotId : htm
 ${v.sessions.map((s: any) => html`<tr><td><code>${s.sessionId}</code></td><td>${s.deviceLabel ?? ""}</td><td>${when(s.createdAt)}</td>
 <td>${when(s.lastUsedAt)}</td>
 <td>${s.revokedAt ? html`<span class="badge revoked">revoked</span>`
-    : button(`${base}${href`/sessions/${s.sessionId}/revoke`}`, ctx.csrf, `Revoke ${s.deviceLabel || s.sessionId}`, {}, "danger", "Revoke")}</td></tr>`)}</tbody></table>
+    : button(`${base}${href`/sessions/${s.sessionId}/revoke`}`, ctx.csrf, `Revoke ${s.deviceLabel || s.sessionId}`, {}, "danger", "Revoke")}</td>
+</tr>`)}</tbody></table>
 <h2>Linked providers</h2>
 ${v.links.length ? html`<ul>${v.links.map((l: any) => html`<li>${l.provider}: ${l.label} ${l.emailHint ?? ""}, linked ${when(l.linkedAt)}
 ${button(`${base}${href`/links/${l.provider}/unlink`}`, ctx.csrf, `Unlink ${l.provider}`)}</li>`)}</ul>`
