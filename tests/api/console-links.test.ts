@@ -49,6 +49,9 @@ describe("the console shows only messages it chose", () => {
   test("the sign-in page shows an error only by its code", async () => {
     const baited = await (await fetch(`${d.base}/console/sign-in?error=${encodeURIComponent(bait)}`)).text();
     expect(baited).not.toContain("evil.example");
+    // A code that is no entry of the table, even one every object has, shows nothing.
+    const inherited = await (await fetch(`${d.base}/console/sign-in?error=toString`)).text();
+    expect(inherited).not.toContain('role="alert"');
     const known = await (await fetch(`${d.base}/console/sign-in?error=wrong-token`)).text();
     expect(known).toContain("That is not the admin token.");
   });

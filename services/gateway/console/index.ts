@@ -46,7 +46,7 @@ function compress(request: Request, body: string | Uint8Array<ArrayBuffer>, head
 }
 
 /** The only messages the sign-in page shows: a code in its URL picks one (README, Console). */
-const signInErrors: Record<string, string> = { "wrong-token": "That is not the admin token." };
+const signInErrors = new Map([["wrong-token", "That is not the admin token."]]);
 
 export interface ConsoleOptions {
   adminToken: string | undefined;
@@ -144,7 +144,7 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
 <p class="field-help" id="token-help">SAVEPOINT_ADMIN_TOKEN. It is checked once and never kept in the page or the browser.</p>
 <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-help" size="40">
 <p><button type="submit">Sign in</button></p></form>`;
-    const text = page("Sign in", body, { error: signInErrors[new URL(request.url).searchParams.get("error") ?? ""] });
+    const text = page("Sign in", body, { error: signInErrors.get(new URL(request.url).searchParams.get("error") ?? "") });
     const cookie = setCookie(preCookieName, form, signInFormSeconds, peer(request, server).https);
     return new Response(text, { headers: htmlHeaders(request, { "set-cookie": cookie }) });
   });
