@@ -131,7 +131,7 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
 
   app.get("/console/assets/:name", ({ request, params }) => {
     const asset = assets[params.name];
-    if (!asset) return new Response("not found", { status: 404 });
+    if (!asset) return new Response("not found", { status: 404, headers: { "x-content-type-options": "nosniff" } });
     const headers = { "content-type": asset.type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" };
     return compress(request, asset.bytes, headers, 200, params.name);
   });
