@@ -1,38 +1,40 @@
 import { fail } from "../../shared/contract/errors.ts";
-import type { Usage } from "./usage.ts";
+import type { Claims } from "./claims.ts";
+
+/** Days billing keeps a minute's count: it is needed for that minute only. */
+const keepDays = 1;
 
 /**
- * Slows down guessing of the admin token: past `limit` failures (SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
- * 10 by default) in a minute from one client IP, every admin request from it is 429 until the minute
- * ends, with the right token too (else a guess would still tell right from wrong). Failures are counted
- * like request counts (usage.ts), so the copies of the gateway add theirs up within a batch or two:
- * over N copies an address gets at most N - 1 tries more than the limit. Within one copy the check and
- * the count run without a pause between them, so concurrent guesses cannot all pass the check first.
+ * Slows down guessing of the admin token: each client IP may fail `limit` checks of it a minute
+ * (SAVEPOINT_ADMIN_FAILURES_PER_MINUTE, 10 by default), at every door that checks it (the admin API,
+ * the console's sign-in) and across every gateway copy; past that, every check from it is 429 until the
+ * minute ends, with the right token too (else a guess would still tell right from wrong).
+ *
+ * A check runs only with a unit of the address's limit this copy claimed from billing (claims.ts,
+ * README "Limits hold across copies"), taken before the token is compared: a wrong token uses its
+ * unit, a right one gives it back for this copy's next check. So all copies together compare at most
+ * `limit` wrong tokens from one address in a minute, however many arrive at once.
  */
-export function createAdminFailures(usage: Usage, limit = 10, now: () => number = Date.now) {
+export function createAdminFailures(claims: Claims, limit = 10, now: () => number = Date.now) {
   let counting = "";
   return async function checkAdmin(clientIp: string, authenticate: () => void): Promise<void> {
-    const minute = Math.floor(now() / 60_000);
+    const t = now();
+    const minute = Math.floor(t / 60_000);
     const scope = `admin-failures:${clientIp}`;
     const window = `minute:${minute}`;
     // Windows end once a minute: forget the ended ones then (every address that failed in them).
     if (counting !== window) {
       counting = window;
-      usage.forgetExcept(new Set([window]));
+      claims.forgetExcept(new Set([window]));
     }
-    // Only an address this copy has seen fail costs a round trip to billing: a flood from new addresses
-    // does not. Another copy's failures count here from this copy's first own failure of that address on.
-    if (usage.used(scope, window) > 0) await usage.refresh(scope, window, 1);
-    if (usage.used(scope, window) >= limit) {
-      const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now()) / 1000));
+    const unit = await claims.take(scope, window, limit, keepDays);
+    if (unit === null) {
+      const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
       const setting = "SAVEPOINT_ADMIN_FAILURES_PER_MINUTE";
       throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit, scope: "client_ip", setting }, "failed admin tokens");
     }
-    try {
-      authenticate();
-    } catch (err) {
-      usage.add(scope, window, 1);
-      throw err;
-    }
+    authenticate();
+    claims.giveBack(scope, window, unit);
   };
 }
+export type CheckAdmin = ReturnType<typeof createAdminFailures>;

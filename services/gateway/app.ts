@@ -18,12 +18,11 @@ import { createAudit } from "./audit.ts";
 import { createCors } from "./cors.ts";
 import { createAdminFailures } from "./admin-failures.ts";
 import { refuseBadHost } from "./host.ts";
-import { type Surface, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
-import { clientIp } from "./client-ip.ts";
+import { type Surface, servesConsole, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
+import { peerOf } from "./peer.ts";
 import { readJsonBody, readTextBody } from "./body.ts";
 import { createClaims } from "./claims.ts";
 import { createLimits } from "./limits.ts";
-import { createUsage } from "./usage.ts";
 import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
@@ -60,13 +59,13 @@ export function createGateway(options: GatewayOptions) {
   const { bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain(), surface = "all", adminFailuresPerMinute, now } = options;
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
-  const usage = createUsage(bus, log);
   const limits = createLimits(createClaims(bus, log));
   const cors = createCors();
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
-  const checkAdmin = createAdminFailures(usage, adminFailuresPerMinute);
+  // Its own claims: failed admin tokens are counted apart from the runtime limits' windows.
+  const checkAdmin = createAdminFailures(createClaims(bus, log), adminFailuresPerMinute);
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {
@@ -161,7 +160,7 @@ export function createGateway(options: GatewayOptions) {
   /** A route's answer, whatever happens: failures are rendered in the envelope here. */
   async function answer(r: Route, request: Request, params: unknown, query: unknown, server: Server<unknown> | null): Promise<Response> {
     const requestId = requestIdOf(request.headers);
-    const client = { ip: clientIp(server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), proxies) };
+    const client = { ip: peerOf(request, server, proxies).ip };
     try {
       return await handle(r, request, client, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
     } catch (err) {
@@ -184,10 +183,12 @@ export function createGateway(options: GatewayOptions) {
     }, { parse: "none" });
   }
 
-  // The console calls the admin routes through this same app: every check and the audit log apply.
-  app.use(consoleRoutes(adminToken, (request) => app.handle(request), bus));
+  // The console calls the admin routes through this same app: every check and the audit log apply. Its
+  // sign-in checks the admin token under the same failure limit; it is on the admin listener only.
+  const peer = (request: Request, server: Server<unknown> | null) => peerOf(request, server, proxies);
+  if (servesConsole(surface)) app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
 
-  return app.onStop(() => usage.stop()).onError(({ code, error, request }) => {
+  return app.onError(({ code, error, request }) => {
     const requestId = requestIdOf(request.headers);
     if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
     if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);

@@ -116,9 +116,9 @@ describe("operator console", () => {
     expect((await admin("GET", "/admin/v1/workspaces")).body.workspaces.length).toBe(before);
     const noCookie = await fetch(`${base}/console/workspaces`, { redirect: "manual" });
     expect([noCookie.status, noCookie.headers.get("location")]).toEqual([303, "/console/sign-in"]);
-    const expired = consoleKeys(adminToken).issue(Date.now() - 1000);
+    const expired = consoleKeys(adminToken).issueSession(Date.now() - 1000);
     expect((await fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${expired}` } })).status).toBe(303);
-    const wrongKey = consoleKeys("another-admin-token-0123").issue();
+    const wrongKey = consoleKeys("another-admin-token-0123").issueSession();
     expect((await fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${wrongKey}` } })).status).toBe(303);
     const ok = await fetch(`${base}/console/workspaces`, { headers: { cookie } });
     expect(ok.status).toBe(200);

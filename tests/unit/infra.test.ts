@@ -262,12 +262,12 @@ describe("infra: gateway and proxy", () => {
     expect(haproxySection("backend gateways-admin")).toMatch(/^\s*server-template \S+ \d+ gateway:9091 check\s*$/m);
   });
 
-  test("the public frontend judges the decoded path and refuses dot segments, backslashes, /metrics and /admin", () => {
+  test("the public frontend judges the decoded path and refuses dot segments, backslashes, /metrics, /admin and /console", () => {
     const front = haproxySection("frontend http");
     const rules = front.split("\n").filter((l) => /^\s*http-request return\b/.test(l));
     const refusesDots = (l: string) => l.includes("path,url_dec -m reg '(^|/)\\.\\.?(/|$)'") && l.includes("path,url_dec -m sub '\\'");
     expect(rules.some((l) => /status 400\b/.test(l) && refusesDots(l))).toBe(true);
-    expect(rules.some((l) => /status 404\b/.test(l) && l.includes("path,url_dec -i -m reg '^/+(metrics|admin)(/|$)'"))).toBe(true);
+    expect(rules.some((l) => /status 404\b/.test(l) && l.includes("path,url_dec -i -m reg '^/+(metrics|admin|console)(/|$)'"))).toBe(true);
     // The raw path alone is never the test: that is what "/metrics/" and "/x/../metrics" walked past.
     expect(front).not.toMatch(/\{\s*path\s+\/metrics\s*\}/);
   });
@@ -278,7 +278,7 @@ describe("infra: gateway and proxy", () => {
     expect(r.exitCode).toBe(0);
   });
 
-  test("live: the public frontend in front of a real gateway keeps /metrics and the admin API out however they are spelled", async () => {
+  test("live: the public frontend in front of a real gateway keeps /metrics, the admin API and the console out however they are spelled", async () => {
     const d = await startEmbedded();
     const gatewayPort = Number(new URL((await d.request("/healthz")).url).port);
     const port = freePort();
@@ -292,10 +292,11 @@ describe("infra: gateway and proxy", () => {
     try {
       await waitForPort(port, 10_000, "haproxy");
       const paths = ["/metrics", "/metrics/", "//metrics", "/METRICS", "/./metrics", "/x/../metrics", "/%2e/metrics", "/x/%2E%2E/metrics",
-        "/x\\..\\metrics", "/%6detrics", "/admin/v1/dead-letters", "/x/../admin/v1/dead-letters", "/%61dmin/v1/dead-letters", "/Admin/v1/dead-letters"];
+        "/x\\..\\metrics", "/%6detrics", "/admin/v1/dead-letters", "/x/../admin/v1/dead-letters", "/%61dmin/v1/dead-letters", "/Admin/v1/dead-letters",
+        "/console", "/console/sign-in", "//console/sign-in", "/%63onsole/sign-in", "/Console/sign-in", "/x/../console/sign-in", "/console/assets/console.css"];
       for (const path of paths) {
         const answer = await rawGet(port, path, "savepoint.example", { authorization: "Bearer test-admin-token-0123456789" });
-        const leaked = answer.body.includes("savepoint_http_requests_total") || answer.body.includes("deadLetters");
+        const leaked = ["savepoint_http_requests_total", "deadLetters", "Savepoint console", "sp_console"].some((s) => answer.body.includes(s) || answer.head.includes(s));
         expect([path, [400, 404].includes(answer.status), leaked]).toEqual([path, true, false]);
       }
       // Everything else passes: the gateway's own answers.

@@ -35,9 +35,18 @@ export function ok(answer: ApiAnswer): any {
   return answer.body;
 }
 
-/** After a change: back to a page (303, so a reload does not post again), with a notice or an error. */
+const origin = "http://console";
+/** Whether `url` (resolved against `origin`) is a console page: a redirect never leaves /console. */
+const inConsole = (url: URL) => url.origin === origin && (url.pathname === "/console" || url.pathname.startsWith("/console/"));
+
+/**
+ * After a change: back to a page (303, so a reload does not post again), with a notice or an error.
+ * A target outside /console (an id such as "../..//evil.example" that slipped into it) goes to /console.
+ * The message is shown only once the console has sealed it for the session (index.ts).
+ */
 export function redirect(to: string, message?: { notice?: string; error?: string }): Response {
-  const url = new URL(to, "http://console");
+  const resolved = new URL(to, origin);
+  const url = inConsole(resolved) ? resolved : new URL("/console", origin);
   if (message?.notice) url.searchParams.set("notice", message.notice);
   if (message?.error) url.searchParams.set("error", message.error);
   return new Response(null, { status: 303, headers: { location: url.pathname + url.search } });

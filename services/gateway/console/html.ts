@@ -27,6 +27,16 @@ export const when = (at: string | undefined) =>
   at ? html`<time datetime="${at}">${at.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>` : html`<span class="muted">never</span>`;
 export const enc = encodeURIComponent;
 
+/**
+ * A console or API path with every interpolated value encoded as one segment (or query value): an id
+ * holding "/", "?" or "#" cannot reach another page. Every link, form action and redirect is built with it.
+ */
+export function href(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0]!;
+  values.forEach((v, i) => (out += enc(String(v ?? "")) + strings[i + 1]));
+  return out;
+}
+
 /** A form that posts to the console: every one carries the session's CSRF token. */
 export function form(action: string, csrf: string, body: Raw | Raw[], attrs = ""): Raw {
   return html`<form method="post" action="${action}" ${new Raw(attrs)}><input type="hidden" name="_csrf" value="${csrf}">${body}</form>`;

@@ -1,13 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Bus } from "../../../shared/bus/port.ts";
 import { callEndpoint } from "../../../shared/serving/call.ts";
+import { fail, isAppError } from "../../../shared/contract/errors.ts";
 import { internal } from "../../../shared/contract/internal.ts";
+import type { CheckAdmin } from "../admin-failures.ts";
+import type { Peer } from "../peer.ts";
 import { requestIdOf } from "../request-id.ts";
 import { ApiError, type Ctx, type Handler, type View, redirect } from "./context.ts";
 import { html, page } from "./html.ts";
-import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie } from "./session.ts";
+import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie, signInFormSeconds } from "./session.ts";
 import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
 import { playerPages } from "./pages-players.ts";
@@ -41,12 +45,27 @@ function compress(request: Request, body: string | Uint8Array<ArrayBuffer>, head
   return new Response(zipped, { status, headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" } });
 }
 
+/** The only messages the sign-in page shows: a code in its URL picks one (README, Console). */
+const signInErrors = new Map([["wrong-token", "That is not the admin token."]]);
+
+export interface ConsoleOptions {
+  adminToken: string | undefined;
+  /** The gateway's own route handling, for the admin API. */
+  handle: (request: Request) => Promise<Response>;
+  bus: Bus;
+  /** The gateway's check of the admin token, under the failure limit per client IP (admin-failures.ts). */
+  checkAdmin: CheckAdmin;
+  peer: (request: Request, server: Server<unknown> | null) => Peer;
+  now?: () => number;
+}
+
 /**
  * The operator console at /console (README, Console): server-rendered pages over the admin API. It is
- * on only with the admin API. A page calls the admin routes through `handle`, the gateway's own path,
- * so the console can do nothing the API and CLI cannot, and its changes are in the audit log.
+ * on only with the admin API, and on the admin listener when there is one. A page calls the admin
+ * routes through `handle`, the gateway's own path, so the console can do nothing the API and CLI
+ * cannot, and its changes are in the audit log.
  */
-export function consoleRoutes(adminToken: string | undefined, handle: (request: Request) => Promise<Response>, bus: Bus, now: () => number = Date.now) {
+export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now = Date.now }: ConsoleOptions) {
   const app = new Elysia();
   if (!adminToken) return app;
   const keys = consoleKeys(adminToken, now);
@@ -63,13 +82,30 @@ export function consoleRoutes(adminToken: string | undefined, handle: (request: 
     return { status: res.status, body: parsed as any };
   };
 
-  const render = (request: Request, view: View, csrf?: string, status = 200) => {
-    const url = new URL(request.url);
-    const messages = { notice: view.notice ?? url.searchParams.get("notice"), error: view.error ?? url.searchParams.get("error") };
-    const text = page(view.title, view.body, { csrf, ...messages });
-    return compress(request, text, htmlHeaders(request), status);
+  // A notice or error in a page's URL is shown only with the seal the console put on it for this
+  // session when it redirected there: a link from elsewhere cannot make the console say anything.
+  const messageText = (q: URLSearchParams) => `notice\n${q.get("notice") ?? ""}\nerror\n${q.get("error") ?? ""}`;
+  const sealed = (res: Response, sid: string) => {
+    const location = res.headers.get("location");
+    if (!location) return res;
+    const url = new URL(location, "http://console");
+    if (!url.searchParams.has("notice") && !url.searchParams.has("error")) return res;
+    url.searchParams.set("seal", keys.sealMessage(sid, messageText(url.searchParams)));
+    res.headers.set("location", url.pathname + url.search);
+    return res;
   };
-  const refuse = (request: Request, status: number, message: string) => render(request, { title: "Refused", body: html`<p>${message}</p>` }, undefined, status);
+  const messagesOf = (request: Request, sid: string | undefined) => {
+    const q = new URL(request.url).searchParams;
+    return sid && keys.checkMessage(sid, messageText(q), q.get("seal")) ? { notice: q.get("notice"), error: q.get("error") } : {};
+  };
+
+  const render = (request: Request, view: View, opts: { csrf?: string; sid?: string; status?: number; headers?: Record<string, string> } = {}) => {
+    const messages = messagesOf(request, opts.sid);
+    const text = page(view.title, view.body, { csrf: opts.csrf, notice: view.notice ?? messages.notice, error: view.error ?? messages.error });
+    return compress(request, text, htmlHeaders(request, opts.headers), opts.status ?? 200);
+  };
+  const refuse = (request: Request, status: number, message: string, headers?: Record<string, string>) =>
+    render(request, { title: "Refused", body: html`<p>${message}</p>` }, { status, headers });
 
   function serve(method: "GET" | "POST", path: string, handler: Handler) {
     app.route(method, path, async ({ request, params }) => {
@@ -77,50 +113,64 @@ export function consoleRoutes(adminToken: string | undefined, handle: (request: 
       const sid = session && !(await callEndpoint(bus, internal.consoleSignedOut, { sid: session.sid })).signedOut ? session.sid : undefined;
       if (!sid) return method === "GET" ? redirect("/console/sign-in") : refuse(request, 401, "Your console session has ended. Sign in again.");
       const form = method === "POST" ? new URLSearchParams(await request.text()) : new URLSearchParams();
-      if (method === "POST" && !keys.checkCsrf(sid, form.get("_csrf"))) {
+      if (method === "POST" && !keys.checkCsrf("session", sid, form.get("_csrf"))) {
         return refuse(request, 403, "This form is not from this console session (CSRF token missing or wrong).");
       }
-      const csrf = keys.csrfOf(sid);
+      const csrf = keys.csrfOf("session", sid);
       const ctx: Ctx = { request, url: new URL(request.url), params: params as Record<string, string>, csrf, form, api };
       try {
         const out = await handler(ctx);
-        return out instanceof Response ? out : render(request, out, csrf);
+        return out instanceof Response ? sealed(out, sid) : render(request, out, { csrf, sid });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         return render(request, { title: "Not available", body: html`<p><a href="/console">Back to the console</a>
-</p>`, error: err.message }, csrf, err.answer.status);
+</p>`, error: err.message }, { csrf, sid, status: err.answer.status });
       }
     }, { parse: "none" });
   }
 
   app.get("/console/assets/:name", ({ request, params }) => {
     const asset = assets[params.name];
-    if (!asset) return new Response("not found", { status: 404 });
-    return compress(request, asset.bytes, { "content-type": asset.type, "cache-control": "public, max-age=3600" }, 200, params.name);
+    if (!asset) return new Response("not found", { status: 404, headers: { "x-content-type-options": "nosniff" } });
+    const headers = { "content-type": asset.type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" };
+    return compress(request, asset.bytes, headers, 200, params.name);
   });
 
-  app.get("/console/sign-in", ({ request }) => {
-    const pre = keys.issue(now() + 3600_000);
-    const body = html`<form method="post" action="/console/sign-in"><input type="hidden" name="_csrf" value="${keys.csrfOf(keys.verify(pre)!)}">
+  app.get("/console/sign-in", ({ request, server }) => {
+    const form = keys.issueSignInForm();
+    const body = html`<form method="post" action="/console/sign-in">
+<input type="hidden" name="_csrf" value="${keys.csrfOf("sign-in-form", keys.signInForm(form)!)}">
 <label for="token">Admin token</label>
 <p class="field-help" id="token-help">SAVEPOINT_ADMIN_TOKEN. It is checked once and never kept in the page or the browser.</p>
 <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-help" size="40">
 <p><button type="submit">Sign in</button></p></form>`;
-    const text = page("Sign in", body, { error: new URL(request.url).searchParams.get("error") });
-    return new Response(text, { headers: htmlHeaders(request, { "set-cookie": setCookie(request, preCookieName, pre, 3600) }) });
+    const text = page("Sign in", body, { error: signInErrors.get(new URL(request.url).searchParams.get("error") ?? "") });
+    const cookie = setCookie(preCookieName, form, signInFormSeconds, peer(request, server).https);
+    return new Response(text, { headers: htmlHeaders(request, { "set-cookie": cookie }) });
   });
 
-  app.post("/console/sign-in", async ({ request }) => {
+  // The token is checked like the admin API's (admin-failures.ts): the same count of failures per
+  // client IP, across gateway copies, so the console is no way around the limit.
+  app.post("/console/sign-in", async ({ request, server }) => {
     const form = new URLSearchParams(await request.text());
-    const pre = cookieOf(request, preCookieName);
-    const preSid = keys.verify(pre);
-    if (!preSid || !keys.checkCsrf(preSid, form.get("_csrf"))) {
+    const formId = keys.signInForm(cookieOf(request, preCookieName));
+    if (!formId || !keys.checkCsrf("sign-in-form", formId, form.get("_csrf"))) {
       return refuse(request, 403, "This sign-in form is not from this browser (CSRF token missing or wrong).");
     }
-    if (!keys.tokenMatches(form.get("token") ?? "")) return redirect("/console/sign-in", { error: "That is not the admin token." });
+    const from = peer(request, server);
+    try {
+      await checkAdmin(from.ip, () => {
+        if (!keys.tokenMatches(form.get("token") ?? "")) throw fail.unauthorized();
+      });
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      if (err.code !== "rate_limited") return redirect("/console/sign-in", { error: "wrong-token" });
+      const retryAfter = String((err.details as { retryAfter?: number } | undefined)?.retryAfter ?? 60);
+      return refuse(request, 429, `Too many wrong admin tokens from your address: try again in ${retryAfter} seconds.`, { "retry-after": retryAfter });
+    }
     const res = redirect("/console/workspaces");
-    res.headers.append("set-cookie", setCookie(request, cookieName, keys.issue(), sessionSeconds));
-    res.headers.append("set-cookie", setCookie(request, preCookieName, "", 0));
+    res.headers.append("set-cookie", setCookie(cookieName, keys.issueSession(), sessionSeconds, from.https));
+    res.headers.append("set-cookie", setCookie(preCookieName, "", 0, from.https));
     return res;
   }, { parse: "none" });
 

@@ -1,6 +1,6 @@
 import { type Ctx, ApiError, act, field, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, form, html, json, when } from "./html.ts";
+import { button, enc, form, href, html, json, when } from "./html.ts";
 
 /** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
 const policyFields = [
@@ -25,9 +25,9 @@ async function syncPolicy(ctx: Ctx) {
       : html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
 <input id="sp-${name}" name="${name}" type="number" min="1" step="1" required value="${policy[name]}" aria-describedby="sp-${name}-help">`,
   );
-  const body = html`<p>Project <a href="/console/projects/${id}">${p.name}</a>.
+  const body = html`<p>Project <a href="${href`/console/projects/${id}`}">${p.name}</a>.
 Clients read this policy from route 2 (runtime config) on their next request.</p>
-${form(`/console/projects/${id}/sync-policy`, ctx.csrf, html`<fieldset><legend>Sync policy</legend>${inputs}</fieldset>
+${form(href`/console/projects/${id}/sync-policy`, ctx.csrf, html`<fieldset><legend>Sync policy</legend>${inputs}</fieldset>
 <button type="submit">Save sync policy</button>`)}
 <h2>Settings</h2><p class="field-help">Transfer-code lifetime, rate limits, allowed origins and session idle days (change them with the CLI's
 <code>settings set</code> or the admin API).</p>${json(p.settings)}`;
@@ -35,7 +35,7 @@ ${form(`/console/projects/${id}/sync-policy`, ctx.csrf, html`<fieldset><legend>S
 }
 
 const configBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
-const pagePath = (ctx: Ctx) => `/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
+const pagePath = (ctx: Ctx) => href`/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
 
 async function gameConfig(ctx: Ctx, preview?: { text: string; data?: unknown; error?: string }) {
   const live = ok(await ctx.api("GET", configBase(ctx)));
@@ -59,11 +59,12 @@ ${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="dat
 <button type="submit">Preview diff</button>`);
   const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
 <td>${when(v.publishedAt)}</td><td>${v.sizeBytes} B</td>
-<td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td><td><a href="${pagePath(ctx)}?a=${v.version}&amp;b=${live.version}">Diff with live</a></td>
+<td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td>
+<td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${live.version}`}">Diff with live</a></td>
 <td>${v.version === live.version ? ""
     : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);
   const body = html`<p>Environment <strong>${ctx.params.env}</strong> of project
-<a href="/console/projects/${ctx.params.projectId}">${ctx.params.projectId}</a>. Live version:
+<a href="${href`/console/projects/${ctx.params.projectId}`}">${ctx.params.projectId}</a>. Live version:
 <strong>${live.version}</strong>${live.enabled ? "" : " (disabled)"}.
 A rollback publishes that version's content again as a new version; clients get it on their next runtime-config request.</p>
 ${preview?.error ? html`<p class="error" role="alert">${preview.error}</p>` : ""}
@@ -88,7 +89,7 @@ function parseObject(text: string): { data?: unknown; error?: string } {
 export const configPages: Pages = [
   ["GET", "/console/projects/:projectId/sync-policy", syncPolicy],
   ["POST", "/console/projects/:projectId/sync-policy", (ctx) =>
-    act(`/console/projects/${ctx.params.projectId}/sync-policy`, async () => {
+    act(href`/console/projects/${ctx.params.projectId}/sync-policy`, async () => {
       const patch = Object.fromEntries(
         policyFields.map(([name, kind]) => [name, kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name))]),
       );

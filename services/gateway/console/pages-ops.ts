@@ -1,6 +1,6 @@
 import { type Ctx, act, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, html, when } from "./html.ts";
+import { button, enc, href, html, when } from "./html.ts";
 
 async function deadLetters(ctx: Ctx) {
   const { deadLetters } = ok(await ctx.api("GET", "/admin/v1/dead-letters"));
@@ -9,8 +9,8 @@ async function deadLetters(ctx: Ctx) {
 <th scope="col">Deliveries</th><th scope="col">Last error</th><th scope="col">Failed</th><th scope="col">Actions</th></tr></thead><tbody>
 ${deadLetters.map((d: any) => html`<tr><td><code>${d.deadLetterId}</code></td><td>${d.queue}</td><td><code>${JSON.stringify(d.job)}</code></td>
 <td>${d.deliveries}</td><td>${d.error}</td><td>${when(d.failedAt)}</td>
-<td>${button(`/console/dead-letters/${d.deadLetterId}/retry`, ctx.csrf, `Retry ${d.deadLetterId}`, {}, "", "Retry")}
-${button(`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Discard ${d.deadLetterId}`, {}, "danger", "Discard")}</td></tr>`)}</tbody></table>`
+<td>${button(href`/console/dead-letters/${d.deadLetterId}/retry`, ctx.csrf, `Retry ${d.deadLetterId}`, {}, "", "Retry")}
+${button(href`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Discard ${d.deadLetterId}`, {}, "danger", "Discard")}</td></tr>`)}</tbody></table>`
     : html`<p role="status">No dead letters: every cleanup job has run.</p>`;
   return { title: "Dead letters",
     body: html`<p>Cleanup jobs that ran out of deliveries. Retry queues one again with fresh deliveries; discard drops it.</p>${body}` };
@@ -31,7 +31,7 @@ async function audit(ctx: Ctx) {
 <div><label for="a-since">Since (ISO time)</label><input id="a-since" name="since" value="${q.get("since") ?? ""}" placeholder="2026-01-31T00:00:00Z">
 </div><div><button type="submit">Filter</button></div></div></form>
 ${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code></summary>
-<p>Target <a href="/console/audit?target=${enc(e.target)}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
+<p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
 ${diffTable("Before", e.before, "After", e.after)}</details>`)}
 ${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>
 </p>` : ""}`;

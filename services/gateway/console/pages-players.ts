@@ -1,6 +1,6 @@
 import { type Ctx, act, field, ok, redirect, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, form, html, json, when } from "./html.ts";
+import { button, enc, form, href, html, json, when } from "./html.ts";
 
 const envOptions = (selected: string | null) => ["stage", "prod"].map((e) => html`<option value="${e}" ${e === selected ? "selected" : ""}>${e}</option>`);
 
@@ -9,8 +9,8 @@ async function find(ctx: Ctx) {
   const projectId = q.get("projectId") ?? "";
   const env = q.get("env") ?? "prod";
   let results = html``;
-  if (q.get("accountId")) return redirect(`/console/accounts/${enc(q.get("accountId")!.trim())}`);
-  if (projectId && q.get("saveId")) return redirect(`/console/saves/${enc(projectId)}/${enc(env)}/${enc(q.get("saveId")!.trim())}`);
+  if (q.get("accountId")) return redirect(href`/console/accounts/${q.get("accountId")!.trim()}`);
+  if (projectId && q.get("saveId")) return redirect(href`/console/saves/${projectId}/${env}/${q.get("saveId")!.trim()}`);
   const by: Record<string, string> | undefined =
     q.get("playerRef") ? { playerRef: q.get("playerRef")! }
     : q.get("provider") && q.get("subject") ? { provider: q.get("provider")!, subject: q.get("subject")! } : undefined;
@@ -18,7 +18,7 @@ async function find(ctx: Ctx) {
     const found = ok(await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${enc(env)}/accounts?${new URLSearchParams(by)}`));
     results = found.accounts.length
       ? html`<h2>Accounts found</h2><ul>${found.accounts.map((a: any) => html`<li>
-<a href="/console/accounts/${a.accountId}">${a.accountId}</a>
+<a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a>
 <span class="badge ${a.status}">${a.status}</span> ${a.playerRef ?? ""}, created ${when(a.createdAt)}</li>`)}</ul>`
       : html`<p role="status">No account in ${env} matches.</p>`;
   }
@@ -41,12 +41,12 @@ async function account(ctx: Ctx) {
   const id = ctx.params.accountId!;
   const v = ok(await ctx.api("GET", `/admin/v1/accounts/${enc(id)}`));
   const a = v.account;
-  const base = `/console/accounts/${id}`;
+  const base = href`/console/accounts/${id}`;
   const status = a.status === "suspended" ? button(`${base}/unsuspend`, ctx.csrf, "Unsuspend account")
     : a.status === "active" ? button(`${base}/suspend`, ctx.csrf, "Suspend account", {}, "danger") : "";
   const body = html`<p>
 <span class="badge ${a.status}">${a.status}</span> · project
-<a href="/console/projects/${a.projectId}">${a.projectId}</a> (${a.environment}) · version ${a.version} · updated ${when(a.updatedAt)}
+<a href="${href`/console/projects/${a.projectId}`}">${a.projectId}</a> (${a.environment}) · version ${a.version} · updated ${when(a.updatedAt)}
 ${a.playerRef ? html` · player reference <code>${a.playerRef}</code>` : ""}${a.externalAccountRef ? html` · ${a.externalAccountRef.provider}
 <code>${a.externalAccountRef.subject}</code>` : ""}</p>
 <p>${status} <a href="${base}/export" hx-boost="false" download>Download data-subject export (JSON)</a> ${a.status === "deleted" ? "" : html`·
@@ -54,17 +54,18 @@ ${a.playerRef ? html` · player reference <code>${a.playerRef}</code>` : ""}${a.
 <h2>Account data</h2>${json(a.accountData)}
 <h2>Slots</h2><table><caption class="sr-only">Slots</caption><thead><tr><th scope="col">Slot</th><th scope="col">Status</th><th scope="col">Version</th>
 <th scope="col">Updated</th></tr></thead><tbody>
-${v.slots.map((s: any) => html`<tr><td>${s.status === "deleted" ? s.slotId : html`<a href="${base}/slots/${s.slotId}">${s.slotId}</a>`}</td><td>
+${v.slots.map((s: any) => html`<tr><td>${s.status === "deleted" ? s.slotId : html`<a href="${base}${href`/slots/${s.slotId}`}">${s.slotId}</a>`}</td><td>
 <span class="badge ${s.status}">${s.status}</span></td><td>${s.version}</td><td>${when(s.updatedAt)}</td></tr>`)}</tbody></table>
 <h2>Devices (sessions)</h2><table><caption class="sr-only">Sessions</caption><thead><tr><th scope="col">Session</th><th scope="col">Device label</th>
 <th scope="col">Created</th><th scope="col">Last use</th><th scope="col">State</th></tr></thead><tbody>
 ${v.sessions.map((s: any) => html`<tr><td><code>${s.sessionId}</code></td><td>${s.deviceLabel ?? ""}</td><td>${when(s.createdAt)}</td>
 <td>${when(s.lastUsedAt)}</td>
 <td>${s.revokedAt ? html`<span class="badge revoked">revoked</span>`
-    : button(`${base}/sessions/${s.sessionId}/revoke`, ctx.csrf, `Revoke ${s.deviceLabel || s.sessionId}`, {}, "danger", "Revoke")}</td></tr>`)}</tbody></table>
+    : button(`${base}${href`/sessions/${s.sessionId}/revoke`}`, ctx.csrf, `Revoke ${s.deviceLabel || s.sessionId}`, {}, "danger", "Revoke")}</td>
+</tr>`)}</tbody></table>
 <h2>Linked providers</h2>
 ${v.links.length ? html`<ul>${v.links.map((l: any) => html`<li>${l.provider}: ${l.label} ${l.emailHint ?? ""}, linked ${when(l.linkedAt)}
-${button(`${base}/links/${l.provider}/unlink`, ctx.csrf, `Unlink ${l.provider}`)}</li>`)}</ul>`
+${button(`${base}${href`/links/${l.provider}/unlink`}`, ctx.csrf, `Unlink ${l.provider}`)}</li>`)}</ul>`
     : html`<p class="muted">None.</p>`}`;
   return { title: `Account ${id}`, body };
 }
@@ -77,7 +78,7 @@ async function slot(ctx: Ctx) {
   // The timeline shows each restore point's slotInfo: the newest 20 are read, older ones on request.
   const contentOf = async (s: any) => ({ ...s, content: (await ctx.api("GET", `${api}/history/${s.version}`)).body });
   const points = await Promise.all(snapshots.slice(0, 20).map(contentOf));
-  const base = `/console/accounts/${accountId}/slots/${slotId}`;
+  const base = href`/console/accounts/${accountId}/slots/${slotId}`;
   const a = Number(ctx.url.searchParams.get("a")) || undefined;
   const b = Number(ctx.url.searchParams.get("b")) || undefined;
   let compare = html``;
@@ -89,7 +90,7 @@ ${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data },
   }
   const versionOptions = (sel?: number) =>
     snapshots.map((s: any) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`);
-  const body = html`<p>Account <a href="/console/accounts/${accountId}">${accountId}</a> ·
+  const body = html`<p>Account <a href="${href`/console/accounts/${accountId}`}">${accountId}</a> ·
 <span class="badge ${current.status}">${current.status}</span> · current version ${current.version}, updated ${when(current.updatedAt)}</p>
 <h2>Current content</h2>${json({ slotInfo: current.slotInfo, data: current.data })}
 <h2>Compare two versions</h2>
@@ -99,7 +100,7 @@ ${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data },
 <h2>Restore points</h2><ol class="timeline">${points.map((p: any) => html`<li><strong>Version ${p.version}</strong> · ${when(p.createdAt)} · ${p.sizeBytes} B
 <div>slotInfo: <code>${JSON.stringify(p.content?.slotInfo ?? {})}</code></div>
 ${current.status === "active" && p.version !== current.version
-    ? html`<a href="${base}/restore?version=${p.version}">Restore version ${p.version}…</a>` : ""}</li>`)}</ol>
+    ? html`<a href="${base}${href`/restore?version=${p.version}`}">Restore version ${p.version}…</a>` : ""}</li>`)}</ol>
 ${snapshots.length > points.length ? html`<p class="muted">${snapshots.length - points.length} older restore points: compare them above.</p>` : ""}`;
   return { title: `Slot ${slotId}`, body };
 }
@@ -110,7 +111,7 @@ async function confirmRestore(ctx: Ctx) {
   const api = `/admin/v1/accounts/${enc(accountId)}/slots/${enc(slotId)}`;
   const current = ok(await ctx.api("GET", api));
   const point = ok(await ctx.api("GET", `${api}/history/${version}`));
-  const base = `/console/accounts/${accountId}/slots/${slotId}`;
+  const base = href`/console/accounts/${accountId}/slots/${slotId}`;
   const body = html`<div class="warn"><p>
 <strong>What the player's devices will see next.</strong> The restore writes version ${version}'s content as a new version, ${current.version + 1}.
 A device still on version ${current.version} or older gets a
@@ -142,7 +143,7 @@ async function exportDownload(ctx: Ctx) {
 }
 
 const accountAct = (ctx: Ctx, method: string, apiPath: string, done: string) =>
-  act(`/console/accounts/${ctx.params.accountId}`, async () => {
+  act(href`/console/accounts/${ctx.params.accountId}`, async () => {
     ok(await ctx.api(method, `/admin/v1/accounts/${enc(ctx.params.accountId!)}${apiPath}`));
     return done;
   });
@@ -161,14 +162,14 @@ export const playerPages: Pages = [
     title: `Delete account ${ctx.params.accountId}?`,
     body: html`<p class="warn">The account becomes unreadable at once; its slots, restore points, sessions and links are erased by the cleanup worker.
 This cannot be undone.</p>
-${form(`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<button type="submit" class="danger">Delete account permanently</button>`)}<p>
-<a href="/console/accounts/${ctx.params.accountId}">Cancel</a></p>`,
+${form(href`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<button type="submit" class="danger">Delete account permanently</button>`)}<p>
+<a href="${href`/console/accounts/${ctx.params.accountId}`}">Cancel</a></p>`,
   })],
   ["POST", "/console/accounts/:accountId/delete", (ctx) => accountAct(ctx, "DELETE", "", "Account deleted; cleanup is queued.")],
   ["GET", "/console/accounts/:accountId/slots/:slotId", slot],
   ["GET", "/console/accounts/:accountId/slots/:slotId/restore", confirmRestore],
   ["POST", "/console/accounts/:accountId/slots/:slotId/restore", (ctx) =>
-    act(`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`, async () => {
+    act(href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`, async () => {
       const v = Number(field(ctx, "version"));
       const s = ok(await ctx.api("POST", `/admin/v1/accounts/${enc(ctx.params.accountId!)}/slots/${enc(ctx.params.slotId!)}/restore`, { version: v }));
       return `Restored version ${v} as version ${s.version}. Devices on an older version get a 409 with it on their next sync.`;
