@@ -1,5 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { Claims } from "./claims.ts";
+import { addressBlock } from "../../shared/util/address-block.ts";
 
 /** Days billing keeps a minute's count: it is needed for that minute only. */
 const keepDays = 1;
@@ -20,7 +21,7 @@ export function createAdminFailures(claims: Claims, limit = 10, now: () => numbe
   return async function checkAdmin(clientIp: string, authenticate: () => void): Promise<void> {
     const t = now();
     const minute = Math.floor(t / 60_000);
-    const scope = `admin-failures:${clientIp}`;
+    const scope = `admin-failures:${addressBlock(clientIp)}`;
     const window = `minute:${minute}`;
     // Windows end once a minute: forget the ended ones then (every address that failed in them).
     if (counting !== window) {

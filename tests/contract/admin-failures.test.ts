@@ -56,3 +56,11 @@ test("right tokens use no try: 50 of them, then 10 wrong ones are still compared
   t += 60_000;
   expect(await outcome(checkAdmin("203.0.113.7", rightToken))).toBe("ok");
 });
+
+test("an IPv6 /64 is one client: 10 wrong tokens from 10 of its addresses refuse the 11th address, not another /64", async () => {
+  const now = () => 9 * 60_000 + 1_000;
+  const checkAdmin = createAdminFailures(createClaims(bus, capturingLogger([])), 10, now);
+  for (let i = 1; i <= 10; i++) expect(await outcome(checkAdmin(`2001:db8:0:7::${i.toString(16)}`, wrongToken))).toBe("unauthorized");
+  expect(await outcome(checkAdmin("2001:db8:0:7:ffff::1", rightToken))).toBe("rate_limited");
+  expect(await outcome(checkAdmin("2001:db8:0:8::1", rightToken))).toBe("ok");
+});
