@@ -44,6 +44,8 @@ export interface GatewayOptions {
   trustedProxies?: readonly string[];
   /** Set while the gateway stops (drain.ts). */
   drain?: Drain;
+  /** How long a runtime request waits for billing to grant a limit's units (claims.ts, SAVEPOINT_CLAIM_DEADLINE_MS). */
+  claimDeadlineMs?: number;
   /** Failed admin tokens a client IP may send in a minute (admin-failures.ts). */
   adminFailuresPerMinute?: number;
   /** What this listener serves (surface.ts); "all" unless SAVEPOINT_ADMIN_ADDRESS splits it in two. */
@@ -61,7 +63,7 @@ export function createGateway(options: GatewayOptions) {
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
   const usage = createUsage(bus, log);
-  const limits = createLimits(createClaims(bus, log));
+  const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
   const cors = createCors();
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.

@@ -20,6 +20,8 @@ export const Env = z.object({
   /** The plan of a workspace created without one; unset: `self_hosted`, or `free` when Stripe billing is on. */
   SAVEPOINT_DEFAULT_PLAN: PlanName.optional(),
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** How long a runtime request waits for billing to grant a limit's units before its gateway copy counts alone. */
+  SAVEPOINT_CLAIM_DEADLINE_MS: z.coerce.number().int().min(1).default(250),
   /** Cleanup jobs: deliveries before a job is dead-lettered, the delays between them, and how long a delivery may go unacknowledged. */
   SAVEPOINT_JOB_MAX_DELIVER: z.coerce.number().int().min(1).max(100).default(8),
   SAVEPOINT_JOB_BACKOFF_MS: z
