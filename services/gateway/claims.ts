@@ -56,7 +56,7 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
   const { deadlineMs = defaultClaimDeadlineMs, timeoutMs, retryMs = 500, now = Date.now } = options;
   const leases = new Map<string, Lease>();
   const keyOf = (scope: string, window: string) => `${scope}|${window}`;
-  /** Bus requests to billing, for the metrics, the bench and the tests. */
+  /** Claims sent, and how they ended: what the tests count. */
   const counts = { sent: 0, late: 0, failed: 0 };
   /** Billing did not answer in time: every window is counted here only, and no request waits. */
   let alone = false;

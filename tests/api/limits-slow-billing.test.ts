@@ -3,15 +3,17 @@ import { internal } from "../../shared/contract/internal.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { tapNats } from "../helpers/bus-tap.ts";
 import { awayFromWindowEnd } from "../helpers/clock.ts";
-import { type Deployment, startDistributed } from "../helpers/deployments.ts";
+import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { capturingLogger } from "../helpers/kept.ts";
 
 /**
  * README, Limits: a billing service that is alive on the bus but does not answer (every copy stopped
  * with SIGSTOP, not killed) costs a runtime request one claim deadline at most: the three limits'
  * claims go out at once, and once they miss the deadline the gateway counts alone, sending no claim
  * per request, until billing answers again; then it claims again and a limit holds exactly through
- * two copies. Distributed only: in the embedded deployment billing runs in the gateway's process and
- * cannot stop alone (tests/contract/claims-slow-billing.test.ts holds its answers instead).
+ * two copies. In the embedded deployment billing runs in the gateway's process and cannot stop alone:
+ * there the bus holds the claims billing would get until the test lets them go (the logic itself is in
+ * tests/contract/claims-slow-billing.test.ts).
  */
 const limit = 10;
 const wedgedRequests = 6;
@@ -70,3 +72,57 @@ test("billing stopped (SIGSTOP): requests answer without a claim each; resumed, 
     await d.stop();
   }
 }, 240_000);
+
+test("embedded: claims held on the way to billing: requests answer without a claim each; let go, claims come back and a limit holds", async () => {
+  const lines: string[] = [];
+  const d = await startEmbedded({}, { log: capturingLogger(lines) });
+  const subject = internal.claimUsage.subject;
+  const request = d.bus.request;
+  const claims: unknown[] = [];
+  let held: (() => void)[] | undefined;
+  d.bus.request = (to, data, options) => {
+    if (to !== subject) return request.call(d.bus, to, data, options);
+    claims.push(data);
+    const hold = held;
+    return hold ? new Promise<void>((go) => hold.push(go)).then(() => request.call(d.bus, to, data, options)) : request.call(d.bus, to, data, options);
+  };
+  const letGo = () => {
+    const waiting = held ?? [];
+    held = undefined;
+    for (const go of waiting) go();
+  };
+  try {
+    const t = await newTenant(d, "starter");
+    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: limit } });
+    await awayFromWindowEnd(60, 30);
+    const [first, second] = [await newAccount(d, t.key), await newAccount(d, t.key)];
+    const get = (acc: typeof first) => call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session });
+
+    const before = claims.length;
+    held = [];
+    const statuses: number[] = [];
+    try {
+      for (let i = 0; i < wedgedRequests; i++) statuses.push((await get(first)).status);
+    } finally {
+      letGo();
+    }
+    expect(statuses).toEqual(Array(wedgedRequests).fill(200));
+    // One claim per scope at most (the account's, and the tenant's if its blocks ran out), not one per request.
+    const scopes = claims.slice(before).map((c) => (c as { scope: string }).scope);
+    expect([scopes.includes(`account:${first.accountId}`), scopes.length <= 3, new Set(scopes).size]).toEqual([true, true, scopes.length]);
+    const answered = () => lines.some((l) => l.includes(answeredAgain));
+    for (let i = 0; i < 120 && !answered(); i++) await Bun.sleep(50);
+    expect(answered()).toBe(true);
+    // By claims again: the second account's limit holds exactly.
+    const byStatus: Record<number, number> = {};
+    for (let i = 0; i < 3 * limit; i++) {
+      const { status } = await get(second);
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+    }
+    expect(byStatus).toEqual({ 200: limit, 429: 2 * limit });
+  } finally {
+    letGo();
+    d.bus.request = request;
+    await d.stop();
+  }
+});
