@@ -43,6 +43,8 @@ export interface GatewayOptions {
   trustedProxies?: readonly string[];
   /** Set while the gateway stops (drain.ts). */
   drain?: Drain;
+  /** How long a runtime request waits for billing to grant a limit's units (claims.ts, SAVEPOINT_CLAIM_DEADLINE_MS). */
+  claimDeadlineMs?: number;
   /** Failed admin tokens a client IP may send in a minute (admin-failures.ts). */
   adminFailuresPerMinute?: number;
   /** What this listener serves (surface.ts); "all" unless SAVEPOINT_ADMIN_ADDRESS splits it in two. */
@@ -59,13 +61,13 @@ export function createGateway(options: GatewayOptions) {
   const { bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain(), surface = "all", adminFailuresPerMinute, now } = options;
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
-  const limits = createLimits(createClaims(bus, log));
+  const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
   const cors = createCors();
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
   // Its own claims: failed admin tokens are counted apart from the runtime limits' windows.
-  const checkAdmin = createAdminFailures(createClaims(bus, log), adminFailuresPerMinute);
+  const checkAdmin = createAdminFailures(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }), adminFailuresPerMinute);
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {

@@ -10,16 +10,30 @@ interface Lease {
   total: number;
   /** What the previous window took off the limit, as billing last answered. */
   lowered: number;
-  /** The one claim under way for this window in this copy: concurrent requests wait for it. */
+  /** The one wait for a claim in this copy (at most the deadline): concurrent requests share it. */
   claiming?: Promise<void>;
-  /** Billing out of reach: until then the window is counted here only. */
-  offlineUntil: number;
-  /** Admitted while billing was out of reach. */
+  /** Claims of this window sent and not answered yet: the window is not forgotten while one may still grant. */
+  sent: number;
+  /** Admitted while billing did not answer: not in billing's total until a claim carries them. */
   local: number;
+  /** Of `local`, the units a claim under way carries to billing. */
+  reporting: number;
 }
 
 /** A unit taken from a lease: its number in the window, or -1 for one counted here only. */
 export type Unit = number;
+
+export interface ClaimOptions {
+  /** How long a request waits for a claim before this copy counts alone (SAVEPOINT_CLAIM_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** How long a claim may go unanswered before it failed (the gateway's bus timeout): a late grant still counts. */
+  timeoutMs?: number;
+  /** While counting alone, how soon after a failed claim the next one may be sent. */
+  retryMs?: number;
+  now?: () => number;
+}
+
+export const defaultClaimDeadlineMs = 250;
 
 /** The largest block one claim takes: small limits claim one unit at a time, huge monthly ones 1,000. */
 const blockCap = (limit: number) => Math.min(1_000, Math.max(1, Math.floor(limit / 8)));
@@ -30,32 +44,80 @@ const blockCap = (limit: number) => Math.min(1_000, Math.max(1, Math.floor(limit
  * claimed in blocks, so a window far from its limit costs no round trip per request; blocks shrink to
  * a quarter of what is left as the window fills, so units stranded in copies (unused, never given
  * back) stay few. A unit numbered at or past a lowered limit is dropped, so lowering a limit applies at
- * once. With billing out of reach a copy counts on its own (and says so), as it always did.
+ * once.
+ *
+ * A request waits for a claim at most `deadlineMs`. A claim that misses it, or fails, makes this copy
+ * count alone, every window at once (billing is one service: slow for one scope, slow for all): no
+ * request waits for billing then, and one claim at a time probes it. The first answer, a late one
+ * included, brings claims back; the next claim of a window carries the units it admitted alone, so
+ * billing's totals include them and the window's limit is still met exactly when they fit.
  */
-export function createClaims(bus: Bus, log: Logger, retryMs = 500, now: () => number = Date.now) {
+export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) {
+  const { deadlineMs = defaultClaimDeadlineMs, timeoutMs, retryMs = 500, now = Date.now } = options;
   const leases = new Map<string, Lease>();
   const keyOf = (scope: string, window: string) => `${scope}|${window}`;
-  /** Bus requests to billing, for the metrics and the bench. */
-  let claimsSent = 0;
+  /** Claims sent, and how they ended: what the tests count. */
+  const counts = { sent: 0, late: 0, failed: 0 };
+  /** Billing did not answer in time: every window is counted here only, and no request waits. */
+  let alone = false;
+  /** Claims under way in this copy, for every window. */
+  let unanswered = 0;
+  let nextProbeAt = 0;
 
   function lease(scope: string, window: string): Lease {
     const key = keyOf(scope, window);
     let l = leases.get(key);
-    if (!l) leases.set(key, (l = { held: [], total: 0, lowered: 0, offlineUntil: 0, local: 0 }));
+    if (!l) leases.set(key, (l = { held: [], total: 0, lowered: 0, sent: 0, local: 0, reporting: 0 }));
     return l;
   }
 
-  async function claim(l: Lease, scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<void> {
+  function countAlone(reason: string, err?: unknown): void {
+    if (alone) return;
+    alone = true;
+    log.warn("usage claims unavailable; counting locally", { reason, ...(err ? { err: (err as Error).message } : {}) });
+  }
+
+  /** Sends one claim; its answer, however late, is applied to the lease. Never rejects. */
+  function send(l: Lease, scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<void> {
+    const owed = l.local - l.reporting;
     const want = Math.max(1, Math.min(blockCap(limit), Math.ceil((limit - l.lowered - l.total) / 4)));
-    claimsSent++;
-    try {
-      const got = await callEndpoint(bus, internal.claimUsage, { scope, window, want, limit, less, keepDays });
-      l.total = Math.max(l.total, got.total);
-      l.lowered = got.lowered;
-      if (got.granted > 0) l.held.push([got.from, got.from + got.granted]);
-    } catch (err) {
-      l.offlineUntil = now() + retryMs;
-      log.warn("usage claims unavailable; counting locally", { err: (err as Error).message });
+    l.reporting += owed;
+    l.sent++;
+    unanswered++;
+    counts.sent++;
+    const claim = { scope, window, want: want + owed, limit, less, keepDays };
+    return callEndpoint(bus, internal.claimUsage, claim, timeoutMs ? { timeoutMs } : undefined).then(
+      (got) => {
+        l.total = Math.max(l.total, got.total);
+        l.lowered = got.lowered;
+        // The units admitted alone are in billing's total now; the first granted units pay for them.
+        l.local = Math.max(0, l.local - owed);
+        const paid = Math.min(got.granted, owed);
+        if (got.granted > paid) l.held.push([got.from + paid, got.from + got.granted]);
+        if (alone) log.info("usage claims answered again; counting by claims");
+        alone = false;
+      },
+      (err) => {
+        counts.failed++;
+        nextProbeAt = now() + retryMs;
+        countAlone("failed", err);
+      },
+    ).finally(() => {
+      l.reporting -= owed;
+      l.sent--;
+      unanswered--;
+    });
+  }
+
+  /** Waits for a claim at most the deadline; past it, this copy counts alone until billing answers. */
+  async function claimWithin(l: Lease, scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), deadlineMs)));
+    const first = await Promise.race([send(l, scope, window, limit, keepDays, less), deadline]);
+    clearTimeout(timer);
+    if (first === "late") {
+      counts.late++;
+      countAlone(`no answer within ${deadlineMs} ms`);
     }
   }
 
@@ -81,14 +143,16 @@ export function createClaims(bus: Bus, log: Logger, retryMs = 500, now: () => nu
           await l.claiming;
           continue;
         }
-        if (now() < l.offlineUntil) {
+        if (alone) {
+          // One claim at a time asks whether billing answers again; the request does not wait for it.
+          if (unanswered === 0 && now() >= nextProbeAt) void send(l, scope, window, limit, keepDays, less);
           if (l.total + l.local >= cap) return null;
           l.local++;
           return -1;
         }
         // Claims only grow within a window: once they reach the limit no claim can be granted.
         if (l.total >= cap) return null;
-        l.claiming = claim(l, scope, window, limit, keepDays, less).finally(() => (l.claiming = undefined));
+        l.claiming = claimWithin(l, scope, window, limit, keepDays, less).finally(() => (l.claiming = undefined));
         await l.claiming;
       }
     },
@@ -96,7 +160,7 @@ export function createClaims(bus: Bus, log: Logger, retryMs = 500, now: () => nu
     giveBack(scope: string, window: string, unit: Unit): void {
       const l = leases.get(keyOf(scope, window));
       if (!l) return;
-      if (unit < 0) l.local--;
+      if (unit < 0) l.local = Math.max(l.reporting, l.local - 1);
       else l.held.unshift([unit, unit + 1]);
     },
     /** Units of the window claimed by every copy, as far as this copy knows (at most the limit). */
@@ -106,10 +170,23 @@ export function createClaims(bus: Bus, log: Logger, retryMs = 500, now: () => nu
     },
     /** Forgets windows that ended, so the map holds only what is counted now. */
     forgetExcept(windows: Set<string>): void {
-      for (const [key, l] of leases) if (!windows.has(key.slice(key.lastIndexOf("|") + 1)) && !l.claiming) leases.delete(key);
+      for (const [key, l] of leases) if (!windows.has(key.slice(key.lastIndexOf("|") + 1)) && l.sent === 0) leases.delete(key);
     },
+    /** Claims sent to billing. */
     get claimsSent() {
-      return claimsSent;
+      return counts.sent;
+    },
+    /** Claims a request stopped waiting for at the deadline (answered later or never). */
+    get claimsLate() {
+      return counts.late;
+    },
+    /** Claims that failed (billing unreachable, or no answer within the bus timeout). */
+    get claimsFailed() {
+      return counts.failed;
+    },
+    /** Whether this copy counts alone now (billing did not answer its last claim in time). */
+    get countingAlone() {
+      return alone;
     },
   };
 }

@@ -15,7 +15,8 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * across all its sessions (a new device or session brings no fresh allowance), and its requests in
  * flight in this gateway copy (one account's burst must not stall the others). A request is admitted
  * only with a unit of each limit this copy claimed from billing (claims.ts), so the copies together
- * never admit more than a limit (README, Limits).
+ * never admit more than a limit (README, Limits); while billing does not answer in time, with a unit
+ * this copy counted alone.
  */
 export function createLimits(claims: Claims, now: () => number = Date.now) {
   let forgotten = "";
@@ -76,31 +77,28 @@ export function createLimits(claims: Claims, now: () => number = Date.now) {
       claims.forgetExcept(new Set([month, thisMinute]));
     }
 
-    // Each limit takes a unit this copy claimed; a refusal gives back the units the others took.
-    const taken: [string, string, Unit][] = [];
-    const take = async (scope: string, window: string, limit: number, keepDays: number, less?: string) => {
-      const unit = await claims.take(scope, window, limit, keepDays, less);
-      if (unit === null) {
-        for (const [s, w, u] of taken) claims.giveBack(s, w, u);
-        return false;
-      }
-      taken.push([scope, window, unit]);
-      return true;
-    };
-    if (monthlyRequests !== null && !(await take(env, month, monthlyRequests, keep.month))) {
-      throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests), monthlyRequests);
-    }
+    // Each limit takes a unit this copy claimed, all three at once: they do not depend on each other, so a
+    // request waits for billing once at most (claims.ts). A refusal gives back the units the others took.
+    const perAccount = tenant.settings.rateLimits.sessionRequestsPerMinute;
+    const wanted: [string, string, number, number, string?][] = [];
+    if (monthlyRequests !== null) wanted.push([env, month, monthlyRequests, keep.month]);
     // The current and the previous minute together may use two minutes' worth.
-    if (perMinute !== null && !(await take(env, thisMinute, 2 * perMinute, keep.minute, lastMinute))) {
-      const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
-      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute, scope: "environment", setting, planTier: tenant.plan });
-    }
+    if (perMinute !== null) wanted.push([env, thisMinute, 2 * perMinute, keep.minute, lastMinute]);
     // The setting keeps its name; it counts an account's requests, whichever session sent them, through
     // every gateway copy (a device that moved to another copy brings its count).
-    const perAccount = tenant.settings.rateLimits.sessionRequestsPerMinute;
-    if (session && !(await take(`account:${session.accountId}`, thisMinute, perAccount, keep.minute))) {
-      const setting = "project setting rateLimits.sessionRequestsPerMinute";
-      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });
+    if (session) wanted.push([`account:${session.accountId}`, thisMinute, perAccount, keep.minute]);
+    const units: (Unit | null)[] = await Promise.all(wanted.map(([scope, window, limit, days, less]) => claims.take(scope, window, limit, days, less)));
+    const refused = units.indexOf(null);
+    if (refused < 0) return;
+    units.forEach((unit, i) => unit !== null && claims.giveBack(wanted[i]![0], wanted[i]![1], unit));
+    // The first refusal in the order month, minute, account answers, as when they were taken in turn.
+    const [scope, window] = wanted[refused]!;
+    if (window === month) throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests!), monthlyRequests!);
+    if (scope === env) {
+      const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
+      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute!, scope: "environment", setting, planTier: tenant.plan });
     }
+    const setting = "project setting rateLimits.sessionRequestsPerMinute";
+    throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });
   }
 }

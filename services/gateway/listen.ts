@@ -41,6 +41,7 @@ export const adminApi = (env: Pick<Env, "SAVEPOINT_ADMIN_TOKEN">) => (env.SAVEPO
 export const gatewaySettings = (env: Env) => ({
   adminToken: env.SAVEPOINT_ADMIN_TOKEN,
   timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS,
+  claimDeadlineMs: env.SAVEPOINT_CLAIM_DEADLINE_MS,
   trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES,
   adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
 });

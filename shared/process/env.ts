@@ -22,6 +22,8 @@ export const Env = z.object({
   SAVEPOINT_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Keyed records one scope (an account, or a client address) may add per UTC day (docs/api-rules.md#idempotent-retries). */
   SAVEPOINT_IDEMPOTENCY_DAILY_CAP: z.coerce.number().int().min(1).default(10_000),
+  /** How long a runtime request waits for billing to grant a limit's units before its gateway copy counts alone. */
+  SAVEPOINT_CLAIM_DEADLINE_MS: z.coerce.number().int().min(1).default(250),
   /** Cleanup jobs: deliveries before a job is dead-lettered, the delays between them, and how long a delivery may go unacknowledged. */
   SAVEPOINT_JOB_MAX_DELIVER: z.coerce.number().int().min(1).max(100).default(8),
   SAVEPOINT_JOB_BACKOFF_MS: z
