@@ -77,8 +77,8 @@ export type SessionDoc = {
   /** The deadline fixed with `lastUsedAt` (sessions.ts, expiresAtOf); absent on sessions stored before it was. */
   expiresAt?: string;
   revokedAt?: string;
-  /** `YYYY-MM-DD`: deleted once this day has passed (prune-sessions.ts); absent or null, kept. */
-  pruneDay?: string | null;
+  /** `YYYY-MM-DD`: deleted once this day has passed (prune-sessions.ts); absent only on sessions stored before it was. */
+  pruneDay?: string;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionDoc } from "../../services/accounts/repo.ts";
+import { keptForever } from "../../services/accounts/sessions/prune-sessions.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
@@ -44,9 +45,9 @@ describe("ended sessions are pruned (distributed: prune days set back through th
       const past = { lastUsedAt: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-02T00:00:00.000Z", pruneDay: "2020-02-01" };
       await sessions.update({ _id: sha256Hex(idle) }, past);
       await sessions.update({ _id: sha256Hex(lost) }, { pruneDay: "2020-02-01" });
-      // The deleted account's session is kept (no prune day) once its cleanup has run.
-      const kept = await until(async () => (await sessions.get(sha256Hex(gone.session)))?.pruneDay ?? null, (day) => day === null);
-      expect(kept).toBeNull();
+      // The deleted account's session is kept for good once its cleanup has run.
+      const kept = await until(async () => (await sessions.get(sha256Hex(gone.session)))?.pruneDay, (day) => day === keptForever);
+      expect(kept).toBe(keptForever);
     } finally {
       await store.close();
     }

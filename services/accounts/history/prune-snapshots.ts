@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { expiryOf } from "../../../shared/store/history-ring.ts";
 import { dropSnapshot } from "../storage.ts";
+import { backfillPruneDays } from "../sessions/backfill-prune-days.ts";
 import { pruneSessions } from "../sessions/prune-sessions.ts";
 
 const hourMs = 3_600_000;
@@ -73,6 +74,7 @@ export function schedulePruning(deps: Deps): void {
     try {
       const deleted = await pruneSnapshots(deps);
       if (deleted > 0) deps.log.info("pruned snapshots past retention", { deleted });
+      await backfillPruneDays(deps);
       const sessions = await pruneSessions(deps.repo.sessions, deps.now());
       if (sessions > 0) deps.log.info("pruned ended sessions past retention", { deleted: sessions });
     } catch (err) {
