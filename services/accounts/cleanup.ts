@@ -3,6 +3,7 @@ import { type CleanupJob, internal, queues } from "../../shared/contract/interna
 import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./deps.ts";
 import { dropSnapshot } from "./storage.ts";
+import { keptForever } from "./sessions/prune-sessions.ts";
 
 /**
  * Erases what a deletion left behind. Idempotent: a job delivered twice, or re-enqueued at start for a
@@ -16,8 +17,9 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
     await repo.slots.update({ _id: job.id }, { cleanupPending: false });
     return;
   }
-  // Session documents stay, revoked, so a deleted account's old session still answers 410.
+  // Session documents stay, revoked and never pruned, so a deleted account's old session still answers 410.
   await repo.sessions.updateMany({ accountId: job.id, revokedAt: null }, { revokedAt: at });
+  await repo.sessions.updateMany({ accountId: job.id }, { pruneDay: keptForever });
   // The transfer and auth-bridge services own codes and links; while one is out of reach the job
   // fails and comes back.
   failpoint("cleanup.mid-job");

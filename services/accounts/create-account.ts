@@ -13,6 +13,7 @@ import { newSlot } from "./slots/create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
 import { seatKeyOf } from "./slots/seats.ts";
 import { newSession } from "./sessions/sessions.ts";
+import { pruneSessionsOncePerDay } from "./sessions/prune-sessions.ts";
 import { issueSession } from "./sessions/issue-session.ts";
 import { byteLength, slotBytes } from "./storage.ts";
 
@@ -40,7 +41,9 @@ export async function openReservedAccount(deps: Deps, input: { tenant: Tenant; d
     return { ...(await openAccount(deps, input.tenant, {}, { deviceLabel: input.deviceLabel, accountId: input.accountId })), opened: true };
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
-    return { ...(await issueSession(deps, { envId: input.tenant.envId, accountId: input.accountId, deviceLabel: input.deviceLabel })), opened: false };
+    const { envId, settings } = input.tenant;
+    const issue = { envId, accountId: input.accountId, deviceLabel: input.deviceLabel, sessionIdleDays: settings.sessionIdleDays };
+    return { ...(await issueSession(deps, issue)), opened: false };
   }
 }
 
@@ -78,7 +81,7 @@ export async function openAccount(
   if (body.slot && deps.plans[tenant.plan].maxActiveSlots < 1) throw fail.slotLimitReached(0);
   const first = body.slot ? newSlot(deps, tenant.plan, account, body.slot, seatKeyOf(accountId, 0), now) : undefined;
   const slot = first?.slot;
-  const { token, doc: session } = newSession(deps, account, deviceLabel ?? body.deviceLabel);
+  const { token, doc: session } = newSession(deps, account, deviceLabel ?? body.deviceLabel, tenant.settings.sessionIdleDays);
   // One commit on SQLite: the account, its first snapshot, its first slot with its snapshot, the session.
   const writes: Write[] = [
     ...snapshotWrites(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: firstSnapshot, at: now }),
@@ -95,6 +98,7 @@ export async function openAccount(
     // MongoDB: the account is written but not all of the rest; without its session it is unusable.
     throw err instanceof FollowerFailedError ? err.cause : err;
   }
+  await pruneSessionsOncePerDay(repo.sessions, now);
 
   return {
     accountId,

@@ -74,7 +74,11 @@ export type SessionDoc = {
   deviceLabel?: string;
   /** Written at most once a minute per session (sessions.ts). */
   lastUsedAt?: string;
+  /** The deadline fixed with `lastUsedAt` (sessions.ts, expiresAtOf); absent on sessions stored before it was. */
+  expiresAt?: string;
   revokedAt?: string;
+  /** `YYYY-MM-DD`: deleted once this day has passed (prune-sessions.ts); absent only on sessions stored before it was. */
+  pruneDay?: string;
 };
 
 /**
@@ -130,6 +134,7 @@ export async function openRepo(store: Store): Promise<Repo> {
     sessions: await store.collection<SessionDoc>("sessions", [
       { name: "session_id", fields: ["sessionId"], unique: true },
       { name: "account", fields: ["accountId"] },
+      { name: "prune_day", fields: ["pruneDay"] },
     ]),
     deadLetters: await store.collection<DeadLetterDoc>("deadLetters"),
     snapshots: await store.collection<SnapshotDoc>("snapshots", [

@@ -61,7 +61,7 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
         throw err instanceof DuplicateKeyError ? fail.accountAuthConflict() : err;
       });
     }
-    return answer(accountId, await issue(deps, tenant, accountId, body.deviceLabel), false, !link);
+    return answer(accountId, await issue(deps, tenant, accountId, body.deviceLabel, msg.session.sessionId), false, !link);
   }
   if (link && !link.pending) {
     await touch(deps, link);
@@ -116,9 +116,15 @@ function requirePaidPlanInProd(deps: Deps, tenant: Tenant) {
   throw fail.authBridgeRequiresPaidPlan({ environment: tenant.environment, plan: tenant.plan, upgradePath: `/admin/v1/workspaces/${tenant.workspaceId}` });
 }
 
-/** A new device session for the account, from the accounts service that owns sessions. */
-const issue = (deps: Deps, tenant: Tenant, accountId: string, deviceLabel?: string) =>
-  callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId, deviceLabel });
+/** A new device session for the account, from the accounts service that owns sessions; never revoking `keepSessionId`, the asking one. */
+const issue = (deps: Deps, tenant: Tenant, accountId: string, deviceLabel?: string, keepSessionId?: string) =>
+  callEndpoint(deps.bus, internal.issueSession, {
+    envId: tenant.envId,
+    accountId,
+    deviceLabel,
+    sessionIdleDays: tenant.settings.sessionIdleDays,
+    ...(keepSessionId ? { keepSessionId } : {}),
+  });
 
 type NewLink = { linkId: string; tenant: Tenant; provider: ProviderName; accountId: string; identity: Identity };
 

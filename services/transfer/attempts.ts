@@ -12,11 +12,13 @@ export interface Reservation {
 }
 
 /**
- * Failed-consume limits per client IP in the environment and per runtime key (README, What the API accepts).
- * Both seats are taken before the code is looked up, so concurrent guesses never get past a limit.
- * Of the key's seats, a client that already guessed in its window may take only the lower half: a
- * burst from a few addresses cannot use up the key, and a fresh client's first try (a player with
- * the right code) still finds a seat. Only as many addresses as the key's limit can exhaust it.
+ * Failed-consume limits per client (an IPv4 address or an IPv6 /64: client-ip.ts) in the environment and
+ * per runtime key (docs/api-rules.md#transfer-codes). Both seats are taken before the code is looked up,
+ * so concurrent guesses never get past a limit. The key's minute bounds guessing by clients that have
+ * already failed; it never refuses a client's only attempt in its 10-minute window (a player typing the
+ * right code from a fresh address): past the key's limit that attempt is still looked up, and a wrong
+ * one keeps its client seat. So a key's minute looks up at most its limit plus one guess per client
+ * that had not failed for 10 minutes: every extra guess costs the guesser a fresh address or /64.
  */
 export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
   const ipScope = { scope: `${tenant.envId}:ip:${ip}`, ...perIp, of: "client_ip" as const, setting: "fixed" };
@@ -42,16 +44,16 @@ export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
     async reserve(): Promise<Reservation> {
       const ipSeat = await counter.take(ipScope.scope, ipScope.windowSeconds, ipScope.limit, true);
       if (ipSeat === null) throw refusal(ipScope);
-      const keyLimit = ipSeat === 1 ? keyScope.limit : Math.floor(keyScope.limit / 2);
-      const keySeat = await counter.take(keyScope.scope, keyScope.windowSeconds, keyLimit);
-      if (keySeat === null) {
+      const keySeat = await counter.take(keyScope.scope, keyScope.windowSeconds, keyScope.limit);
+      // Its first attempt is alone in its count. Counted after taking its own seat, so of concurrent ones at most one is.
+      if (keySeat === null && (await counter.count(ipScope.scope, ipScope.windowSeconds)) !== 1) {
         await counter.release(ipScope.scope, ipScope.windowSeconds, ipSeat);
         throw refusal(keyScope);
       }
       return {
         release: async () => {
           await counter.release(ipScope.scope, ipScope.windowSeconds, ipSeat);
-          await counter.release(keyScope.scope, keyScope.windowSeconds, keySeat);
+          if (keySeat !== null) await counter.release(keyScope.scope, keyScope.windowSeconds, keySeat);
         },
       };
     },

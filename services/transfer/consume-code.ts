@@ -46,7 +46,13 @@ export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractR
   if (!spent) throw refusal((await repo.codes.get(doc._id))?.status ?? "revoked");
 
   try {
-    const issued = await callEndpoint(deps.bus, internal.issueSession, { envId: tenant.envId, accountId: doc.accountId, deviceLabel: body.deviceLabel });
+    const issued = await callEndpoint(deps.bus, internal.issueSession, {
+      envId: tenant.envId,
+      accountId: doc.accountId,
+      deviceLabel: body.deviceLabel,
+      sessionIdleDays: tenant.settings.sessionIdleDays,
+      ...(doc.sessionId ? { keepSessionId: doc.sessionId } : {}),
+    });
     return { ...issued, syncPolicy: tenant.syncPolicy };
   } catch (err) {
     // No session came of it (accounts out of reach, account suspended): the code is not spent. A

@@ -32,6 +32,7 @@ export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRo
     _id,
     envId: msg.tenant.envId,
     accountId,
+    sessionId: msg.session.sessionId,
     status: "active",
     deviceLabel: msg.body?.deviceLabel,
     createdAt: now.toISOString(),

@@ -10,6 +10,8 @@ export type TransferCodeDoc = {
   accountId: string;
   status: TransferCodeStatus;
   deviceLabel?: string | null;
+  /** The session that made the code: the session cap never revokes it for the session the code opens. */
+  sessionId?: string;
   createdAt: string;
   /** `createdAt#<count>`: the order of creation, also within one millisecond (create-code.ts). */
   createdOrder?: string;

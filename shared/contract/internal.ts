@@ -37,7 +37,15 @@ export const internal = {
   /** A new device session for an account (transfer codes, later provider sign-in). */
   issueSession: endpoint(
     "accounts.session.issue",
-    z.object({ envId: z.string(), accountId: AccountId, deviceLabel: DeviceLabel.optional() }),
+    z.object({
+      envId: z.string(),
+      accountId: AccountId,
+      deviceLabel: DeviceLabel.optional(),
+      /** The project's `sessionIdleDays`: the new session's first deadline. Optional while older copies send none. */
+      sessionIdleDays: z.int().min(1).optional(),
+      /** The session that asked for this one, or made its transfer code: the session cap never revokes it for this one. */
+      keepSessionId: z.string().optional(),
+    }),
     z.object({ accountId: AccountId, accountSessionToken: z.string(), account: AccountResponse }),
   ),
   /**

@@ -1,19 +1,31 @@
-import { isIPv6 } from "node:net";
-
 /**
- * The block of addresses one client holds, for what is counted or bound per client: an IPv4 address
- * alone, an IPv6 address's /64 (one household or phone is handed a whole /64 and may use any address
- * in it, so counting single addresses would give it 2^64 allowances). Anything else comes back as is.
+ * What one client is to every per-client limit: an IPv4 address as it is, an IPv6 address as its /64
+ * (`2001:db8:0:1::/64`), and anything else (a hop that is no address) as it is. A subscriber is given a
+ * whole /64 at least, so counting IPv6 addresses one by one would let one client be as many as it likes.
  */
-export function addressBlock(ip: string): string {
-  const address = ip.split("%")[0]!;
-  if (!isIPv6(address)) return ip;
-  // An IPv4 client reaching an IPv6 socket: its IPv4 address, as the gateway's limits see it (client-ip.ts).
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  const groups = (part: string) => (part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
-  const [head, tail] = address.split("::") as [string, string | undefined];
-  const known = groups(head);
-  const full = tail === undefined ? known : [...known, ...Array<string>(8 - known.length - groups(tail).length).fill("0"), ...groups(tail)];
-  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+export function addressBlock(address: string): string {
+  const plain = address.trim().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
+  const groups = ipv6Groups(plain);
+  return groups ? `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64` : plain;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a zone is dropped, a dotted IPv4 tail read), or null. */
+function ipv6Groups(address: string): number[] | null {
+  if (!address.includes(":")) return null;
+  let text = address.split("%")[0]!.toLowerCase();
+  const v4 = /:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const b = v4.slice(1).map(Number);
+    if (b.some((x) => x > 255)) return null;
+    text = `${text.slice(0, v4.index)}:${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const parts = (s: string) => (s === "" ? [] : s.split(":"));
+  const head = parts(halves[0]!);
+  const tail = halves.length === 2 ? parts(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail];
+  return groups.every((g) => /^[0-9a-f]{1,4}$/.test(g)) ? groups.map((g) => Number.parseInt(g, 16)) : null;
 }

@@ -218,4 +218,72 @@ describe("session lifetime (embedded, controllable clock)", () => {
     clock += 1 * day;
     expect(codeOf(await idle.call("GET", "/api/v1/accounts/{acc}"))).toBe("session_expired");
   });
+
+  test("raising sessionIdleDays never revives an expired session; lowering it shortens a live one; a raise counts from the next use", async () => {
+    const t = await newTenant(d);
+    const put = async (sessionIdleDays: number) => {
+      expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { sessionIdleDays })).status).toBe(200);
+      clock += 60_000; // past the gateways' 30-second cache of resolved sessions
+    };
+    await put(30);
+    const drawer = await newAccount(d, t.key, { deviceLabel: "drawer phone" });
+    clock += 20 * day;
+    const daily = await newAccount(d, t.key, { deviceLabel: "daily phone" });
+    const tablet = await newAccount(d, t.key, { deviceLabel: "tablet" });
+    clock += 11 * day; // the drawer phone: 31 days unused
+    const expired = await drawer.call("GET", "/api/v1/accounts/{acc}");
+    expect([expired.status, codeOf(expired)]).toEqual([401, "session_expired"]);
+
+    await put(365);
+    const raised = await drawer.call("GET", "/api/v1/accounts/{acc}");
+    expect([raised.status, codeOf(raised)]).toEqual([401, "session_expired"]);
+    expect(raised.body.error.message).toContain("30 days");
+    // A live session is used under the raised setting: its deadline is now a year from that use.
+    expect((await tablet.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+
+    await put(10); // the daily phone: 11 days unused, over the lowered limit
+    const lowered = await daily.call("GET", "/api/v1/accounts/{acc}");
+    expect([lowered.status, codeOf(lowered)]).toEqual([401, "session_expired"]);
+    await put(365);
+    expect(codeOf(await daily.call("GET", "/api/v1/accounts/{acc}"))).toBe("session_expired");
+    expect(codeOf(await drawer.call("GET", "/api/v1/accounts/{acc}"))).toBe("session_expired");
+    clock += 40 * day;
+    expect((await tablet.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+  });
+
+  test("revoked and expired sessions are deleted 30 days on: their tokens then answer 401 unauthorized; live ones and a deleted account's stay", async () => {
+    const t = await newTenant(d);
+    expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { sessionIdleDays: 30 })).status).toBe(200);
+    const a = await newAccount(d, t.key, { deviceLabel: "kept phone" });
+    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    const moved = await call(d, "POST", "/api/v1/account-transfer-codes/consume", { key: t.key, body: { transferCode, deviceLabel: "lost" } });
+    const lost: string = moved.body.accountSessionToken;
+    const lostId = (await a.call("GET", "/api/v1/accounts/{acc}/sessions")).body.sessions.find((x: { current: boolean }) => !x.current).sessionId;
+    expect((await a.call("DELETE", `/api/v1/accounts/{acc}/sessions/${lostId}`)).status).toBe(200);
+    const idle = await newAccount(d, t.key, { deviceLabel: "idle" });
+    const gone = await newAccount(d, t.key);
+    expect((await gone.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
+    const onLost = () => call(d, "GET", `/api/v1/accounts/${a.accountId}`, { key: t.key, session: lost });
+    const stored = async (accountId: string) => (await admin(d, "GET", `/admin/v1/accounts/${accountId}`)).body.sessions?.length;
+
+    clock += 29 * day;
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    expect(codeOf(await onLost())).toBe("session_revoked");
+    clock += 2 * day;
+    await newAccount(d, t.key); // the day's first session opened prunes
+    const pruned = await onLost();
+    expect([pruned.status, codeOf(pruned)]).toEqual([401, "unauthorized"]);
+    expect(await stored(a.accountId)).toBe(1);
+    expect(codeOf(await idle.call("GET", "/api/v1/accounts/{acc}"))).toBe("session_expired");
+
+    clock += 24 * day; // day 55
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    clock += 6 * day; // day 61: the idle one expired on day 30, 31 days ago
+    await newAccount(d, t.key);
+    const expiredLong = await idle.call("GET", "/api/v1/accounts/{acc}");
+    expect([expiredLong.status, codeOf(expiredLong)]).toEqual([401, "unauthorized"]);
+    expect(await stored(idle.accountId)).toBe(0);
+    expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
+    expect(codeOf(await gone.call("GET", "/api/v1/accounts/{acc}"))).toBe("account_deleted");
+  });
 });

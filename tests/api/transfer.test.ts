@@ -5,7 +5,6 @@ import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
-import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { mongo } from "../helpers/infra.ts";
 import { capturingLogger, filesIn, mongoDump } from "../helpers/kept.ts";
 
@@ -106,79 +105,6 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
     expect([late.status, late.body.error.code]).toEqual([400, "transfer_code_expired"]);
   });
 
-  test("brute force: the 11th wrong code from one client is 429 and blocks the right code; another client is not blocked; gateway copies share the count", async () => {
-    const a = await newAccount(s.d, tenant.key);
-    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-    const attacker = newClient();
-    await awayFromWindowEnd(600);
-    for (let i = 0; i < 10; i++) {
-      const wrong = await consume(`ZZZZZ-ZZZ${String(i).padStart(2, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d });
-      expect([i, wrong.status, wrong.body.error.code]).toEqual([i, 400, "transfer_code_invalid"]);
-    }
-    const eleventh = await consume("ZZZZZ-ZZZZZ", { ip: attacker, via: s.other });
-    expect(eleventh.status).toBe(429);
-    expect(eleventh.body.error).toMatchObject({ code: "transfer_code_rate_limited", details: { limit: 10, windowSeconds: 600, scope: "client_ip" } });
-    const retryAfter = Number(eleventh.headers.get("retry-after"));
-    expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(600);
-    expect(eleventh.headers.get("ratelimit-limit")).toBe("10");
-    expect(eleventh.headers.get("ratelimit-remaining")).toBe("0");
-    expect(eleventh.headers.get("ratelimit-reset")).toBe(String(retryAfter));
-
-    expect((await consume(transferCode, { ip: attacker })).status).toBe(429);
-    const honest = await consume(transferCode, { ip: newClient() });
-    expect(honest.status).toBe(200);
-  });
-
-  test("failed attempts are also limited per runtime key", async () => {
-    const t = await newTenant(s.d);
-    await awayFromWindowEnd(60);
-    const answers = [];
-    for (let i = 0; i < 61; i++) answers.push(await consume(`YYYYY-YYY${String(i).padStart(2, "0")}`, { withKey: t.key }));
-    expect(answers.slice(0, 60).every((x) => x.body.error.code === "transfer_code_invalid")).toBe(true);
-    expect(answers[60]!.status).toBe(429);
-    expect(answers[60]!.body.error.details).toMatchObject({ limit: 60, windowSeconds: 60 });
-  });
-
-  test("500 concurrent wrong guesses from one client: exactly 10 are looked up, the other 490 are 429", async () => {
-    const attacker = newClient();
-    await awayFromWindowEnd(600, 30);
-    const guesses = Array.from({ length: 500 }, (_, i) => consume(`ZZZZZ-${String(i).padStart(5, "0")}`, { ip: attacker, via: i % 2 ? s.other : s.d }));
-    const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
-    expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(10);
-    expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(490);
-  });
-
-  test("300 concurrent wrong guesses from 300 clients: no more than the runtime key's cap of 60 are looked up", async () => {
-    const t = await newTenant(s.d);
-    await awayFromWindowEnd(60, 30);
-    const guesses = Array.from({ length: 300 }, (_, i) => consume(`YYYYY-${String(i).padStart(5, "0")}`, { withKey: t.key, via: i % 2 ? s.other : s.d }));
-    const codes = (await Promise.all(guesses)).map((x) => x.body.error.code);
-    expect(codes.filter((c) => c === "transfer_code_invalid")).toHaveLength(60);
-    expect(codes.filter((c) => c === "transfer_code_rate_limited")).toHaveLength(240);
-  });
-
-  test("a burst of wrong guesses from a few clients locks out neither a fresh client with the right code nor another project", async () => {
-    const t = await newTenant(s.d);
-    const other = await newTenant(s.d);
-    const a = await newAccount(s.d, t.key);
-    const b = await newAccount(s.d, other.key);
-    const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-    const elsewhere = (await b.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode;
-    const attackers = Array.from({ length: 6 }, newClient);
-    await awayFromWindowEnd(60, 30);
-    const guess = (ip: string, n: number, i: number) => consume(`XXXXX-XX${n}${String(i).padStart(2, "0")}`, { ip, withKey: t.key });
-    const burst = attackers.flatMap((ip, n) => Array.from({ length: 20 }, (_, i) => guess(ip, n, i)));
-    const codes = (await Promise.all(burst)).map((x) => x.body.error.code);
-    expect(codes.filter((c) => c === "transfer_code_rate_limited").length).toBeGreaterThan(60);
-    // Every attacker is at its own limit here; the same clients are not limited in another project.
-    expect((await consume("XXXXX-XXXXX", { ip: attackers[0], withKey: t.key })).body.error.code).toBe("transfer_code_rate_limited");
-    const theirs = await consume(elsewhere, { ip: attackers[0], withKey: other.key, via: s.other });
-    expect([theirs.status, theirs.body.accountId]).toEqual([200, b.accountId]);
-    const honest = await consume(transferCode, { withKey: t.key, via: s.other });
-    expect([honest.status, honest.body.accountId]).toEqual([200, a.accountId]);
-  });
-
   test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
     const a = await newAccount(s.d, tenant.key);
     const missing = await call(s.d, "POST", consumePath, { key: tenant.key, headers: { "x-forwarded-for": newClient() } });
@@ -237,26 +163,32 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
     }
   });
 
-  test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, also where it was cached", async () => {
+  test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, never the device that made the code", async () => {
     const a = await newAccount(s.d, tenant.key);
     const first = { key: tenant.key, session: a.session };
     for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
     const sessions: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
+    // All within a minute or two: the first device's recorded last use is older than every new session's.
+    for (let i = 0; i < 101; i++) {
+      const made = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes");
+      expect([i, made.status]).toEqual([i, 201]);
+      const { transferCode } = made.body;
       const taken = await consume(transferCode, { via: i % 2 ? s.other : s.d });
       expect([i, taken.status]).toEqual([i, 200]);
       sessions.push(taken.body.accountSessionToken);
     }
-    for (const via of [s.d, s.other]) {
-      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(401);
+    // 102 sessions: the two least recently used other than the code's maker are revoked, also where cached.
+    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
+    for (const session of [sessions[0]!, sessions[1]!]) {
+      const refused = await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session });
+      expect([refused.status, refused.body.error?.code]).toEqual([401, "session_revoked"]);
     }
-    for (const session of [sessions[0]!, sessions[99]!]) {
+    for (const session of [sessions[2]!, sessions[100]!]) {
       expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session })).status).toBe(200);
     }
     const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}?limit=200`);
-    expect(view.body.page.sessionCount).toBe(101);
-    expect(view.body.sessions.filter((x: { revokedAt?: string }) => !x.revokedAt).length).toBeLessThanOrEqual(100);
+    expect(view.body.page.sessionCount).toBe(102);
+    expect(view.body.sessions.filter((x: { revokedAt?: string }) => !x.revokedAt).length).toBe(100);
   });
 
   test("sessions are devices: operators see label and use, and revoke one at once, also where it was cached", async () => {

@@ -1,6 +1,8 @@
 import type { Deps } from "../deps.ts";
 import { expiryOf } from "../../../shared/store/history-ring.ts";
 import { dropSnapshot } from "../storage.ts";
+import { backfillPruneDays } from "../sessions/backfill-prune-days.ts";
+import { pruneSessions } from "../sessions/prune-sessions.ts";
 
 const hourMs = 3_600_000;
 /** Snapshots without an expiry handled per round, so a large backlog never loads at once. */
@@ -60,9 +62,9 @@ async function backfillExpiry(deps: Deps): Promise<number> {
 }
 
 /**
- * Prunes once now and then every hour. Every service copy runs its own timer: a run is cheap when
- * there is nothing to delete, and one that fails (the store down) is simply retried by the next. The
- * timer does not keep the process alive.
+ * Prunes snapshots and ended sessions (prune-sessions.ts) once now and then every hour. Every service
+ * copy runs its own timer: a run is cheap when there is nothing to delete, and one that fails (the
+ * store down) is simply retried by the next. The timer does not keep the process alive.
  */
 export function schedulePruning(deps: Deps): void {
   let running = false;
@@ -72,8 +74,11 @@ export function schedulePruning(deps: Deps): void {
     try {
       const deleted = await pruneSnapshots(deps);
       if (deleted > 0) deps.log.info("pruned snapshots past retention", { deleted });
+      await backfillPruneDays(deps);
+      const sessions = await pruneSessions(deps.repo.sessions, deps.now());
+      if (sessions > 0) deps.log.info("pruned ended sessions past retention", { deleted: sessions });
     } catch (err) {
-      deps.log.warn("pruning snapshots failed; the next run retries", { err });
+      deps.log.warn("pruning snapshots or sessions failed; the next run retries", { err });
     } finally {
       running = false;
     }

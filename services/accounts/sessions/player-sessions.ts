@@ -5,7 +5,7 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { SessionListResponse, SignOutResponse } from "../../../shared/contract/sessions.ts";
 import type { Deps } from "../deps.ts";
-import { isLive } from "./sessions.ts";
+import { isLive, revokedPruneDay } from "./sessions.ts";
 
 type Routes = typeof contractRoutes;
 
@@ -48,8 +48,9 @@ export async function revokeSession(deps: Deps, accountId: string, sessionId: st
   const { repo } = deps;
   const session = await repo.sessions.findOne({ sessionId, accountId });
   if (!session) throw fail.notFound("Session");
-  const revokedAt = session.revokedAt ?? deps.now().toISOString();
-  if (!session.revokedAt) await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt });
+  const now = deps.now();
+  const revokedAt = session.revokedAt ?? now.toISOString();
+  if (!session.revokedAt) await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt, pruneDay: revokedPruneDay(now) });
   await dropEverywhere(deps.bus, events.sessionsChanged, { accountId });
   return { sessionId, revokedAt };
 }

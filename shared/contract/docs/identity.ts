@@ -70,8 +70,8 @@ export const identityDocs = {
       {
         code: "transfer_code_rate_limited",
         when:
-          "This client IP made 10 failed attempts in 10 minutes, or the runtime key 60 in a minute (the right code " +
-          "is refused too until then); with `Retry-After`.",
+          "This client (an IPv4 address, or an IPv6 /64) made 10 failed attempts in 10 minutes (the right code is refused too " +
+          "until then), or failed before in its window while the runtime key has had 60 failed attempts this minute; with `Retry-After`.",
       },
     ],
   },
