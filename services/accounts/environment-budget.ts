@@ -21,14 +21,16 @@ export const envCount = (deps: Deps, envId: string, stored: number, current: num
   ...(atMost === undefined ? {} : { atMost: { storedBytes: atMost } }),
 });
 
-/** Environments whose count this process has seen: each costs one read, once. */
-const known = new Set<string>();
+/** Environments whose count each service instance (by its repo) has seen: each costs one read, once. */
+const seen = new WeakMap<object, Set<string>>();
 
 /**
  * An environment counted from before this count existed gets it from its accounts' own counts, once
  * (an account not counted yet adds itself when its count starts). Then the followers move it.
  */
 export async function ensureEnvCount(deps: Deps, envId: string): Promise<void> {
+  let known = seen.get(deps.repo);
+  if (!known) seen.set(deps.repo, (known = new Set()));
   if (known.has(envId)) return;
   if (!(await deps.repo.usage.get(envId))) {
     const sum = { storedBytes: 0, currentBytes: 0 };

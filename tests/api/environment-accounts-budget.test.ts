@@ -1,8 +1,11 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import type { AccountDoc } from "../../services/accounts/repo.ts";
+import type { AccountUsageDoc } from "../../services/accounts/environment-budget.ts";
 import { defaultPlans } from "../../shared/contract/plans.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment } from "../helpers/deployments.ts";
+import { type Deployment, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 
@@ -95,5 +98,36 @@ forEachDeployment("an environment's accounts share one storage budget", { env: {
     const one = await call(s.d, "POST", "/api/v1/accounts", { key: t.key, body: body(0) });
     expect(refusedByEnvironment(one)).toBe(true);
     expect(one.body.error.details.usedBytes).toBe(opened.length * each);
+  });
+});
+
+describe("an environment's accounts counted before its count existed (embedded)", () => {
+  test("its first write after the upgrade counts every account already counted", async () => {
+    const dataDir = tempDir("legacy-env");
+    const env = { SAVEPOINT_PLANS: plansFile, SAVEPOINT_DATA_DIR: dataDir };
+    let d = await startEmbedded(env);
+    let t: Awaited<ReturnType<typeof freshTenant>>;
+    const ids: string[] = [];
+    try {
+      t = await freshTenant(d);
+      for (const tag of ["1", "2"]) ids.push((await newAccount(d, t.key, { accountData: blob(200_000, tag) })).accountId);
+    } finally {
+      await d.stop();
+    }
+    // As a version without the environment's count left it: accounts counted, the environment not.
+    const store = createSqliteStore(join(dataDir, "accounts.sqlite"));
+    const envId = (await (await store.collection<AccountDoc>("accounts")).get(ids[0]!))!.envId;
+    expect(await (await store.collection<AccountUsageDoc>("accountUsage")).delete({ _id: envId })).toBe(1);
+    await store.close();
+
+    d = await startEmbedded(env);
+    try {
+      const used = (await storedOf(d, ids[0]!)).storedBytes + (await storedOf(d, ids[1]!)).storedBytes;
+      const third = await call(d, "POST", "/api/v1/accounts", { key: t.key, body: { accountData: blob(200_000, "3") } });
+      expect(refusedByEnvironment(third)).toBe(true);
+      expect(third.body.error.details.usedBytes).toBe(used);
+    } finally {
+      await d.stop();
+    }
   });
 });
