@@ -48,7 +48,8 @@ export const PlanCatalog = z
   .transform((plans): PlanCatalog => {
     const named = Object.entries(plans).map(([name, plan]) => {
       const defaults = storageDefaults[name as PlanName];
-      const storage = plan.storage ? { ...plan.storage, bytesPerEnvironmentAccounts: plan.storage.bytesPerEnvironmentAccounts ?? defaults.bytesPerEnvironmentAccounts } : defaults;
+      const accounts = plan.storage?.bytesPerEnvironmentAccounts ?? defaults.bytesPerEnvironmentAccounts;
+      const storage = plan.storage ? { ...plan.storage, bytesPerEnvironmentAccounts: accounts } : defaults;
       return [name, { ...plan, storage }];
     });
     return Object.fromEntries(named) as PlanCatalog;

@@ -15,10 +15,10 @@ const isBounded = (w: Write): w is Bounded => "increment" in w && w.atMost !== u
 const negated = (by: Record<string, number>) => Object.fromEntries(Object.entries(by).map(([f, n]) => [f, -n]));
 
 /**
- * Makes a write's bounded followers before the write itself (MongoDB has no transaction to check them
- * in): each is a conditional increment, so concurrent writers of any number of copies never pass the
- * budget together. One without room gives back those made and rejects with BudgetExceededError.
- * Returns the other followers and how to give the bounded ones back when the write does not happen.
+ * Makes a write's bounded followers apart from the write (MongoDB has no transaction to check them in):
+ * each is a conditional increment, so concurrent writers of any number of copies never pass the budget
+ * together. One without room gives back those made and rejects with BudgetExceededError. Returns the
+ * other followers and how to give the bounded ones back when the write does not happen.
  */
 export async function reserveBounded(then: readonly Write[] | undefined): Promise<{ rest: Write[] | undefined; giveBack: () => Promise<void> }> {
   const bounded = (then ?? []).filter(isBounded);

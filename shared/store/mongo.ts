@@ -104,10 +104,11 @@ class MongoDocs<T extends Doc> implements Collection<T> {
       const count = Number(counter[quota.field] ?? 0);
       if (count > quota.atMost) throw new QuotaExceededError(count);
     }
-    // Bounded followers are counted before the insert, and given back when it fails (port.ts, Write).
-    const { rest, giveBack } = await reserveBounded(then);
-    await guard(() => this.c.insertOne(clean(doc) as Doc)).catch(async (err) => {
-      await giveBack();
+    await guard(() => this.c.insertOne(clean(doc) as Doc));
+    // Bounded followers are counted right after the insert, before the others, and one without room
+    // deletes it again (port.ts, Write): a duplicate, the usual loser of a race, never touches them.
+    const { rest } = await reserveBounded(then).catch(async (err) => {
+      await guard(() => this.c.deleteOne({ _id: doc._id }));
       throw err;
     });
     await follow(rest, undefined);

@@ -37,9 +37,10 @@ export type Write =
    * `increment` of document `increment`, each field by its number: counters that move in the commit of
    * the write they count. With `atMost`, a budget: when a named field would end above its number, the
    * whole write (first write and every follower) rejects with BudgetExceededError and nothing is
-   * written. On SQLite that is checked in the write's commit; on MongoDB the bounded increment is made
-   * first, conditionally, in a round trip of its own (before the first write), and given back when the
-   * first write does not happen: a crash between leaves the counter high by it, never low.
+   * written. On SQLite that is checked in the write's commit. On MongoDB it is a conditional increment
+   * in a round trip of its own: before an update, given back when the update does not happen (a crash
+   * between leaves the counter high by it); right after an insert, which it deletes again when there
+   * is no room (a crash between leaves the insert uncounted).
    */
   | { increment: string; by: Record<string, number>; init: object; in: Collection<any>; atMost?: Record<string, number> };
 

@@ -23,7 +23,8 @@ await Bun.write(plansFile, JSON.stringify({ ...defaultPlans, growth }));
 
 /** A value whose JSON is exactly `n` bytes long; `tag` makes values of one size differ. */
 const blob = (n: number, tag = "x") => ({ s: tag + "x".repeat(n - 9) });
-const storedOf = async (d: Deployment, accountId: string) => (await admin(d, "GET", `/admin/v1/accounts/${accountId}`)).body.storage as { storedBytes: number; currentStateBytes: number };
+const storedOf = async (d: Deployment, accountId: string) =>
+  (await admin(d, "GET", `/admin/v1/accounts/${accountId}`)).body.storage as { storedBytes: number; currentStateBytes: number };
 
 async function freshTenant(d: Deployment) {
   const t = await newTenant(d, "growth");
@@ -32,9 +33,12 @@ async function freshTenant(d: Deployment) {
   return t;
 }
 
-const refusedByEnvironment = (a: Answer) => a.status === 409 && a.body.error?.code === "storage_quota_exceeded" && a.body.error.details?.scope === "environment_accounts";
+const refusedByEnvironment = (a: Answer) =>
+  a.status === 409 && a.body.error?.code === "storage_quota_exceeded" && a.body.error.details?.scope === "environment_accounts";
 
-forEachDeployment("an environment's accounts share one storage budget", { env: { SAVEPOINT_PLANS: plansFile }, distributed: { copies: { gateway: 2 } }, timeoutMs: 120_000 }, ({ setup: s }) => {
+const suite = { env: { SAVEPOINT_PLANS: plansFile }, distributed: { copies: { gateway: 2 } }, timeoutMs: 120_000 };
+
+forEachDeployment("an environment's accounts share one storage budget", suite, ({ setup: s }) => {
   test("past it a new account or a larger state is refused with the documented 409 and changes nothing; a smaller one passes", async () => {
     const { d } = s;
     const t = await freshTenant(d);
@@ -50,7 +54,14 @@ forEachDeployment("an environment's accounts share one storage budget", { env: {
     expect(third.body.error).toEqual({
       code: "storage_quota_exceeded",
       message: expect.any(String),
-      details: { scope: "environment_accounts", budgetBytes: budget, usedBytes: used, currentStateBytes: current, historyBytes: used - current, requiredBytes: used + s1.storedBytes },
+      details: {
+        scope: "environment_accounts",
+        budgetBytes: budget,
+        usedBytes: used,
+        currentStateBytes: current,
+        historyBytes: used - current,
+        requiredBytes: used + s1.storedBytes,
+      },
     });
 
     // A slot whose restore point does not fit is kept without one; a larger state past the budget is refused.
@@ -89,7 +100,8 @@ forEachDeployment("an environment's accounts share one storage budget", { env: {
   test("30 concurrent creations from one address through two gateway copies: exactly as many as fit are opened", async () => {
     const t = await freshTenant(s.d);
     const body = (i: number) => ({ accountData: blob(50_000, String.fromCharCode(65 + i)) });
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => call(i % 2 ? s.other : s.d, "POST", "/api/v1/accounts", { key: t.key, body: body(i) })));
+    const create = (i: number) => call(i % 2 ? s.other : s.d, "POST", "/api/v1/accounts", { key: t.key, body: body(i) });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i)));
     const opened = answers.filter((a) => a.status === 201);
     expect(answers.filter((a) => a.status !== 201).every(refusedByEnvironment)).toBe(true);
     // Every account stores the same bytes: the budget holds exactly that many of them.
