@@ -3,6 +3,7 @@ import { type CleanupJob, internal, queues } from "../../shared/contract/interna
 import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./deps.ts";
 import { dropSnapshot } from "./storage.ts";
+import { ensureEnvCount, envCount } from "./environment-budget.ts";
 import { keptForever } from "./sessions/prune-sessions.ts";
 
 /**
@@ -29,7 +30,24 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
   await deps.idempotency.forget(job.id);
   await repo.snapshots.delete({ accountId: job.id });
   await repo.slots.delete({ accountId: job.id });
-  await repo.accounts.update({ _id: job.id }, { cleanupPending: false, storedBytes: 0, currentBytes: 0 });
+  await zeroCounts(deps, job.id);
+}
+
+/**
+ * The erased account's counts go to zero, and what they held leaves its environment's count, in one
+ * write: conditional on the counts read, so a restore point pruned meanwhile is not given back twice.
+ */
+async function zeroCounts(deps: Deps, accountId: string): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const a = await deps.repo.accounts.get(accountId);
+    if (!a) return;
+    const counted = a.storedBytes != null;
+    if (counted) await ensureEnvCount(deps, a.envId);
+    const then = counted && a.storedBytes !== 0 ? [envCount(deps, a.envId, -a.storedBytes!, -(a.currentBytes ?? 0))] : [];
+    const filter = { _id: accountId, storedBytes: a.storedBytes ?? null, currentBytes: a.currentBytes ?? null };
+    if (await deps.repo.accounts.update(filter, { cleanupPending: false, storedBytes: 0, currentBytes: 0 }, then)) return;
+  }
+  throw new Error(`account ${accountId}: its counts kept changing during its cleanup`); // the job comes back
 }
 
 /** Erases a slot's snapshots a page at a time, each one's bytes given back to its account. */

@@ -7,7 +7,8 @@ import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { DuplicateKeyError, FollowerFailedError, type Quota, QuotaExceededError, type Write } from "../../shared/store/port.ts";
+import { BudgetExceededError, DuplicateKeyError, FollowerFailedError, type Quota, QuotaExceededError, type Write } from "../../shared/store/port.ts";
+import { ensureEnvCount, envCount, environmentRefusal } from "./environment-budget.ts";
 import { snapshotWrites } from "./history/history.ts";
 import { newSlot } from "./slots/create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
@@ -88,13 +89,17 @@ export async function openAccount(
     ...(first ? [{ insert: first.slot, into: repo.slots }, ...first.snapshot] : []),
     { insert: session, into: repo.sessions },
   ];
-  // Every budget is at least 1 MiB (plans.ts), more than a new account can hold: nothing to check.
+  // An account's own budget is at least 1 MiB (plans.ts), more than a new account can hold; its
+  // environment's may be full: then the account is not opened (README, Storage budgets).
   const history = writes.reduce((n, w) => n + ("insert" in w && w.into === repo.snapshots ? byteLength(String(w.insert.payload)) : 0), 0);
   account.currentBytes = byteLength(account.accountData) + (first ? slotBytes(first.slot) : 0);
   account.storedBytes = account.currentBytes + history;
+  await ensureEnvCount(deps, tenant.envId);
+  writes.push(envCount(deps, tenant.envId, account.storedBytes, account.currentBytes, deps.plans[tenant.plan].storage.bytesPerEnvironmentAccounts));
   try {
     await repo.accounts.insert(account, writes, quota);
   } catch (err) {
+    if (err instanceof BudgetExceededError) throw environmentRefusal(deps, tenant.plan, err);
     // MongoDB: the account is written but not all of the rest; without its session it is unusable.
     throw err instanceof FollowerFailedError ? err.cause : err;
   }

@@ -5,6 +5,7 @@ import type { Collection, Store } from "../../shared/store/port.ts";
 import type { Versioned } from "../../shared/store/versioned.ts";
 import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 import { giveLegacySlotsSeats } from "./slots/seats.ts";
+import type { AccountUsageDoc } from "./environment-budget.ts";
 
 /**
  * What accountData and a slot share: a versioned document that syncs, keeps a numbered history
@@ -113,6 +114,8 @@ export interface Repo {
   sessions: Collection<SessionDoc>;
   snapshots: Collection<SnapshotDoc>;
   deadLetters: Collection<DeadLetterDoc>;
+  /** What each environment's accounts store together, by envId (environment-budget.ts). */
+  usage: Collection<AccountUsageDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -137,6 +140,7 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "prune_day", fields: ["pruneDay"] },
     ]),
     deadLetters: await store.collection<DeadLetterDoc>("deadLetters"),
+    usage: await store.collection<AccountUsageDoc>("accountUsage"),
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
       { name: "account", fields: ["accountId"] },

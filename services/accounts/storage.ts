@@ -5,6 +5,10 @@ import { FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { snapshotWrites, syncStamp } from "./history/history.ts";
 import type { AccountDoc, SnapshotDoc } from "./repo.ts";
+import { ensureEnvCount, envCount } from "./environment-budget.ts";
+
+/** An account as its counts name it: its own, and its environment's (environment-budget.ts). */
+type Counted = { _id: string; envId: string };
 
 /** Stored bytes of a serialized value: what the budget counts. */
 export const byteLength = (json: string) => Buffer.byteLength(json, "utf8");
@@ -14,13 +18,15 @@ export const slotBytes = (s: { slotInfo: string; data: string }) => byteLength(s
 // never written; were it, it is an unusable deleted account.
 const gone = { envId: "", status: "deleted", accountData: "{}", version: 0, createdAt: "", updatedAt: "", snapshotSeq: 0 } as const;
 
-/** The follower that moves an account's counts (all it stores; its current states) in the commit of the write it counts. */
-export const countBytes = (deps: Deps, accountId: string, stored: number, current = 0): Write => ({
-  increment: accountId,
-  by: current === 0 ? { storedBytes: stored } : { storedBytes: stored, currentBytes: current },
-  init: gone,
-  in: deps.repo.accounts,
-});
+/**
+ * The followers that move an account's counts (all it stores; its current states) and its
+ * environment's in the commit of the write they count; with `envAtMost`, only while the environment's
+ * stays within it.
+ */
+export const countBytes = (deps: Deps, account: Counted, stored: number, current = 0, envAtMost?: number): Write[] => [
+  { increment: account._id, by: current === 0 ? { storedBytes: stored } : { storedBytes: stored, currentBytes: current }, init: gone, in: deps.repo.accounts },
+  envCount(deps, account.envId, stored, current, envAtMost),
+];
 
 /**
  * Deletes one snapshot and gives its bytes back to its account. Only the delete that removed it
@@ -28,15 +34,19 @@ export const countBytes = (deps: Deps, accountId: string, stored: number, curren
  * not counted yet (written before counts) is left so: its first write counts what is left.
  */
 export async function dropSnapshot(deps: Deps, s: SnapshotDoc): Promise<number> {
-  const counted = (await deps.repo.accounts.get(s.accountId))?.storedBytes != null;
-  return (await drop(deps, s, counted)) === null ? 0 : byteLength(s.payload);
+  const account = await deps.repo.accounts.get(s.accountId);
+  return (await drop(deps, s, account?.storedBytes != null ? account : null)) === null ? 0 : byteLength(s.payload);
 }
 
-/** As dropSnapshot; the account's count after it, or null when another delete was first. */
-async function drop(deps: Deps, s: SnapshotDoc, counted = true): Promise<number | null> {
+/** As dropSnapshot (`account` null when not counted); the account's count after it, or null when another delete was first. */
+async function drop(deps: Deps, s: SnapshotDoc, account: Counted | null): Promise<number | null> {
   if ((await deps.repo.snapshots.delete({ _id: s._id })) === 0) return null;
-  if (!counted) return 0;
-  return (await deps.repo.accounts.increment(s.accountId, "storedBytes", -byteLength(s.payload), gone)).storedBytes ?? 0;
+  if (!account) return 0;
+  await ensureEnvCount(deps, account.envId);
+  const bytes = byteLength(s.payload);
+  const after = (await deps.repo.accounts.increment(s.accountId, "storedBytes", -bytes, gone)).storedBytes ?? 0;
+  await deps.repo.usage.increment(account.envId, "storedBytes", -bytes, { currentBytes: 0 });
+  return after;
 }
 
 /** Bytes of the account's current states: its accountData and every active and archived slot. */
@@ -74,7 +84,8 @@ const evictBatch = 16;
  * the account (its `evictedAt`), each counted only if it removed its snapshot, so a concurrent
  * eviction elsewhere never counts one twice.
  */
-async function evictUntilFits(deps: Deps, accountId: string, budget: number, adding: number, stored: number): Promise<boolean> {
+async function evictUntilFits(deps: Deps, account: Counted, budget: number, adding: number, stored: number): Promise<boolean> {
+  const accountId = account._id;
   const { snapshots } = deps.repo;
   let excess = stored + adding - (budget - slackOf(budget));
   while (excess > 0) {
@@ -85,7 +96,7 @@ async function evictUntilFits(deps: Deps, accountId: string, budget: number, add
       excess -= byteLength(s.payload);
       return take;
     });
-    const deletes = batch.map((s): Write => ({ delete: { _id: s._id }, from: snapshots, ifDeleted: countBytes(deps, accountId, -byteLength(s.payload)) }));
+    const deletes = batch.map((s): Write => ({ delete: { _id: s._id }, from: snapshots, ifDeleted: countBytes(deps, account, -byteLength(s.payload)) }));
     await deps.repo.accounts.update({ _id: accountId }, { evictedAt: deps.now().toISOString() }, deletes).catch((err) => {
       // MongoDB: the deletes after the one that failed wait for the next eviction.
       if (!(err instanceof FollowerFailedError)) throw err;
@@ -101,7 +112,8 @@ const evicting = new Map<string, Promise<boolean>>();
  * evictUntilFits, one at a time per account in this process. A write about to be made does not wait
  * for a running one (its `settle` will look again); a settling write waits, then looks again.
  */
-async function evict(deps: Deps, accountId: string, budget: number, adding: number, stored: number, settling = false): Promise<boolean> {
+async function evict(deps: Deps, account: Counted, budget: number, adding: number, stored: number, settling = false): Promise<boolean> {
+  const accountId = account._id;
   const running = evicting.get(accountId);
   if (running && !settling) return true;
   if (running) {
@@ -110,7 +122,7 @@ async function evict(deps: Deps, accountId: string, budget: number, adding: numb
     if (evicting.has(accountId)) return true; // another settling write went first
   }
   if (stored + adding <= budget) return true;
-  const run = evictUntilFits(deps, accountId, budget, adding, stored).finally(() => evicting.delete(accountId));
+  const run = evictUntilFits(deps, account, budget, adding, stored).finally(() => evicting.delete(accountId));
   evicting.set(accountId, run);
   return run;
 }
@@ -122,7 +134,10 @@ async function evict(deps: Deps, accountId: string, budget: number, adding: numb
 async function startCount(deps: Deps, account: AccountDoc): Promise<{ stored: number; current: number }> {
   const current = await currentStateBytes(deps, account);
   const stored = current + (await historyBytes(deps, account._id)).bytes;
-  const set = await deps.repo.accounts.update({ _id: account._id, storedBytes: null }, { storedBytes: stored, currentBytes: current });
+  // Only the write that starts the count adds it to the environment's.
+  const set = await deps.repo.accounts.update({ _id: account._id, storedBytes: null }, { storedBytes: stored, currentBytes: current }, [
+    envCount(deps, account.envId, stored, current),
+  ]);
   const counted = set ?? (await deps.repo.accounts.get(account._id));
   return { stored: counted?.storedBytes ?? stored, current: counted?.currentBytes ?? current };
 }
@@ -148,12 +163,15 @@ export interface OwnerWrite {
  * would not fit, the write is refused with `storage_quota_exceeded`; otherwise the account's oldest
  * restore points are deleted until the write fits, and when even that is not enough the write keeps
  * no restore point. The current state itself is never deleted. Call `settle` once the write is accepted.
+ * A write that grows what the account stores is also bounded by its environment's budget (its count
+ * rides as a follower: environment-budget.ts); `noHistory` is its second try, without restore points.
  */
-export async function writeWithinBudget(deps: Deps, plan: PlanName, account: AccountDoc, w: OwnerWrite) {
+export async function writeWithinBudget(deps: Deps, plan: PlanName, account: AccountDoc, w: OwnerWrite, noHistory = false) {
+  await ensureEnvCount(deps, account.envId);
   const json = JSON.stringify(w.payload);
   const hash = sha256Hex(json);
   const points = [...(w.replaced ? [{ ...w.replaced, json: JSON.stringify(w.replaced.payload) }] : []), { payload: w.payload, version: w.version, json }];
-  const wanted = syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length });
+  const wanted = syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, ...(noHistory ? { room: false } : {}) });
   const snapshotBytes = wanted.snapshot ? points.reduce((n, p) => n + byteLength(p.json), 0) : 0;
   const kept = deps.plans[plan].snapshot.keptPerSlot;
   // Point i of n takes seq `seq - (n - 1 - i)`, and the plan's count trims `kept` below each.
@@ -177,9 +195,9 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
     }
     // The trims are done here, counted once; their followers then find nothing to delete.
     let stored = used;
-    for (const t of trimmed) if (t) stored = (await drop(deps, t)) ?? stored;
+    for (const t of trimmed) if (t) stored = (await drop(deps, t, account)) ?? stored;
     trimBytes = trimBytes.map(() => 0);
-    room = await evict(deps, account._id, budget, stateDelta + snapshotBytes, stored);
+    room = await evict(deps, account, budget, stateDelta + snapshotBytes, stored);
   }
 
   const stamp = room ? wanted : syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, room: false });
@@ -188,19 +206,20 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
         const seq = seqOf(i, stamp);
         const record = { ownerId: w.owner._id, accountId: account._id, seq, version: p.version, payload: p.payload, json: p.json, at: stamp.now };
         // A trim's bytes count only if its delete removed the snapshot: an eviction may have been first.
-        const uncount = (s: Write): Write => ({ ...s, ifDeleted: countBytes(deps, account._id, -trimBytes[i]!) });
+        const uncount = (s: Write): Write => ({ ...s, ifDeleted: countBytes(deps, account, -trimBytes[i]!) });
         return snapshotWrites(deps, plan, record).map((s) => ("delete" in s && trimBytes[i]! > 0 ? uncount(s) : s));
       })
     : [];
   const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);
   // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
-  const counted = added === 0 && stateDelta === 0 ? [] : [countBytes(deps, account._id, added, stateDelta)];
-  const writes = [...snapshot, ...counted];
+  const envBudget = added > 0 ? deps.plans[plan].storage.bytesPerEnvironmentAccounts : undefined;
+  const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, envBudget);
+  const writes = [...snapshot, ...countWrites];
   // Concurrent writes each judged against the count before the others: past half the budget, the
   // count is read again once written, and what they passed it by together is evicted.
   const settle = async () => {
     if (used + added - trimTotal() <= budget / 2) return;
-    await evict(deps, account._id, budget, 0, (await deps.repo.accounts.get(account._id))?.storedBytes ?? 0, true);
+    await evict(deps, account, budget, 0, (await deps.repo.accounts.get(account._id))?.storedBytes ?? 0, true);
   };
-  return { stamp, writes, settle };
+  return { stamp, writes, counts: countWrites, settle };
 }

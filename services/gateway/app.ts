@@ -27,7 +27,8 @@ import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
-import { json, renderReply } from "./reply.ts";
+import { json, renderReply, textOf } from "./reply.ts";
+import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   surface?: Surface;
   /** The clock session expiry is judged on: the services' own in one process (tests move it). */
   now?: () => Date;
+  /** Bytes of answers in flight at once, in this copy and per account (answer-bytes.ts). */
+  answerBytes?: AnswerBytesOptions;
 }
 
 /**
@@ -59,6 +62,9 @@ export interface GatewayOptions {
  */
 export function createGateway(options: GatewayOptions) {
   const { bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain(), surface = "all", adminFailuresPerMinute, now } = options;
+  const answerBytes = createAnswerBytes(options.answerBytes ?? { total: 64 * 1_048_576, perAccount: 4 * 1_048_576 });
+  // A request's share of the bytes of answers in flight, held until its answer is handed to the server.
+  const holds = new WeakMap<Request, AnswerHold>();
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
   const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
@@ -102,6 +108,8 @@ export function createGateway(options: GatewayOptions) {
         : r.auth === "optionalSession"
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
+    // Bytes first: a refusal for them, like one for the count, is counted in no quota.
+    if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
     if (tenant) places.set(request, await limits.admit(tenant, session));
     const body = r.raw
       ? { payload: (await readTextBody(request)) ?? "", signature: request.headers.get(r.raw.signatureHeader) ?? undefined }
@@ -120,7 +128,11 @@ export function createGateway(options: GatewayOptions) {
     const send = () => (tenant ? requestWithTenant(bus, r.subject!, tenant, message, options) : requestRoute(bus, r.subject!, message, options));
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
     const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
-    return renderReply(r, reply, body, request, requestId);
+    const response = renderReply(r, reply, body, request, requestId);
+    // Its real size replaces the estimate, or refuses it (answer-bytes.ts).
+    const text = textOf(response);
+    holds.get(request)?.settle(text === undefined ? 0 : Buffer.byteLength(text));
+    return response;
   }
 
   // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).
@@ -174,6 +186,7 @@ export function createGateway(options: GatewayOptions) {
       return errorResponse(err, requestId, log);
     } finally {
       places.get(request)?.();
+      holds.get(request)?.release();
     }
   }
   // A known path with another method is 405 with Allow, not 404.

@@ -4,8 +4,17 @@ import { type Reply, unreachable } from "../../shared/serving/reply.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { jsonHeaders } from "./errors.ts";
 
+/** The body of each answer made here, so its bytes can be counted without reading it again (answer-bytes.ts). */
+const texts = new WeakMap<Response, string>();
+export const textOf = (response: Response) => texts.get(response);
+const withText = (text: string, init: ResponseInit) => {
+  const response = new Response(text, init);
+  texts.set(response, text);
+  return response;
+};
+
 export const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
+  withText(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
 
 /** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
 function withETag(request: Request, body: unknown, requestId: string): Response {
@@ -13,7 +22,7 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
   const etag = `"${sha256Hex(text).slice(0, 32)}"`;
   const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
   if (held.includes(etag) || held.includes("*")) return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
-  return new Response(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
+  return withText(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
 }
 
 const replayedHeader = { "idempotent-replayed": "true" };

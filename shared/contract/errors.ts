@@ -127,9 +127,16 @@ const scopeWords: Record<LimitScope, string> = {
 const limitMessage = (what: string, l: RateLimit) =>
   `Too many ${what}: ${scopeWords[l.scope]} may make ${l.limit} ${what} ${windowWords(l.windowSeconds)}` +
   `${l.planTier ? ` on the ${l.planTier} plan` : ""} (${l.setting}); retry in ${l.retryAfter} s.`;
+const quotaMessages: Record<StorageQuota["scope"], string> = {
+  account: "The account's current data would pass its plan's storage budget; make a slot smaller, delete one, or upgrade the plan.",
+  environment: "The environment's saves would pass its plan's storage budget; make a save smaller or upgrade the plan.",
+  environment_accounts: "The environment's accounts together would pass its plan's storage budget; make the data smaller or upgrade the plan.",
+};
+
 /** What a 409 `storage_quota_exceeded` carries: the budget, what uses it, and what the write needed. */
 export interface StorageQuota {
-  scope: "account" | "environment";
+  /** `environment` is the environment's saves; `environment_accounts` its accounts together. */
+  scope: "account" | "environment" | "environment_accounts";
   budgetBytes: number;
   usedBytes: number;
   currentStateBytes: number;
@@ -180,9 +187,7 @@ export const fail = {
   storageQuotaExceeded: (details: StorageQuota) =>
     new AppError(
       "storage_quota_exceeded",
-      details.scope === "account"
-        ? "The account's current data would pass its plan's storage budget; make a slot smaller, delete one, or upgrade the plan."
-        : "The environment's saves would pass its plan's storage budget; make a save smaller or upgrade the plan.",
+      quotaMessages[details.scope],
       { ...details },
     ),
   payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>

@@ -3,11 +3,16 @@ import { z } from "zod";
 const MiB = 1_048_576;
 
 /**
- * What a plan lets one account and one environment's saves store, in bytes (README, Storage budgets).
- * At least 1 MiB, so a new account with a full first slot always fits.
+ * What a plan lets one account, one environment's accounts together and one environment's saves store,
+ * in bytes (README, Storage budgets). At least 1 MiB, so a new account with a full first slot always
+ * fits its own. `bytesPerEnvironmentAccounts` omitted (a file written before it): the plan's default.
  */
-export const StorageBudget = z.object({ bytesPerAccount: z.int().min(MiB), bytesPerEnvironmentSaves: z.int().min(MiB) });
-export type StorageBudget = z.infer<typeof StorageBudget>;
+const StorageBudgetFile = z.object({
+  bytesPerAccount: z.int().min(MiB),
+  bytesPerEnvironmentAccounts: z.int().min(MiB).optional(),
+  bytesPerEnvironmentSaves: z.int().min(MiB),
+});
+export type StorageBudget = Required<z.infer<typeof StorageBudgetFile>>;
 
 /** One plan of the catalog (docs/api-rules.md#limits-and-plans). `null` means unlimited. */
 export const Plan = z.object({
@@ -18,7 +23,7 @@ export const Plan = z.object({
   /** Active slots one account may hold (docs/api-rules.md#slots); archived and deleted ones do not count. */
   maxActiveSlots: z.int().min(1).default(32),
   /** Omitted in a catalog file: the default plan of the same name's budgets (PlanCatalog). */
-  storage: StorageBudget.optional(),
+  storage: StorageBudgetFile.optional(),
 });
 export type Plan = z.infer<typeof Plan> & { storage: StorageBudget };
 
@@ -27,19 +32,26 @@ export type PlanName = z.infer<typeof PlanName>;
 
 export type PlanCatalog = Record<PlanName, Plan>;
 
+const GiB = 1024 * MiB;
+// An environment's accounts: the room of a few thousand full accounts (README, Storage budgets).
 const storageDefaults: Record<PlanName, StorageBudget> = {
-  free: { bytesPerAccount: 4 * MiB, bytesPerEnvironmentSaves: 256 * MiB },
-  starter: { bytesPerAccount: 16 * MiB, bytesPerEnvironmentSaves: 1024 * MiB },
-  growth: { bytesPerAccount: 32 * MiB, bytesPerEnvironmentSaves: 4096 * MiB },
-  pro: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentSaves: 10_240 * MiB },
-  self_hosted: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentSaves: 10_240 * MiB },
+  free: { bytesPerAccount: 4 * MiB, bytesPerEnvironmentAccounts: GiB, bytesPerEnvironmentSaves: 256 * MiB },
+  starter: { bytesPerAccount: 16 * MiB, bytesPerEnvironmentAccounts: 16 * GiB, bytesPerEnvironmentSaves: 1024 * MiB },
+  growth: { bytesPerAccount: 32 * MiB, bytesPerEnvironmentAccounts: 64 * GiB, bytesPerEnvironmentSaves: 4096 * MiB },
+  pro: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentAccounts: 256 * GiB, bytesPerEnvironmentSaves: 10_240 * MiB },
+  self_hosted: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentAccounts: 256 * GiB, bytesPerEnvironmentSaves: 10_240 * MiB },
 };
 
 /** A catalog file written before storage budgets loads unchanged: each plan gets its default budgets. */
 export const PlanCatalog = z
   .record(PlanName, Plan)
   .transform((plans): PlanCatalog => {
-    const named = Object.entries(plans).map(([name, plan]) => [name, { ...plan, storage: plan.storage ?? storageDefaults[name as PlanName] }]);
+    const named = Object.entries(plans).map(([name, plan]) => {
+      const defaults = storageDefaults[name as PlanName];
+      const accounts = plan.storage?.bytesPerEnvironmentAccounts ?? defaults.bytesPerEnvironmentAccounts;
+      const storage = plan.storage ? { ...plan.storage, bytesPerEnvironmentAccounts: accounts } : defaults;
+      return [name, { ...plan, storage }];
+    });
     return Object.fromEntries(named) as PlanCatalog;
   });
 

@@ -52,6 +52,10 @@ export const Env = z.object({
     .optional(),
   /** Failed admin tokens one client IP may send in a minute before its admin requests are 429. */
   SAVEPOINT_ADMIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Bytes of answers one gateway copy holds at once (README, Limits): past it a large answer is 503 with Retry-After. */
+  SAVEPOINT_ANSWER_BYTES_IN_FLIGHT: z.coerce.number().int().min(1_048_576).default(67_108_864),
+  /** Of them, bytes one account's answers hold at once in a copy: past it, 429 with `scope: "account"`. */
+  SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT: z.coerce.number().int().min(1_048_576).default(4_194_304),
   /** On SIGTERM the gateway reports not ready and closes connections for this long before it stops listening. */
   SAVEPOINT_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
   /** How long a process waits at start for its bus and store to answer before it gives up. */

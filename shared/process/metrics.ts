@@ -64,6 +64,18 @@ class Gauge implements Metric {
   }
 }
 
+/** A gauge moved up and down by its owner; absent until first moved (a process that never uses it shows none). */
+class Level implements Metric {
+  private value: number | undefined;
+  constructor(readonly name: string, readonly help: string) {}
+  add(by: number): void {
+    this.value = (this.value ?? 0) + by;
+  }
+  render() {
+    return this.value === undefined ? [] : [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.value}`];
+  }
+}
+
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const registry: Metric[] = [];
 const add = <M extends Metric>(m: M) => (registry.push(m), m);
@@ -90,6 +102,7 @@ export const metrics = {
     ),
   ),
   jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
+  answerBytes: add(new Level("savepoint_gateway_answer_bytes_in_flight", "Bytes of answers the gateway holds: admitted, not yet written.")),
   rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),
   cpu: add(new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {
     const { user, system } = process.cpuUsage();

@@ -31,10 +31,22 @@ export interface FindOptions<T extends Doc> {
 // `any`: a follower may go to any collection of the same store.
 export type Write =
   | { insert: Doc; into: Collection<any> }
-  /** With `ifDeleted`: that write too, only when this delete removed a document (a count that must not go twice). */
-  | { delete: Filter<any>; from: Collection<any>; ifDeleted?: Write }
-  /** `increment` of document `increment`, each field by its number: counters that move in the commit of the write they count. */
-  | { increment: string; by: Record<string, number>; init: object; in: Collection<any> };
+  /** With `ifDeleted`: those writes too, only when this delete removed a document (a count that must not go twice). */
+  | { delete: Filter<any>; from: Collection<any>; ifDeleted?: Write | readonly Write[] }
+  /**
+   * `increment` of document `increment`, each field by its number: counters that move in the commit of
+   * the write they count. With `atMost`, a budget: when a named field would end above its number, the
+   * whole write (first write and every follower) rejects with BudgetExceededError and nothing is
+   * written. On SQLite that is checked in the write's commit. On MongoDB it is a conditional increment
+   * in a round trip of its own: before an update, given back when the update does not happen (a crash
+   * between leaves the counter high by it); right after an insert, which it deletes again when there
+   * is no room (a crash between leaves the insert uncounted).
+   */
+  | { increment: string; by: Record<string, number>; init: object; in: Collection<any>; atMost?: Record<string, number> };
+
+/** A delete's `ifDeleted` as a list. */
+export const ifDeletedOf = (w: { ifDeleted?: Write | readonly Write[] }): readonly Write[] =>
+  w.ifDeleted === undefined ? [] : "length" in w.ifDeleted ? w.ifDeleted : [w.ifDeleted as Write];
 
 /**
  * A counter an insert is admitted under: `field` of document `increment` in `in` goes up by one, and the
@@ -107,6 +119,14 @@ export class QuotaExceededError extends Error {
   constructor(readonly count: number) {
     super(`quota exceeded (${count})`);
     this.name = "QuotaExceededError";
+  }
+}
+
+/** A bounded increment (Write, `atMost`) had no room: nothing was written. `counter` is the counter before it. */
+export class BudgetExceededError extends Error {
+  constructor(readonly counter: Record<string, unknown>, readonly by: Record<string, number>) {
+    super("budget exceeded");
+    this.name = "BudgetExceededError";
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { type Doc, DuplicateKeyError, type Filter, type Quota, QuotaExceededError, type Write } from "./port.ts";
+import { BudgetExceededError, type Doc, DuplicateKeyError, type Filter, type Quota, QuotaExceededError, type Write, ifDeletedOf } from "./port.ts";
 
 /** A collection's writes as they run inside the batch's transaction (sqlite.ts, the *Now methods). */
 export interface NowCollection {
@@ -134,7 +134,19 @@ function applyAll(writes: readonly Write[] | undefined): void {
   for (const w of writes) {
     if ("insert" in w) (w.into as unknown as NowCollection).insertNow(w.insert);
     else if ("delete" in w) {
-      if ((w.from as unknown as NowCollection).deleteNow(w.delete) > 0 && w.ifDeleted) applyAll([w.ifDeleted]);
-    } else for (const [field, by] of Object.entries(w.by)) (w.in as unknown as NowCollection).incrementNow(w.increment, field, by, w.init);
+      if ((w.from as unknown as NowCollection).deleteNow(w.delete) > 0 && w.ifDeleted) applyAll(ifDeletedOf(w));
+    } else incrementWithin(w);
+  }
+}
+
+/** A follower's increments; past its `atMost` the write's savepoint rolls back (port.ts, Write). */
+function incrementWithin(w: Extract<Write, { increment: string }>): void {
+  let counter: Doc | undefined;
+  for (const [field, by] of Object.entries(w.by)) counter = (w.in as unknown as NowCollection).incrementNow(w.increment, field, by, w.init);
+  if (!w.atMost || !counter) return;
+  for (const [field, most] of Object.entries(w.atMost)) {
+    if (Number(counter[field] ?? 0) <= most) continue;
+    const before = Object.fromEntries(Object.entries(counter).map(([k, v]) => [k, k in w.by ? Number(v) - w.by[k]! : v]));
+    throw new BudgetExceededError(before, w.by);
   }
 }

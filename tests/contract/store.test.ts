@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMongoStore } from "../../shared/store/mongo.ts";
-import { type Collection, DuplicateKeyError, FollowerFailedError, QuotaExceededError, type Store, StoreUnavailableError } from "../../shared/store/port.ts";
+import {
+  BudgetExceededError,
+  type Collection,
+  DuplicateKeyError,
+  FollowerFailedError,
+  QuotaExceededError,
+  type Store,
+  StoreUnavailableError,
+} from "../../shared/store/port.ts";
 import { mongo, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
@@ -202,6 +210,32 @@ for (const [name, open] of adapters) {
         expect((await items.get(doc._id))?.version).toBe(2);
       }
       expect(await items.count({ key: taken.key })).toBe(1);
+    });
+
+    test("writes under a budget (an increment with atMost): of 12 concurrent ones with room for 5, exactly 5 are written", async () => {
+      const counterId = id();
+      await counters.insert({ _id: counterId, scope: "s", window: "w", n: 100 });
+      const budget = (by: number) => ({ increment: counterId, by: { n: by }, init: { scope: "s", window: "w" }, in: counters, atMost: { n: 150 } });
+      const docs = Array.from({ length: 12 }, () => item({ owner: counterId }));
+      for (const doc of docs) await items.insert(doc);
+      // Updates and inserts alike, each growing the counter by 10: 50 of room takes 5 of them.
+      const outcomes = await Promise.allSettled([
+        ...docs.slice(0, 6).map((doc) => items.update({ _id: doc._id, version: 1 }, { version: 2 }, [budget(10)])),
+        ...docs.slice(6).map(() => items.insert(item({ owner: `${counterId}:new` }), [budget(10)])),
+      ]);
+      const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+      expect(refused).toHaveLength(7);
+      for (const reason of refused) expect(reason).toBeInstanceOf(BudgetExceededError);
+      expect((await counters.get(counterId))?.n).toBe(150);
+      expect((await items.count({ owner: counterId, version: 2 })) + (await items.count({ owner: `${counterId}:new` }))).toBe(5);
+      // A write that frees room always passes; one that loses its filter counts nothing.
+      expect((await items.update({ _id: docs[0]!._id }, { note: "x" }, [budget(-30)]))?.note).toBe("x");
+      expect(await items.update({ _id: docs[0]!._id, version: 99 }, { note: "y" }, [budget(10)])).toBeNull();
+      expect((await counters.get(counterId))?.n).toBe(120);
+      const over = await items.update({ _id: docs[1]!._id }, { note: "z" }, [budget(31)]).catch((err) => err);
+      expect(over).toBeInstanceOf(BudgetExceededError);
+      expect((over as BudgetExceededError).counter).toMatchObject({ n: 120 });
+      expect((await items.get(docs[1]!._id))?.note).toBeUndefined();
     });
 
     test("inserts under a quota: of 12 concurrent ones with room for 8, exactly 8 are written; the rest write nothing", async () => {

@@ -6,14 +6,15 @@ import type { Collection, Doc, Filter } from "../../../shared/store/port.ts";
 import type { AccountDoc } from "../repo.ts";
 import type { Deps } from "../deps.ts";
 import { type OwnerWrite, writeWithinBudget } from "../storage.ts";
+import { withinEnvironment } from "../environment-budget.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "./history.ts";
 
 /** A sync of accountData or of a slot: the document's conditional update and what it changes besides. */
 type Sync<T extends Doc> = Omit<OwnerWrite, "kind" | "replaced"> & { collection: Collection<T>; filter: Filter<T>; changes: Partial<T> };
 
 /**
- * Commits an accepted sync (docs/api-rules.md#versions-and-conflicts): within the account's storage
- * budget, in one commit with its restore point, the account's byte count and the request's write
+ * Commits an accepted sync (docs/api-rules.md#versions-and-conflicts): within the account's and the
+ * environment's storage budgets, in one commit with its restore point, the account's byte count and the request's write
  * stamp. Null when another write won between the caller's read and this update: the caller answers
  * with whatever won.
  */
@@ -25,11 +26,13 @@ export async function commitSync<T extends Doc>(
   recordId: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | null> {
   const { collection, filter, changes, ...write } = sync;
-  const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, { kind: "sync", ...write });
-  const warnings = intervalWarnings(write.owner.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
-  const stamped = { ...changes, version: write.version, ...stamp.changes, ...stampChanges(recordId, write.version, warnings) } as Partial<T>;
-  const { updated, historyRetained } = await updateWithHistory(deps, collection, filter, stamped, writes, stamp.snapshot);
-  if (!updated) return null;
-  await settle();
-  return acceptedSync(write.version, stamp, historyRetained, warnings);
+  return withinEnvironment(deps, tenant.plan, async (noHistory) => {
+    const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, { kind: "sync", ...write }, noHistory);
+    const warnings = intervalWarnings(write.owner.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
+    const stamped = { ...changes, version: write.version, ...stamp.changes, ...stampChanges(recordId, write.version, warnings) } as Partial<T>;
+    const { updated, historyRetained } = await updateWithHistory(deps, collection, filter, stamped, writes, stamp.snapshot);
+    if (!updated) return null;
+    await settle();
+    return acceptedSync(write.version, stamp, historyRetained, warnings);
+  });
 }

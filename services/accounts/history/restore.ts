@@ -8,6 +8,7 @@ import { updateWithHistory } from "./history.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { keptVersion, restorePoint } from "./restore-points.ts";
 import { writeWithinBudget } from "../storage.ts";
+import { withinEnvironment } from "../environment-budget.ts";
 
 type Owner = AccountDoc | SlotDoc;
 
@@ -61,14 +62,17 @@ export async function restoreVersion<T extends Owner>(
     const fields = target.fieldsOf(payload);
     const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
     const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
-    const { stamp, writes, settle } = await writeWithinBudget(deps, plan, await target.account(doc), change);
-    const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
-    const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
-    const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
-    if (updated) {
+    const account = await target.account(doc);
+    const accepted = await withinEnvironment(deps, plan, async (noHistory) => {
+      const { stamp, writes, settle } = await writeWithinBudget(deps, plan, account, change, noHistory);
+      const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
+      const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
+      const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
+      if (!updated) return null;
       await settle();
-      return { status: "accepted", updated, at: stamp.at, historyRetained };
-    }
+      return { status: "accepted" as const, updated, at: stamp.at, historyRetained };
+    });
+    if (accepted) return accepted;
     // A player's lost race is the usual 409; an operator's restore goes again on top of what won.
     if (baseVersion !== undefined) return { status: "stale", current: await target.load(), restored: payload };
     return lostRound;

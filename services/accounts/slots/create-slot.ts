@@ -13,6 +13,7 @@ import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, activeKeyOf, activeSlotsOf, toAccountResponse, toSlotSummary } from "../repo.ts";
 import { seatKeyOf } from "./seats.ts";
 import { slotBytes, writeWithinBudget } from "../storage.ts";
+import { withinEnvironment } from "../environment-budget.ts";
 
 /**
  * A new active slot at version 1 with its first snapshot. Two unique keys settle concurrent creates
@@ -24,31 +25,33 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: AccountDoc
   const { repo } = deps;
   const cap = deps.plans[plan].maxActiveSlots;
   const next = { slotInfo: JSON.stringify(req.slotInfo ?? {}), data: JSON.stringify(req.data) };
-  let budget: Awaited<ReturnType<typeof writeWithinBudget>> | undefined;
-  // Each lost round means another create took a seat, so this ends within cap + 1 rounds.
-  return inRounds({ rounds: cap + 1 }, async () => {
-    const active = await activeSlotsOf(repo, account._id);
-    if (active.some((s) => s.slotId === req.slotId)) throw fail.slotAlreadyExists(req.slotId);
-    const taken = new Set(active.map((s) => s.seatKey));
-    const free = Array.from({ length: cap }, (_, n) => seatKeyOf(account._id, n)).filter((k) => !taken.has(k));
-    if (free.length === 0) throw fail.slotLimitReached(cap);
-    // A random free seat keeps concurrent creates from all racing for the same one.
-    const seatKey = free[Math.floor(Math.random() * free.length)]!;
-    // The new slot and its first snapshot must fit the storage budget, checked once the cap let it in.
-    const change = { kind: "sync", owner: { _id: "", snapshotSeq: 0 }, before: 0, after: slotBytes(next), payload: firstPayload(req), version: 1 } as const;
-    budget ??= await writeWithinBudget(deps, plan, account, change);
-    const { slot, snapshot } = newSlot(deps, plan, account, req, seatKey, now, budget.stamp.snapshot);
-    // The budget's last write is the account's byte count; its snapshot writes are newSlot's, under the slot's id.
-    // A duplicate id or seat (taken meanwhile) is a lost round: look again.
-    const inserted = await insertOrLose(repo.slots, slot, [...snapshot, budget.writes.at(-1)!]).catch((err) => {
-      // MongoDB: the slot stands without its first snapshot; only history misses it.
-      if (!(err instanceof FollowerFailedError)) throw err;
-      deps.log.warn("snapshot not written", { err: err.cause });
+  return withinEnvironment(deps, plan, (noHistory) => {
+    let budget: Awaited<ReturnType<typeof writeWithinBudget>> | undefined;
+    // Each lost round means another create took a seat, so this ends within cap + 1 rounds.
+    return inRounds({ rounds: cap + 1 }, async () => {
+      const active = await activeSlotsOf(repo, account._id);
+      if (active.some((s) => s.slotId === req.slotId)) throw fail.slotAlreadyExists(req.slotId);
+      const taken = new Set(active.map((s) => s.seatKey));
+      const free = Array.from({ length: cap }, (_, n) => seatKeyOf(account._id, n)).filter((k) => !taken.has(k));
+      if (free.length === 0) throw fail.slotLimitReached(cap);
+      // A random free seat keeps concurrent creates from all racing for the same one.
+      const seatKey = free[Math.floor(Math.random() * free.length)]!;
+      // The new slot and its first snapshot must fit the storage budget, checked once the cap let it in.
+      const change = { kind: "sync", owner: { _id: "", snapshotSeq: 0 }, before: 0, after: slotBytes(next), payload: firstPayload(req), version: 1 } as const;
+      budget ??= await writeWithinBudget(deps, plan, account, change, noHistory);
+      const { slot, snapshot } = newSlot(deps, plan, account, req, seatKey, now, budget.stamp.snapshot);
+      // The budget's counts ride with the slot; its snapshot writes are newSlot's, under the slot's id.
+      // A duplicate id or seat (taken meanwhile) is a lost round: look again.
+      const inserted = await insertOrLose(repo.slots, slot, [...snapshot, ...budget.counts]).catch((err) => {
+        // MongoDB: the slot stands without its first snapshot; only history misses it.
+        if (!(err instanceof FollowerFailedError)) throw err;
+        deps.log.warn("snapshot not written", { err: err.cause });
+        return slot;
+      });
+      if (inserted === lostRound) return lostRound;
+      await budget.settle();
       return slot;
     });
-    if (inserted === lostRound) return lostRound;
-    await budget.settle();
-    return slot;
   });
 }
 

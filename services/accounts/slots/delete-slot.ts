@@ -8,6 +8,7 @@ import { inRounds, lostRound, updateOrLose } from "../../../shared/store/version
 import { loadAccount, newestWithStatus } from "../load.ts";
 import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "../repo.ts";
 import { countBytes, slotBytes } from "../storage.ts";
+import { ensureEnvCount } from "../environment-budget.ts";
 
 /**
  * Each lost round means another request changed the slot (a DELETE, an archive), so rounds end; the
@@ -24,6 +25,7 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   const { accountId } = msg.session;
   const { slotId } = msg.params;
   const account = await loadAccount(deps, msg.tenant.envId, accountId);
+  await ensureEnvCount(deps, account.envId);
 
   return inRounds({ rounds: maxRounds }, async () => {
     const target = (await newestWithStatus(repo, accountId, slotId, "active")) ?? (await newestWithStatus(repo, accountId, slotId, "archived"));
@@ -39,7 +41,7 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
       repo.slots,
       { _id: target._id, status: target.status },
       { ...retire("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
-      account.storedBytes == null ? [] : [countBytes(deps, accountId, -slotBytes(target), -slotBytes(target))],
+      account.storedBytes == null ? [] : countBytes(deps, account, -slotBytes(target), -slotBytes(target)),
     );
     if (tombstone === lostRound) return lostRound;
     await deps.bus.enqueue(queues.cleanup.name, { kind: "slot", id: target._id });

@@ -81,7 +81,8 @@ export function commonErrorCases(r: Route): ErrorCase[] {
         code: "rate_limited",
         when:
           "Over the account's requests a minute across all its sessions (`sessionRequestsPerMinute`, 120 by default), or it already has " +
-          "`accountConcurrentRequests` (8) requests in flight (`details.scope` `account`).",
+          "`accountConcurrentRequests` (8) requests in flight, or answers in flight holding `SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT` " +
+          "(4 MiB) in this gateway copy (`details.scope` `account`).",
       });
     }
   }
@@ -107,8 +108,8 @@ export function commonErrorCases(r: Route): ErrorCase[] {
     cases.push({
       code: "service_unavailable",
       when:
-        "No copy of the service behind the route is running, or its store is down; retry after `Retry-After` " +
-        "seconds.",
+        "No copy of the service behind the route is running, or its store is down, or (for an answer over 64 KiB) the gateway " +
+        "copy already holds `SAVEPOINT_ANSWER_BYTES_IN_FLIGHT` (64 MiB) of answers; retry after `Retry-After` seconds.",
     });
     const write =
       r.method === "GET"
