@@ -7,6 +7,7 @@ import type { SavepointError } from "./errors.ts";
 import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
 import type { FetchFn } from "./http.ts";
+import { assertJson } from "./json-check.ts";
 import { attachBrowserLifecycle } from "./lifecycle.ts";
 import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
 import { mergeRules, type Resolution } from "./merge.ts";
@@ -164,6 +165,9 @@ export class SavepointClient {
     return this.saveTarget(accountTarget, data, undefined);
   }
   private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined): Promise<Snapshot> {
+    // Refused before anything is written: the ring, the storage and the server keep the last good save.
+    assertJson(target === accountTarget ? "accountData" : "data", data, { object: true });
+    if (slotInfo !== undefined) assertJson("slotInfo", slotInfo, { object: true });
     await this.start();
     const r = this.store.getOrCreate(target);
     const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.clock.now(), this.config.policy.maxQueuedLocalSnapshots);

@@ -2,9 +2,10 @@ import type { KnownErrorCode } from "./generated/error-codes.ts";
 
 /**
  * A code the server sends: one of today's, or a newer one this SDK does not know (still a string).
- * `network_error` is the SDK's own: the request never got an answer.
+ * `network_error` and `invalid_json` are the SDK's own: the request never got an answer; a value JSON cannot
+ * carry exactly was refused before anything was written or sent (`details`: `field`, `path`, `reason`).
  */
-export type SavepointErrorCode = KnownErrorCode | "network_error" | (string & {});
+export type SavepointErrorCode = KnownErrorCode | "network_error" | "invalid_json" | (string & {});
 
 /** Every failure the SDK reports: the server's `{error: {code, message, details}}` and its HTTP status. */
 export class SavepointError extends Error {
@@ -47,6 +48,7 @@ export const refusesSession = (e: unknown): boolean => e instanceof SavepointErr
 /** No answer, 408, 429, 5xx, or a 409 that says the first request with this key is still running. */
 export function isRetryable(e: unknown): boolean {
   if (!(e instanceof SavepointError)) return false;
+  if (e.code === "invalid_json") return false;
   if (e.status === 0 || e.status === 408 || e.status === 429 || e.status >= 500) return true;
   return e.status === 409 && e.details.reason === "in_progress";
 }

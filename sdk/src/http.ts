@@ -1,6 +1,7 @@
 import type { Clock } from "./clock.ts";
 import { errorFromAnswer, SavepointError } from "./errors.ts";
 import { type OperationId, type RouteTypes, routes } from "./generated/routes.ts";
+import { assertJson } from "./json-check.ts";
 import { type RetryOptions, withRetries } from "./retry.ts";
 
 /** The platform's `fetch`, or anything shaped like it (a test's, React Native's). */
@@ -74,6 +75,8 @@ export class Transport {
   /** A route described by hand (one the generated table does not list yet). */
   callRoute(route: RouteSpec, input: CallInput = {}): Promise<Answer<any>> {
     const key = route.idempotent ? (input.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    // Nothing leaves that JSON would change on the way; an optional field left undefined is simply absent.
+    if (input.body !== undefined) assertJson("body", input.body, { optionalTopLevel: true });
     return withRetries(this.options.clock, this.options.retry ?? {}, () => this.once(route, input, key));
   }
 
