@@ -4,8 +4,9 @@ import { type OperationId, type RouteTypes, routes } from "./generated/routes.ts
 import { assertJson } from "./json-check.ts";
 import { type RetryOptions, withRetries } from "./retry.ts";
 
-/** The platform's `fetch`, or anything shaped like it (a test's, React Native's). */
-export type FetchFn = (url: string, init: RequestInit) => Promise<Response>;
+import type { FetchFn, FetchResponse } from "./fetch-types.ts";
+
+export type { FetchFn, FetchInit, FetchResponse } from "./fetch-types.ts";
 
 export interface TransportOptions {
   /** Where the API is, e.g. `https://saves.example.com` (no trailing `/api/v1`). */
@@ -96,7 +97,7 @@ export class Transport {
       body = JSON.stringify(input.body);
       headers["content-type"] = "application/json";
     }
-    let res: Response;
+    let res: FetchResponse;
     let text: string;
     // Real time, not the SDK's clock: a server that never answers must not hold a sync forever.
     const controller = new AbortController();
