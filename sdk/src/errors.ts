@@ -25,20 +25,20 @@ export class SavepointError extends Error {
 }
 
 /** Turns an error answer into a SavepointError, whatever its body: a proxy's HTML page is still typed. */
-export function errorFromAnswer(status: number, body: unknown, headers: { get(name: string): string | null }): SavepointError {
+export function errorFromAnswer(status: number, body: unknown, headers: { get(name: string): string | null }, now = Date.now()): SavepointError {
   const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   const code = typeof error?.code === "string" ? error.code : `http_${status}`;
   const message = typeof error?.message === "string" ? error.message : `HTTP ${status}`;
   const details = error?.details && typeof error.details === "object" ? (error.details as Record<string, unknown>) : {};
-  return new SavepointError(code, message, status, details, retryAfter(headers.get("retry-after")), headers.get("x-request-id") ?? undefined);
+  return new SavepointError(code, message, status, details, retryAfter(headers.get("retry-after"), now), headers.get("x-request-id") ?? undefined);
 }
 
-function retryAfter(value: string | null): number | undefined {
+function retryAfter(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
 /** Codes after which this device's session can no longer be used: the engine stops instead of looping. */

@@ -118,6 +118,6 @@ export class Transport {
     } catch {}
     if (res.status === route.ok || res.status === 304) return { status: res.status, body: parsed, headers: res.headers };
     if (res.status === 409 && (parsed as { status?: unknown } | undefined)?.status === "conflict") return { status: 409, body: parsed, headers: res.headers };
-    throw errorFromAnswer(res.status, parsed, res.headers);
+    throw errorFromAnswer(res.status, parsed, res.headers, this.options.clock.now());
   }
 }
