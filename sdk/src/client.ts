@@ -161,8 +161,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   }
 
   /** Durable on the device when this resolves; the server gets it when the policy allows. */
-  async save<K extends SlotId<S>>(slotId: K, data: S[K], slotInfo?: JsonObject): Promise<Snapshot<S[K]>> {
-    return this.saveTarget(slotId, data as JsonObject, slotInfo) as Promise<Snapshot<never>>;
+  async save<K extends SlotId<S>, I extends JsonFields<I> = JsonObject>(slotId: K, data: S[K], slotInfo?: I): Promise<Snapshot<S[K]>> {
+    return this.saveTarget(slotId, data as JsonObject, slotInfo as JsonObject | undefined) as Promise<Snapshot<never>>;
   }
   /** The account-wide data, saved like a slot. */
   async saveAccountData(data: A): Promise<Snapshot<A>> {

@@ -11,6 +11,10 @@ interface MySave {
 interface Settings {
   volume: number;
 }
+interface SlotLabel {
+  label: string;
+  level: number;
+}
 interface MyAccount {
   gems: number;
 }
@@ -20,7 +24,8 @@ type Slots = { main: MySave; settings: Settings; [slotId: `extra-${number}`]: My
 export async function typedSaves(baseUrl: string, runtimeKey: string) {
   const client = createClient<Slots, MyAccount>({ baseUrl, runtimeKey, storage: memoryStorage(), browserLifecycle: false });
   const save: MySave = { coins: 7, unlocks: ["forest"], settings: { music: true } };
-  const snapshot: Snapshot<MySave> = await client.save("main", save);
+  const label: SlotLabel = { label: "World 1", level: 2 };
+  const snapshot: Snapshot<MySave> = await client.save("main", save, label);
   await client.save("extra-2", { ...save, coins: 8 });
   await client.save("settings", { volume: 3 });
   await client.saveAccountData({ gems: 3 });
@@ -37,6 +42,8 @@ export async function typedSaves(baseUrl: string, runtimeKey: string) {
   void client.save("settings", save).catch(() => {});
   // @ts-expect-error coins is a number
   void client.save("main", { ...save, coins: "many" }).catch(() => {});
+  // @ts-expect-error slot info must be JSON too: a Date comes back as a string
+  void client.save("main", save, { at: new Date() }).catch(() => {});
   // @ts-expect-error account data has its own type
   void client.saveAccountData({ gems: "3" }).catch(() => {});
 
@@ -62,5 +69,5 @@ export async function typedSaves(baseUrl: string, runtimeKey: string) {
 
   client.close();
   plain.close();
-  return { seq: snapshot.seq, main, extra, volume, gems, ring: ring.length, anything: anything ?? null };
+  return { seq: snapshot.seq, label: client.slotInfo("main"), main, extra, volume, gems, ring: ring.length, anything: anything ?? null };
 }

@@ -87,7 +87,7 @@ describe("sdk: the packed tarball", () => {
     expect(report).toMatchObject({ state: "idle", slot: { version: 1, data: { coins: 5 } }, error: { code: "not_found", status: 404 } });
     expect(report.accountId).toMatch(/^acc_/);
     const main = { coins: 7, unlocks: ["forest"], settings: { music: true } };
-    expect(report.typed).toEqual({ seq: 1, main, extra: 8, volume: 3, gems: 3, ring: 1, anything: null });
+    expect(report.typed).toEqual({ seq: 1, label: { label: "World 1", level: 2 }, main, extra: 8, volume: 3, gems: 3, ring: 1, anything: null });
   }, 120_000);
 
   test("a project with neither the DOM library nor @types/node type-checks every entry: index, file, browser, global", () => {
