@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 /**
- * Builds `sdk/dist`: the ESM bundle, the file adapter's entry, a minified browser bundle, and one
- * bundled declaration file per entry (dts-bundle-generator, which also type-checks them). Prints the
- * browser bundle's minified+gzipped size, measured with zlib.
+ * Builds `sdk/dist`: the ESM bundle, the file adapter's entry, a minified browser bundle, a minified
+ * `<script>` build that sets `globalThis.Savepoint`, and one bundled declaration file per entry
+ * (dts-bundle-generator, which also type-checks them). Prints the browser bundle's minified+gzipped
+ * size, measured with zlib. `npm pack` and `npm publish` in sdk/ run it first (the `prepack` script).
  */
 const sdk = join(import.meta.dir, "..");
 const dist = join(sdk, "dist");
@@ -30,13 +31,28 @@ async function declarations(entry: string) {
   if (code !== 0) throw new Error(`sdk declarations failed (${entry}):\n${stdout}\n${stderr}`);
 }
 
+const globalDeclarations = `import type * as SavepointModule from "./index.js";
+
+declare global {
+  /** The SDK as \`<script src="savepoint.global.min.js">\` sets it: the same exports as \`@savepoint/client\`. */
+  var Savepoint: typeof SavepointModule;
+}
+
+export {};
+`;
+
 export async function buildSdk(): Promise<{ minBytes: number; gzipBytes: number }> {
   rmSync(dist, { recursive: true, force: true });
   await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", naming: "index.js" });
   await bundle({ entrypoints: [src("file.ts")], outdir: dist, format: "esm", target: "node", naming: "file.js" });
   await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", minify: true, naming: "savepoint.browser.min.js" });
+  await bundle({ entrypoints: [src("global.ts")], outdir: dist, format: "iife", target: "browser", minify: true, naming: "savepoint.global.min.js" });
   await Promise.all(["index", "file"].map(declarations));
-  const stray = (readdirSync(dist) as string[]).filter((f) => f.endsWith(".d.ts") && !["index.d.ts", "file.d.ts"].includes(f));
+  // `./browser` is the index bundle minified: the same declarations. `./global` declares the global it sets.
+  writeFileSync(join(dist, "browser.d.ts"), 'export * from "./index.js";\n');
+  writeFileSync(join(dist, "global.d.ts"), globalDeclarations);
+  const made = ["index.d.ts", "file.d.ts", "browser.d.ts", "global.d.ts"];
+  const stray = (readdirSync(dist) as string[]).filter((f) => f.endsWith(".d.ts") && !made.includes(f));
   if (stray.length) throw new Error(`sdk declarations not bundled: ${stray.join(", ")}`);
   const min = readFileSync(join(dist, "savepoint.browser.min.js"));
   const sizes = { minBytes: min.length, gzipBytes: gzipSync(min, { level: 9 }).length };

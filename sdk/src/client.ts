@@ -7,11 +7,13 @@ import type { SavepointError } from "./errors.ts";
 import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
 import type { FetchFn } from "./http.ts";
+import { assertJson } from "./json-check.ts";
 import { attachBrowserLifecycle } from "./lifecycle.ts";
 import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
 import { mergeRules, type Resolution } from "./merge.ts";
 import type { RetryOptions } from "./retry.ts";
 import { type StorageAdapter, memoryStorage } from "./storage/adapter.ts";
+import type { AnySlots, JsonFields, SlotId, SlotTypes } from "./typed-slots.ts";
 
 export interface ClientOptions {
   /** Where the API is, e.g. `https://saves.example.com`. */
@@ -53,8 +55,11 @@ export interface Session {
 const defaultResolution: Resolution = mergeRules({}, "local");
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
-/** The game's side of Savepoint: local-first saves, synced on the server's policy (README, Quick start). */
-export class SavepointClient {
+/**
+ * The game's side of Savepoint: local-first saves, synced on the server's policy (README, Quick start).
+ * `S` declares each slot's data type, `A` the account data's (README, Typed saves).
+ */
+export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject> {
   readonly api: SavepointApi;
   readonly events = new Emitter();
   readonly store: LocalStore;
@@ -156,14 +161,17 @@ export class SavepointClient {
   }
 
   /** Durable on the device when this resolves; the server gets it when the policy allows. */
-  async save(slotId: string, data: JsonObject, slotInfo?: JsonObject): Promise<Snapshot> {
-    return this.saveTarget(slotId, data, slotInfo);
+  async save<K extends SlotId<S>, I extends JsonFields<I> = JsonObject>(slotId: K, data: S[K], slotInfo?: I): Promise<Snapshot<S[K]>> {
+    return this.saveTarget(slotId, data as JsonObject, slotInfo as JsonObject | undefined) as Promise<Snapshot<never>>;
   }
   /** The account-wide data, saved like a slot. */
-  async saveAccountData(data: JsonObject): Promise<Snapshot> {
-    return this.saveTarget(accountTarget, data, undefined);
+  async saveAccountData(data: A): Promise<Snapshot<A>> {
+    return this.saveTarget(accountTarget, data as JsonObject, undefined) as Promise<Snapshot<never>>;
   }
   private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined): Promise<Snapshot> {
+    // Refused before anything is written: the ring, the storage and the server keep the last good save.
+    assertJson(target === accountTarget ? "accountData" : "data", data, { object: true });
+    if (slotInfo !== undefined) assertJson("slotInfo", slotInfo, { object: true });
     await this.start();
     const r = this.store.getOrCreate(target);
     const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.clock.now(), this.config.policy.maxQueuedLocalSnapshots);
@@ -174,16 +182,17 @@ export class SavepointClient {
   }
 
   /** The slot's data as the device knows it (its newest save, else the server's last state). */
-  load(slotId: string): JsonObject | undefined {
+  load<K extends SlotId<S>>(slotId: K): S[K] | undefined {
     const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
-    return s && copy(s.data);
+    return s && (copy(s.data) as S[K]);
   }
   slotInfo(slotId: string): JsonObject | undefined {
     const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
     return s?.slotInfo && copy(s.slotInfo);
   }
-  accountData(): JsonObject | undefined {
-    return this.load(accountTarget);
+  accountData(): A | undefined {
+    const s = this.store.get(accountTarget) && currentOf(this.store.get(accountTarget)!);
+    return s && (copy(s.data) as A);
   }
   /** Slot ids known on this device. */
   slots(): string[] {
@@ -191,14 +200,14 @@ export class SavepointClient {
   }
 
   /** The ring of local saves of a slot, oldest first (`maxQueuedLocalSnapshots` of them). */
-  localSnapshots(slotId: string): Snapshot[] {
-    return copy(this.store.get(slotId)?.snapshots ?? []);
+  localSnapshots<K extends SlotId<S>>(slotId: K): Snapshot<S[K]>[] {
+    return copy(this.store.get(slotId)?.snapshots ?? []) as Snapshot<never>[];
   }
   /** Local undo: saves the snapshot before the newest again, as a new save. */
-  async undo(slotId: string): Promise<Snapshot | undefined> {
+  async undo<K extends SlotId<S>>(slotId: K): Promise<Snapshot<S[K]> | undefined> {
     const ring = this.store.get(slotId)?.snapshots ?? [];
     const previous = ring.at(-2);
-    return previous ? this.saveTarget(slotId, previous.data, previous.slotInfo) : undefined;
+    return previous ? (this.saveTarget(slotId, previous.data, previous.slotInfo) as Promise<Snapshot<never>>) : undefined;
   }
 
   /** Pushes now. `force` skips the interval but honours `forceSyncCooldownSeconds`. */
@@ -275,5 +284,9 @@ export class SavepointClient {
   }
 }
 
-/** A client for one game on one device; call `start()` (or any method) to load its saves. */
-export const createClient = (options: ClientOptions) => new SavepointClient(options);
+/**
+ * A client for one game on one device; call `start()` (or any method) to load its saves. Declare the
+ * slots' types once: `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
+ */
+export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(options: ClientOptions) =>
+  new SavepointClient<S, A>(options);

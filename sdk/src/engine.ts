@@ -3,6 +3,7 @@ import { isRetryable, refusesSession, SavepointError } from "./errors.ts";
 import type { Emitter, Status, SyncState } from "./events.ts";
 import type { SyncPolicy } from "./generated/schemas.ts";
 import { isDirty, type LocalRecord, type LocalStore } from "./local-store.ts";
+import { decide, type PolicyEvent, type PolicyState } from "./policy-decision.ts";
 import { type PushDeps, pushRecord } from "./push.ts";
 
 const newestSeq = (r: LocalRecord) => r.snapshots.at(-1)?.seq ?? 0;
@@ -65,6 +66,14 @@ export class SyncEngine {
   }
   private pushable = (r: LocalRecord) => (isDirty(r) || r.inflight !== undefined) && this.blocked.get(r.target)?.seq !== newestSeq(r);
   private pending = () => this.d.store.all().some(this.pushable);
+  /** What the policy says to do on `event` now (policy-decision.ts). */
+  private decide(event: PolicyEvent, extra: Partial<PolicyState> = {}) {
+    const known = (ms: number) => (Number.isFinite(ms) ? ms : undefined);
+    const state = { lastRemoteSyncAt: known(this.lastRemoteSyncAt), lastForcedAt: known(this.lastForcedAt), pending: this.pending(), ...extra };
+    const { onCooldown, retryBaseMs, retryMaxMs, random } = this.d;
+    const options = { onCooldown, retryBaseMs, retryMaxMs, random };
+    return decide(this.d.policy(), { ...state, hasSession: this.d.hasSession(), stopped: this.stopped }, event, this.d.clock.now(), options);
+  }
 
   /** A save happened: the engine pushes when the interval allows. */
   saved(): void {
@@ -74,8 +83,9 @@ export class SyncEngine {
 
   /** Plans the next push at the earliest moment the policy allows. */
   schedule(at?: number): void {
-    if (this.stopped || this.disposed || !this.d.hasSession() || !this.pending()) return;
-    const due = at ?? Math.max(this.d.clock.now(), this.lastRemoteSyncAt + this.d.policy().minRemoteSyncIntervalSeconds * 1000);
+    const next = this.decide("saved");
+    if (this.disposed || next.action === "nothing") return;
+    const due = at ?? (next.action === "defer" ? next.until : this.d.clock.now());
     if (due >= this.timerAt) return;
     if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
     this.timerAt = due;
@@ -88,14 +98,13 @@ export class SyncEngine {
 
   /** `sync({force: true})`: ignores the interval, not the cooldown. */
   async force(): Promise<ForceResult> {
-    const now = this.d.clock.now();
-    const retryAt = this.lastForcedAt + this.d.policy().forceSyncCooldownSeconds * 1000;
-    if (now < retryAt) {
-      if (this.d.onCooldown === "refuse") return { status: "refused", retryAt };
-      this.schedule(retryAt);
-      return { status: "deferred", retryAt };
+    const next = this.decide("force");
+    if (next.action === "refuse") return { status: "refused", retryAt: next.retryAt };
+    if (next.action === "defer") {
+      this.schedule(next.until);
+      return { status: "deferred", retryAt: next.until };
     }
-    this.lastForcedAt = now;
+    this.lastForcedAt = this.d.clock.now();
     await this.flush();
     return { status: "synced" };
   }
@@ -162,11 +171,10 @@ export class SyncEngine {
     this.d.events.emit("error", { error });
     this.setState("offline");
     // A failed sync is retried on the syncOnReconnect flag's terms: with backoff, or on the next trigger.
-    if (!this.d.policy().syncOnReconnect) return;
+    const next = this.decide("failed", { failures: this.failures + 1, retryAfterSeconds: error.retryAfterSeconds });
+    if (next.action !== "defer") return;
     this.failures++;
-    const ceiling = Math.min(this.d.retryMaxMs, this.d.retryBaseMs * 2 ** (this.failures - 1));
-    const wait = Math.max(this.d.random() * ceiling, (error.retryAfterSeconds ?? 0) * 1000);
-    this.schedule(this.d.clock.now() + wait);
+    this.schedule(next.until);
   }
 
   /** Resolves when no push is running (one that starts meanwhile is awaited too). */
@@ -176,13 +184,13 @@ export class SyncEngine {
 
   /** The app goes to the background: the last saves leave now (keepalive), if the policy says so. */
   background(): Promise<void> {
-    return this.d.policy().syncOnAppBackground ? this.flush({ keepalive: true }) : Promise.resolve();
+    return this.decide("background").action === "push" ? this.flush({ keepalive: true }) : Promise.resolve();
   }
 
   /** The network is back (the `online` event). */
   reconnected(): Promise<void> {
     this.online = true;
-    return this.d.policy().syncOnReconnect ? this.flush() : Promise.resolve();
+    return this.decide("reconnected").action === "push" ? this.flush() : Promise.resolve();
   }
   disconnected(): void {
     this.online = false;

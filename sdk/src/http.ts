@@ -1,10 +1,12 @@
 import type { Clock } from "./clock.ts";
 import { errorFromAnswer, SavepointError } from "./errors.ts";
 import { type OperationId, type RouteTypes, routes } from "./generated/routes.ts";
+import { assertJson } from "./json-check.ts";
 import { type RetryOptions, withRetries } from "./retry.ts";
 
-/** The platform's `fetch`, or anything shaped like it (a test's, React Native's). */
-export type FetchFn = (url: string, init: RequestInit) => Promise<Response>;
+import type { FetchFn, FetchResponse } from "./fetch-types.ts";
+
+export type { FetchFn, FetchInit, FetchResponse } from "./fetch-types.ts";
 
 export interface TransportOptions {
   /** Where the API is, e.g. `https://saves.example.com` (no trailing `/api/v1`). */
@@ -74,6 +76,8 @@ export class Transport {
   /** A route described by hand (one the generated table does not list yet). */
   callRoute(route: RouteSpec, input: CallInput = {}): Promise<Answer<any>> {
     const key = route.idempotent ? (input.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    // Nothing leaves that JSON would change on the way; an optional field left undefined is simply absent.
+    if (input.body !== undefined) assertJson("body", input.body, { optionalTopLevel: true });
     return withRetries(this.options.clock, this.options.retry ?? {}, () => this.once(route, input, key));
   }
 
@@ -93,7 +97,7 @@ export class Transport {
       body = JSON.stringify(input.body);
       headers["content-type"] = "application/json";
     }
-    let res: Response;
+    let res: FetchResponse;
     let text: string;
     // Real time, not the SDK's clock: a server that never answers must not hold a sync forever.
     const controller = new AbortController();
@@ -114,6 +118,6 @@ export class Transport {
     } catch {}
     if (res.status === route.ok || res.status === 304) return { status: res.status, body: parsed, headers: res.headers };
     if (res.status === 409 && (parsed as { status?: unknown } | undefined)?.status === "conflict") return { status: 409, body: parsed, headers: res.headers };
-    throw errorFromAnswer(res.status, parsed, res.headers);
+    throw errorFromAnswer(res.status, parsed, res.headers, this.options.clock.now());
   }
 }

@@ -2,9 +2,9 @@ import type { JsonObject } from "./generated/schemas.ts";
 import type { StorageAdapter } from "./storage/adapter.ts";
 
 /** A local save: one entry of a record's ring (README, Policy flags: maxQueuedLocalSnapshots). */
-export interface Snapshot {
+export interface Snapshot<T = JsonObject> {
   seq: number;
-  data: JsonObject;
+  data: T;
   slotInfo?: JsonObject;
   savedAt: number;
 }

@@ -4,6 +4,7 @@ import { SavepointError } from "./errors.ts";
 import type { Emitter } from "./events.ts";
 import type { JsonObject } from "./generated/schemas.ts";
 import { newIdempotencyKey } from "./http.ts";
+import { assertJson } from "./json-check.ts";
 import { accountTarget, addSnapshot, type Inflight, type LocalRecord, type LocalStore } from "./local-store.ts";
 import { type Resolution, resolveWith } from "./merge.ts";
 
@@ -101,7 +102,9 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
     const localSlotInfo = newest.seq > w.seq ? newest.slotInfo : w.slotInfo;
     const base = r.base?.data ?? {};
     const context = { target: r.target, serverUpdatedAt: server.updatedAt, localSavedAt: newest.savedAt };
-    const merged = copy(resolveWith(d.resolution(r.target), base, server.data, local, context));
+    const resolved = resolveWith(d.resolution(r.target), base, server.data, local, context);
+    assertJson("merged", resolved, { object: true });
+    const merged = copy(resolved);
     d.events.emit("conflict", { ...context, base, server: server.data, local, merged, serverVersion: server.version, attempt: conflicts });
     r.base = server;
     r.inflight = undefined;

@@ -1,0 +1,68 @@
+import type { SyncPolicy } from "./generated/schemas.ts";
+
+/**
+ * What the engine does on each trigger, as a pure function of the policy, the engine's state and the
+ * clock (README, Policy flags). The engine follows it; sdk-vectors/policy.json holds cases every client runs.
+ */
+export type PolicyEvent = "saved" | "force" | "background" | "foreground" | "reconnected" | "failed";
+
+export interface PolicyState {
+  /** Ms of the last push's start; absent before the first. */
+  lastRemoteSyncAt?: number;
+  /** Ms of the last forced sync that ran; absent before the first. */
+  lastForcedAt?: number;
+  /** Some save is not on the server yet. */
+  pending: boolean;
+  hasSession: boolean;
+  /** The server refused the session: nothing syncs until a new sign-in. */
+  stopped: boolean;
+  /** Failed syncs in a row, this one included ("failed"). */
+  failures?: number;
+  /** The failed answer's Retry-After, in seconds ("failed"). */
+  retryAfterSeconds?: number;
+}
+
+export interface PolicyOptions {
+  onCooldown: "defer" | "refuse";
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Numbers in [0, 1) for the full-jitter wait ("failed"; asked only then). */
+  random: () => number;
+}
+
+export type PolicyDecision =
+  | { action: "push"; keepalive?: true }
+  | { action: "defer"; until: number }
+  | { action: "refuse"; retryAt: number }
+  | { action: "pull" }
+  | { action: "nothing" };
+
+export function decide(policy: SyncPolicy, state: PolicyState, event: PolicyEvent, now: number, o: PolicyOptions): PolicyDecision {
+  switch (event) {
+    case "saved": {
+      // Saves between two pushes coalesce: no push sooner than the interval after the last one.
+      if (state.stopped || !state.hasSession || !state.pending) return { action: "nothing" };
+      const due = Math.max(now, (state.lastRemoteSyncAt ?? -Infinity) + policy.minRemoteSyncIntervalSeconds * 1000);
+      return due <= now ? { action: "push" } : { action: "defer", until: due };
+    }
+    case "force": {
+      const retryAt = (state.lastForcedAt ?? -Infinity) + policy.forceSyncCooldownSeconds * 1000;
+      if (now >= retryAt) return { action: "push" };
+      return o.onCooldown === "refuse" ? { action: "refuse", retryAt } : { action: "defer", until: retryAt };
+    }
+    case "background":
+      return policy.syncOnAppBackground ? { action: "push", keepalive: true } : { action: "nothing" };
+    case "foreground":
+      // Refresh the policy, pull, then push what is pending.
+      return policy.syncOnAppForeground ? { action: "pull" } : { action: "nothing" };
+    case "reconnected":
+      return policy.syncOnReconnect ? { action: "push" } : { action: "nothing" };
+    case "failed": {
+      // Full jitter under a doubling ceiling, never sooner than Retry-After; off: the next trigger retries.
+      if (!policy.syncOnReconnect) return { action: "nothing" };
+      const ceiling = Math.min(o.retryMaxMs, o.retryBaseMs * 2 ** ((state.failures ?? 1) - 1));
+      const wait = Math.max(o.random() * ceiling, (state.retryAfterSeconds ?? 0) * 1000);
+      return { action: "defer", until: now + wait };
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isRetryable, jsonRefusal, manualClock, mergeRules, routes, SavepointError, Transport } from "../../sdk/src/index.ts";
+import { resolveWith, type Rule } from "../../sdk/src/merge.ts";
+import { decide } from "../../sdk/src/policy-decision.ts";
+import { checkFields, decodeMarkers, runScenario, type Scenario } from "./vector-runners.ts";
+
+// The test vectors every Savepoint client shares (sdk-vectors/README.md): every file, every case, or the test fails.
+const dir = join(import.meta.dir, "..", "..", "sdk-vectors");
+type Case = Record<string, any>;
+type VectorFile = { kind: string; cases?: Case[]; [k: string]: unknown };
+
+const runners: Record<string, (file: VectorFile) => void> = {
+  merge(file) {
+    for (const c of file.cases!) {
+      test(`merge: ${c.name}`, () => {
+        checkFields(c.name, c, ["name", "resolution", "rules", "otherwise", "context", "base", "server", "local", "merged"], ["name", "base", "server", "local", "merged"]);
+        const resolution = c.resolution ?? "rules";
+        if (!["rules", "server", "local"].includes(resolution)) throw new Error(`${c.name}: cannot run resolution ${resolution}`);
+        const resolve = resolution === "rules" ? mergeRules(c.rules ?? {}, (c.otherwise ?? "local") as Rule) : resolution;
+        const context = { target: "main", serverUpdatedAt: c.context?.serverUpdatedAt ?? 0, localSavedAt: c.context?.localSavedAt ?? 0 };
+        expect(resolveWith(resolve, c.base, c.server, c.local, context)).toEqual(c.merged);
+      });
+    }
+  },
+  policy(file) {
+    const defaults = file.defaults as { policy: Case; state: Case; options: Case };
+    for (const c of file.cases!) {
+      test(`policy: ${c.name}`, () => {
+        checkFields(c.name, c, ["name", "event", "now", "policy", "state", "options", "decision"], ["name", "event", "now", "decision"]);
+        const options = { ...defaults.options, ...c.options };
+        const random = options.random as number;
+        const decision = decide({ ...defaults.policy, ...c.policy } as never, { ...defaults.state, ...c.state } as never, c.event, c.now, { ...options, random: () => random } as never);
+        expect(decision).toEqual(c.decision);
+      });
+    }
+  },
+  errors(file) {
+    for (const c of file.cases!) {
+      test(`errors: ${c.name}`, async () => {
+        checkFields(c.name, c, ["name", "status", "headers", "body", "bodyText", "now", "error", "conflict"], ["name", "status"]);
+        if (!("error" in c) && c.conflict !== true) throw new Error(`${c.name}: cannot run (neither error nor conflict)`);
+        const text = c.bodyText ?? JSON.stringify(c.body);
+        const fetchFn = async () => new Response(text, { status: c.status, headers: c.headers ?? {} });
+        const clock = manualClock(c.now ? Date.parse(c.now) : undefined);
+        const transport = new Transport({ baseUrl: "http://vectors.invalid", runtimeKey: "k", fetch: fetchFn, clock, retry: { attempts: 1 } });
+        const route = { method: "POST", path: "/api/v1/vectors", auth: "runtimeKey", ok: 200, idempotent: true };
+        const answer = await transport.callRoute(route, { body: {} }).then((a) => a, (e: unknown) => e);
+        if (c.conflict) return expect((answer as { status: number; body: { status: string } }).body.status).toBe("conflict");
+        expect(answer).toBeInstanceOf(SavepointError);
+        const e = answer as SavepointError;
+        const got = { code: e.code, message: e.message, status: e.status, details: e.details, retryAfterSeconds: e.retryAfterSeconds, requestId: e.requestId };
+        const want = { message: e.message, retryAfterSeconds: undefined, requestId: undefined, ...c.error };
+        expect({ ...got, retryable: isRetryable(e) }).toEqual(want);
+      });
+    }
+  },
+  "json-refusal"(file) {
+    for (const c of file.cases!) {
+      test(`json-refusal: ${c.name}`, () => {
+        checkFields(c.name, c, ["name", "value", "object", "accepted", "refused"], ["name", "value"]);
+        if (c.accepted !== true && !c.refused) throw new Error(`${c.name}: cannot run (neither accepted nor refused)`);
+        const refusal = jsonRefusal(decodeMarkers(c.value), { object: c.object === true });
+        expect(refusal).toEqual(c.accepted ? undefined : (decodeMarkers(c.refused) as never));
+      });
+    }
+  },
+  idempotency(file) {
+    test("idempotency: which routes carry an Idempotency-Key (every route listed, none extra)", () => {
+      expect(Object.fromEntries(Object.entries(routes).map(([op, r]) => [op, r.idempotent]))).toEqual(file.routes as never);
+    });
+    for (const s of file.scenarios as Scenario[]) {
+      test(`idempotency: ${s.name}`, async () => {
+        checkFields(s.name, s, ["name", "replay", "retryAttempts", "steps", "answers", "requests"], ["name", "steps", "answers", "requests"]);
+        await runScenario(s);
+      });
+    }
+  },
+};
+const fileFields: Record<string, string[]> = {
+  merge: ["kind", "cases"],
+  policy: ["kind", "defaults", "cases"],
+  errors: ["kind", "cases"],
+  "json-refusal": ["kind", "cases"],
+  idempotency: ["kind", "routes", "scenarios"],
+};
+
+describe("sdk-vectors: the cases every client runs", () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  test("the folder has its README and a file of each kind; every file is of a kind this runner knows, with no field it ignores", () => {
+    expect(existsSync(join(dir, "README.md"))).toBe(true);
+    const kinds = files.map((f) => (JSON.parse(readFileSync(join(dir, f), "utf8")) as VectorFile).kind);
+    expect([...new Set(kinds)].sort()).toEqual(Object.keys(runners).sort());
+    for (const f of files) {
+      const file = JSON.parse(readFileSync(join(dir, f), "utf8")) as VectorFile;
+      expect([f, Object.keys(file).filter((k) => !fileFields[file.kind]?.includes(k))]).toEqual([f, []]);
+    }
+    expect(readdirSync(dir).filter((f) => !f.endsWith(".json") && f !== "README.md")).toEqual([]);
+  });
+  for (const f of files) {
+    const file = JSON.parse(readFileSync(join(dir, f), "utf8")) as VectorFile;
+    const run = runners[file.kind];
+    if (!run) {
+      test(`${f}: a kind this runner cannot run`, () => {
+        throw new Error(`${f}: unknown kind ${file.kind}`);
+      });
+      continue;
+    }
+    run(file);
+  }
+});
