@@ -70,7 +70,9 @@ async function syncRound(deps: Deps, msg: Message, key: IdempotencyRecordId | un
   const content = { metadata: JSON.parse(stored.metadata), state: JSON.parse(stored.state) };
   const snapshot = point(deps, plan, current, next, content, now);
   const changes = { ...stored, version: next, updatedAt: at, ...markOf(key, next), ...snapshot.changes };
-  const updated = await updateKeepingWrite(deps, { _id, version: body.baseVersion }, changes, [count, ...snapshot.writes]);
+  // The generation too: a save deleted and created again since the read is at version 1 as well.
+  const filter = { _id, version: body.baseVersion, historyId: current.historyId ?? null };
+  const updated = await updateKeepingWrite(deps, filter, changes, [count, ...snapshot.writes]);
   if (updated) return { status: "accepted", save: toSave(updated) };
   // Another writer won between the read and the write: answer with the state that won. None left
   // means it was deleted meanwhile, and a base above 0 for a save that does not exist is 404.

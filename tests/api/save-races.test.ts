@@ -32,7 +32,7 @@ async function embedded(): Promise<Setup> {
 async function distributed(): Promise<Setup> {
   const d = await startDistributed({ copies: { gateway: 2, saves: 2 } });
   const other: Deployment = { ...d, request: (path, init) => fetch(`${d.bases[1]}${path}`, init) };
-  return { d, other, openStore: async () => createMongoStore((await mongo()).url, d.db), race: { saves: 4, clients: 2 }, stop: () => d.stop() };
+  return { d, other, openStore: async () => createMongoStore((await mongo()).url, d.db), race: { saves: 5, clients: 2 }, stop: () => d.stop() };
 }
 
 type Save = { saveId: string; version: number; createdAt: string; metadata: unknown; state: unknown };
