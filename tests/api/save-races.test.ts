@@ -50,7 +50,8 @@ forEachDeployment("saves racing their deletion", { start: { embedded, distribute
       const deletes: { saveId: string; answer: Answer }[] = [];
       const via = (n: number) => (n % 2 ? s.other : s.d);
       for (const saveId of ids) {
-        const answer = await call(s.d, "POST", `/api/v1/saves/${saveId}/sync`, { key: tenant.key, body: { baseVersion: 0, externalUserId: "p", state: { n: 0 } } });
+        const body = { baseVersion: 0, externalUserId: "p", state: { n: 0 } };
+        const answer = await call(s.d, "POST", `/api/v1/saves/${saveId}/sync`, { key: tenant.key, body });
         expect(answer.status).toBe(200);
         syncs.push({ saveId, base: 0, answer });
       }
@@ -72,7 +73,8 @@ forEachDeployment("saves racing their deletion", { start: { embedded, distribute
           deletes.push({ saveId, answer: await call(via(n + i), "DELETE", `/api/v1/saves/${saveId}`, { key: tenant.key }) });
         }
       };
-      const syncing = Promise.all(ids.flatMap((saveId) => Array.from({ length: clients }, (_, c) => client(saveId, c)))).finally(() => (running = false));
+      const everyClient = ids.flatMap((saveId) => Array.from({ length: clients }, (_, c) => client(saveId, c)));
+      const syncing = Promise.all(everyClient).finally(() => (running = false));
       await Promise.all([syncing, ...ids.map(deleter)]);
 
       expect(syncs).toHaveLength(ids.length + 1_000);
