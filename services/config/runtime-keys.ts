@@ -7,6 +7,7 @@ import { SyncPolicy } from "../../shared/contract/common.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
+import type { RuntimeKeyDoc } from "./repo.ts";
 import { entitlementsOf } from "./entitlements.ts";
 import { settingsOf } from "./settings.ts";
 
@@ -38,21 +39,28 @@ export async function revokeRuntimeKey(deps: Deps, keyId: string) {
   return { keyId, revokedAt };
 }
 
+/** What operators see of a key: never the key or its hash. */
+const keyView = (k: RuntimeKeyDoc) => ({
+  keyId: k._id,
+  environment: k.environment,
+  ...(k.label ? { label: k.label } : {}),
+  createdAt: k.createdAt,
+  ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
+  ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
+});
+
+/** One key by its id: the audit's read around a key's creation and revocation. */
+export async function getRuntimeKey(deps: Deps, keyId: string) {
+  const key = await deps.repo.runtimeKeys.get(keyId);
+  if (!key) throw fail.notFound("Runtime key");
+  return { ...keyView(key), projectId: key.projectId };
+}
+
 /** A project's keys by id, label, environment and use: never a key or its hash. */
 export async function listRuntimeKeys(deps: Deps, projectId: string) {
   if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
   const keys = await deps.repo.runtimeKeys.find({ projectId }, { sort: { field: "createdAt", direction: 1 } });
-  return {
-    projectId,
-    keys: keys.map((k) => ({
-      keyId: k._id,
-      environment: k.environment,
-      ...(k.label ? { label: k.label } : {}),
-      createdAt: k.createdAt,
-      ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
-      ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
-    })),
-  };
+  return { projectId, keys: keys.map(keyView) };
 }
 
 const unknownKey = "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";

@@ -7,7 +7,7 @@ import { internal } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { getRuntimeConfig, publishGameConfig } from "./game-config.ts";
 import { getProject, getWorkspace, listProjects, listWorkspaces } from "./lookups.ts";
-import { createRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
+import { createRuntimeKey, getRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
 import { setSettings } from "./settings.ts";
 import { updateWorkspace } from "./update-workspace.ts";
 import { setSyncPolicy } from "./sync-policy.ts";
@@ -43,6 +43,7 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, adminRoutes.listProjects, (m) => listProjects(deps, m.params.workspaceId, m.query));
   serveRoute(bus, group, adminRoutes.getProject, (m) => getProject(deps, m.params.projectId));
   serveRoute(bus, group, adminRoutes.listRuntimeKeys, (m) => listRuntimeKeys(deps, m.params.projectId));
+  serveRoute(bus, group, adminRoutes.getRuntimeKey, (m) => getRuntimeKey(deps, m.params.keyId));
   serveRoute(bus, group, adminRoutes.setSettings, (m) => setSettings(deps, m.params.projectId, m.body));
   serveRoute(bus, group, adminRoutes.publishGameConfig, (m) => publishGameConfig(deps, m));
   serveRoute(bus, group, contractRoutes.runtimeConfig, (m) => getRuntimeConfig(deps, m));

@@ -1,9 +1,17 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { DeleteSaveResponse } from "../../shared/contract/save-history.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
+import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 import { saveBytes } from "./budget.ts";
-import { historyIdOf } from "./repo.ts";
+import { type SaveDoc, historyIdOf } from "./repo.ts";
+
+/**
+ * Lost rounds before a delete answers 503. A round is lost only when a sync of the same save was
+ * accepted between its read and its delete, one store round trip apart: a device would have to sync
+ * this often without pause to starve it.
+ */
+const rounds = 50;
 
 /**
  * Erases a save and its restore points (docs/api-rules.md#the-save-based-model). The tombstone is written first, so
@@ -12,8 +20,8 @@ import { historyIdOf } from "./repo.ts";
  */
 export async function deleteSave(deps: Deps, _id: string, saveId: string): Promise<DeleteSaveResponse> {
   const { repo } = deps;
-  const current = await repo.saves.get(_id);
-  if (!current) {
+  const first = await repo.saves.get(_id);
+  if (!first) {
     const tombstone = await repo.tombstones.get(_id);
     if (!tombstone) throw fail.notFound("Save");
     return { saveId, deletedAt: tombstone.deletedAt, alreadyDeleted: true };
@@ -25,11 +33,26 @@ export async function deleteSave(deps: Deps, _id: string, saveId: string): Promi
     if (!(err instanceof DuplicateKeyError)) throw err;
     await repo.tombstones.update({ _id }, { deletedAt }); // an earlier generation of this id was deleted too
   }
-  // Only this generation: a save re-created meanwhile has another history id and stays.
-  const deleted = await repo.saves.delete({ _id, historyId: current.historyId ?? null });
-  await repo.snapshots.delete({ ownerId: historyIdOf(current) });
-  if (deleted === 0) return { saveId, deletedAt: (await repo.tombstones.get(_id))?.deletedAt ?? deletedAt, alreadyDeleted: true };
+  const removed = await removeGeneration(deps, first);
+  await repo.snapshots.delete({ ownerId: historyIdOf(first) });
+  if (!removed) return { saveId, deletedAt: (await repo.tombstones.get(_id))?.deletedAt ?? deletedAt, alreadyDeleted: true };
   // Only the delete that removed it gives its bytes back to the environment's budget (budget.ts).
-  await repo.usage.increment(current.envId, "bytes", -saveBytes(current), {});
+  await repo.usage.increment(first.envId, "bytes", -saveBytes(removed), {});
   return { saveId, deletedAt, alreadyDeleted: false };
+}
+
+/**
+ * Deletes the generation of `first` (a save re-created meanwhile has another history id and stays),
+ * conditional on the version read, so the bytes given back are those of what was removed, also when a
+ * sync lands in between. The save as removed, or null when another delete removed it.
+ */
+async function removeGeneration(deps: Deps, first: SaveDoc): Promise<SaveDoc | null> {
+  const { saves } = deps.repo;
+  let current: SaveDoc | null = first;
+  return inRounds({ rounds }, async (n) => {
+    if (n > 0) current = await saves.get(first._id);
+    if (!current || historyIdOf(current) !== historyIdOf(first)) return null;
+    const deleted = await saves.delete({ _id: first._id, historyId: first.historyId ?? null, version: current.version });
+    return deleted > 0 ? current : lostRound;
+  });
 }

@@ -52,7 +52,8 @@ export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number
     const changes = { ...stored, version: save.version + 1, updatedAt: at, snapshotSeq: last, lastSnapshotAt: at };
     const usage = await usageOf(deps, save.envId, await deps.repo.usage.get(save.envId));
     const count = saveBudget(deps, plan, save.envId, usage, saveBytes(stored) - saveBytes(save));
-    const updated = await updateKeepingWrite(deps, { _id: save._id, version: save.version }, changes, [count, ...writes]);
+    const filter = { _id: save._id, version: save.version, historyId: save.historyId ?? null }; // this generation (sync-save.ts)
+    const updated = await updateKeepingWrite(deps, filter, changes, [count, ...writes]);
     return updated ? { save: toSave(updated) } : lostRound;
   });
 }

@@ -35,6 +35,17 @@ export function snapshotWrites(deps: Deps, plan: PlanName, snap: { ownerId: stri
   return restorePointWrites(snapshots, doc, deps.plans[plan].snapshot.keptPerSlot);
 }
 
+/**
+ * Where the store writes a save's restore point after the save (MongoDB, port.ts), a delete may land
+ * between the two and erase the history before the point arrives: a point left behind so is erased
+ * here, once this write's followers are done. Either the delete still sees it, or this check sees the delete.
+ */
+export async function dropPointsIfErased(deps: Deps, written: SaveDoc): Promise<void> {
+  const now = await deps.repo.saves.get(written._id);
+  if (now && historyIdOf(now) === historyIdOf(written)) return;
+  await deps.repo.snapshots.delete({ ownerId: historyIdOf(written) });
+}
+
 /** The plan recorded on the newest snapshot: operator routes carry no tenant. */
 async function historyPlan(deps: Deps, ownerId: string): Promise<PlanName> {
   return (await deps.repo.snapshots.findOne({ ownerId }, { field: "seq", direction: -1 }))?.plan ?? "self_hosted";

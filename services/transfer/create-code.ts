@@ -11,9 +11,15 @@ export const maxActiveCodes = 5;
 
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
-// Codes made in one millisecond by one process still have an order: the creation time, then a count.
-let made = 0;
-const orderKey = (now: Date) => `${now.toISOString()}#${String(++made).padStart(12, "0")}`;
+/**
+ * A code's place in its account's order of creation: the account's count of codes made, one atomic
+ * increment, so creates on any number of copies, in one millisecond or on clocks that disagree, agree
+ * on which codes are the newest. `~` sorts after the times that ordered codes made before the count.
+ */
+async function nextOrder(deps: Deps, accountId: string): Promise<string> {
+  const { made } = await deps.repo.made.increment(accountId, "made", 1, {});
+  return `~${String(made).padStart(12, "0")}`;
+}
 
 /**
  * Route 9: a one-time code for the account behind the session. The gateway has already refused a
@@ -36,17 +42,17 @@ export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRo
     status: "active",
     deviceLabel: msg.body?.deviceLabel,
     createdAt: now.toISOString(),
-    createdOrder: orderKey(now),
+    createdOrder: await nextOrder(deps, accountId),
     expiresAt,
     pruneDay: dayAfter(new Date(expiresAt)),
   });
   await pruneCodesOncePerDay(repo.codes, now);
 
-  // Concurrent creates each retire everything past the newest five: they agree on which. The code
-  // being answered is never among them, whatever its neighbours' timestamps.
+  // Every create retires everything past the newest five it sees, its own code too when newer ones
+  // were made meanwhile: they agree on the order, so a code is retired only when five newer ones exist,
+  // and the last create to look sees every code. After any burst exactly the newest five stay live.
   const active = await repo.codes.find({ accountId, status: "active" }, { sort: { field: "createdOrder", direction: -1 } });
-  const others = active.filter((c) => c._id !== _id);
-  for (const old of others.slice(maxActiveCodes - 1)) await repo.codes.update({ _id: old._id, status: "active" }, { status: "revoked" });
+  for (const old of active.slice(maxActiveCodes)) await repo.codes.update({ _id: old._id, status: "active" }, { status: "revoked" });
 
   return { transferCode: formatTransferCode(code), expiresAt, expiresInSeconds: ttl };
 }

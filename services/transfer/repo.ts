@@ -13,7 +13,7 @@ export type TransferCodeDoc = {
   /** The session that made the code: the session cap never revokes it for the session the code opens. */
   sessionId?: string;
   createdAt: string;
-  /** `createdAt#<count>`: the order of creation, also within one millisecond (create-code.ts). */
+  /** `~<the account's count>`: the order of creation (create-code.ts); `createdAt#<count>` on codes made before. */
   createdOrder?: string;
   expiresAt: string;
   consumedAt?: string | null;
@@ -21,8 +21,13 @@ export type TransferCodeDoc = {
   pruneDay?: string;
 };
 
+/** How many codes an account has made: the order of its codes (create-code.ts). */
+export type CodesMadeDoc = { _id: string; made: number };
+
 export interface Repo {
   codes: Collection<TransferCodeDoc>;
+  /** Codes made per account (`_id` is the account id). */
+  made: Collection<CodesMadeDoc>;
   /** Failed consumes by client IP and runtime key. */
   attempts: Collection<HitDoc>;
 }
@@ -34,5 +39,6 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "prune_day", fields: ["pruneDay"] },
     ]),
     attempts: await store.collection<HitDoc>("transferAttempts", hitIndexes),
+    made: await store.collection<CodesMadeDoc>("transferCodesMade"),
   };
 }

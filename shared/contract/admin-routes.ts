@@ -56,7 +56,13 @@ export const adminRoutes = {
     operationId: "adminCreateRuntimeKey", method: "POST", path: "/admin/v1/projects/:projectId/environments/:env/runtime-keys",
     summary: "Create a runtime key (shown once)", tag: "admin", auth: "admin",
     params: Admin.ProjectEnvPath, body: Admin.CreateRuntimeKeyRequest, bodyOptional: true, ok: [201, Admin.RuntimeKeyResponse],
-    errors: admin, auditRead: "adminListRuntimeKeys", subject: "config.runtime-key.create", ...adminDocs.createRuntimeKey,
+    errors: admin, auditRead: "adminGetRuntimeKey", subject: "config.runtime-key.create", ...adminDocs.createRuntimeKey,
+  }),
+  // The audit's read of a key's writes: one key, so a creation's entry costs the same at any key count.
+  getRuntimeKey: route({
+    operationId: "adminGetRuntimeKey", method: "GET", path: "/admin/v1/runtime-keys/:keyId", summary: "Read one runtime key, never the key itself",
+    tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RuntimeKey], errors: [400, ...admin], subject: "config.runtime-key.get",
+    ...adminDocs.getRuntimeKey,
   }),
   listRuntimeKeys: route({
     operationId: "adminListRuntimeKeys", method: "GET", path: "/admin/v1/projects/:projectId/runtime-keys",
@@ -66,7 +72,7 @@ export const adminRoutes = {
   revokeRuntimeKey: route({
     operationId: "adminRevokeRuntimeKey", method: "DELETE", path: "/admin/v1/runtime-keys/:keyId",
     summary: "Revoke a runtime key at once", tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RevokeRuntimeKeyResponse],
-    errors: admin, subject: "config.runtime-key.revoke", ...adminDocs.revokeRuntimeKey,
+    errors: admin, auditRead: "adminGetRuntimeKey", subject: "config.runtime-key.revoke", ...adminDocs.revokeRuntimeKey,
   }),
   setSyncPolicy: route({
     operationId: "adminSetSyncPolicy", method: "PUT", path: "/admin/v1/projects/:projectId/sync-policy",

@@ -22,6 +22,18 @@ export const RuntimeKeyResponse = z.object({ keyId: z.string(), runtimeKey: z.st
 
 export const KeyPath = z.strictObject({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/) });
 export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt: Timestamp }).meta({ id: "RevokeRuntimeKeyResponse" });
+/** One runtime key as operators see it: never the key or its hash. */
+export const RuntimeKey = z
+  .object({
+    keyId: z.string(),
+    projectId: z.string(),
+    environment: Environment,
+    label: z.string().optional(),
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp.optional(),
+    revokedAt: Timestamp.optional(),
+  })
+  .meta({ id: "RuntimeKey" });
 
 export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPolicyPatch" });
 

@@ -188,7 +188,13 @@ class MongoDocs<T extends Doc> implements Collection<T> {
   }
 
   delete(filter: Filter<T>) {
-    return guard(async () => (await this.c.deleteMany(clean(filter))).deletedCount);
+    const remove = async () => (await this.c.deleteMany(clean(filter))).deletedCount;
+    const leases = this.leases;
+    const id = filter._id;
+    if (!leases || id === undefined || id === null) return guard(remove);
+    // A conditional update there reads, then writes by `_id`, under the document's lease: a delete of
+    // that document between the two would remove the version the update is writing, not the one it named.
+    return guard(async () => (await withLease(leases, `${this.c.collectionName}:${id}`, remove))!);
   }
 }
 

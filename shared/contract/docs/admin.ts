@@ -27,6 +27,10 @@ export const adminDocs = {
     description: "Lists a project's runtime keys with their ids, labels and revocation times; never a key itself.",
     errorCases: [missing("project")],
   },
+  getRuntimeKey: {
+    description: "Reads one runtime key: its project, environment, label, creation, last use and revocation; never the key itself.",
+    errorCases: [missing("runtime key")],
+  },
   revokeRuntimeKey: {
     description: "Revokes a runtime key: every gateway refuses it with 401 from the moment this answers.",
     errorCases: [missing("runtime key")],

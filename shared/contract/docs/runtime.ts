@@ -42,7 +42,7 @@ export const runtimeDocs = {
       "concurrent writers from one base, exactly one is accepted. Anyone with the runtime key can address any save id: make ids unguessable.",
     errorCases: [
       { code: "invalid_request", when: "`externalUserId` is missing when creating, or differs from the save's (it never changes)." },
-      { code: "not_found", when: "`baseVersion` is above 0 and no save has this id." },
+      { code: "not_found", when: "`baseVersion` is above 0 and no save has this id, also when it was deleted while this sync ran." },
       {
         code: "conflict",
         when:
