@@ -45,7 +45,9 @@ export const service = defineService({
   async start({ bus, store, env, plans, log, now }) {
     checkPayloadBudget(plans, bus.maxPayload);
     const jobs = { maxDeliver: env.SAVEPOINT_JOB_MAX_DELIVER, backoffMs: env.SAVEPOINT_JOB_BACKOFF_MS, ackWaitMs: env.SAVEPOINT_JOB_ACK_WAIT_MS };
-    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, jobs, idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }) };
+    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, jobs, idempotency: await openIdempotency(store, log, now, {
+      dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP,
+    }) };
     watchGateways(bus);
     await serve(deps);
     return deps;

@@ -16,7 +16,9 @@ const group = "saves";
 export const service = defineService({
   name: group,
   async start({ bus, store, env, plans, log, now }) {
-    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }) };
+    const deps: Deps = { repo: await openRepo(store), bus, plans, log, now, idempotency: await openIdempotency(store, log, now, {
+      dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP,
+    }) };
     serve(deps);
     return deps;
   },
