@@ -4,12 +4,17 @@ import type { Status } from "./events.ts";
 import type * as S from "./generated/schemas.ts";
 import type { AccountEnvelopeResponse, AccountResponse, AuthProvider, CreateTransferCodeResponse, LinkedAuthProvider } from "./generated/schemas.ts";
 import type { LocalStore } from "./local-store.ts";
+import { type UnsyncedChange, unsyncedChanges } from "./unsynced.ts";
 
-/** What the player is asked before a transfer replaces this device's account. */
+/** What the player is asked before a transfer replaces this device's account (never asked for its own account). */
 export interface TransferPrompt {
   incoming: AccountResponse;
   /** This device's account id, if it has one (it will be replaced). */
   currentAccountId?: string;
+  /** Always false: a code for the device's own account keeps everything and asks nothing. */
+  sameAccount: false;
+  /** This device's changes the server does not have: confirming drops them, declining keeps them. */
+  unsynced: UnsyncedChange[];
 }
 
 /** The part of the client the helpers act through: narrow, so these helpers need no client class to work on. */
@@ -23,6 +28,8 @@ export interface AccountHost {
   pull(): Promise<void>;
   sync(options: { force?: boolean }): Promise<unknown>;
   status(): Status;
+  /** Pushes now, whatever the interval and cooldown (a transfer is about to decide what would be lost). */
+  flushNow(): Promise<void>;
 }
 
 /**
@@ -38,12 +45,22 @@ export class AccountHelpers {
   }
 
   /**
-   * On the new device: consumes the code, shows the player the incoming account, and replaces the local
-   * account only when `confirm` says yes. Declined, the new session is signed out again.
+   * Consumes the code. For this device's own account (a signed-out or expired session coming back), the
+   * new session is adopted and every local change kept and pushed, merged on a 409 as usual; nothing is
+   * asked. For another account, what is pending is pushed first if it can be, then the player is shown the
+   * incoming account and what would be lost (`unsynced`); only a yes replaces the local data. Declined,
+   * nothing local changes and the new session is signed out again.
    */
   async attachTransferCode(transferCode: string, confirm: (prompt: TransferPrompt) => boolean | Promise<boolean>): Promise<boolean> {
     const envelope = await this.client.api.consumeTransferCode({ transferCode, ...this.label() });
-    const prompt = { incoming: envelope.account, ...(this.client.accountId ? { currentAccountId: this.client.accountId } : {}) };
+    if (envelope.accountId === this.client.accountId) {
+      await this.client.adoptEnvelope(envelope);
+      await this.client.pull().catch(() => {});
+      return true;
+    }
+    if (this.client.status().pending.length > 0) await this.client.flushNow().catch(() => {});
+    const current = this.client.accountId ? { currentAccountId: this.client.accountId } : {};
+    const prompt: TransferPrompt = { incoming: envelope.account, ...current, sameAccount: false, unsynced: unsyncedChanges(this.client.store) };
     if (!(await confirm(prompt))) {
       const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
       await this.client.api.signOutCurrent(envelope.accountId, { session }).catch(() => {});

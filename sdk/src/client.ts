@@ -2,16 +2,20 @@ import { AccountHelpers } from "./account-helpers.ts";
 import { SavepointApi } from "./api.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { RuntimeConfig } from "./config.ts";
-import { type ForceResult, SyncEngine } from "./engine.ts";
-import type { SavepointError } from "./errors.ts";
+import { pollConfig } from "./config-poll.ts";
+import { SyncEngine } from "./engine.ts";
+import { SavepointError } from "./errors.ts";
 import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
 import type { FetchFn } from "./http.ts";
 import { attachBrowserLifecycle } from "./lifecycle.ts";
+import { pullAll } from "./pull.ts";
 import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
 import { mergeRules, type Resolution } from "./merge.ts";
 import type { RetryOptions } from "./retry.ts";
+import { ServerClock } from "./server-clock.ts";
 import { type StorageAdapter, memoryStorage } from "./storage/adapter.ts";
+import type { SyncResult } from "./sync-result.ts";
 
 export interface ClientOptions {
   /** Where the API is, e.g. `https://saves.example.com`. */
@@ -43,6 +47,8 @@ export interface ClientOptions {
   browserLifecycle?: boolean;
   /** Label of this device's session on the player's device list. */
   deviceLabel?: string;
+  /** How often the sync policy is read again while the game runs, in seconds (default 300; 0: only at start and foreground). */
+  configRefreshSeconds?: number;
 }
 
 export interface Session {
@@ -60,6 +66,8 @@ export class SavepointClient {
   readonly store: LocalStore;
   readonly config: RuntimeConfig;
   readonly clock: Clock;
+  /** The server's time as this device estimates it, from the `Date` of its answers (README, Conflicts). */
+  readonly serverClock: ServerClock;
   /** Transfer codes, sign-in, devices, restore points. */
   readonly account: AccountHelpers = new AccountHelpers(this);
   private readonly engine: SyncEngine;
@@ -67,17 +75,22 @@ export class SavepointClient {
   private detach: () => void = () => {};
   private started: Promise<void> | undefined;
   private configRefresh: Promise<void> | undefined;
+  private loaded = false;
+  private stopPolling: () => void = () => {};
 
   constructor(readonly options: ClientOptions) {
     this.clock = options.clock ?? systemClock;
     const { baseUrl, runtimeKey, fetch, retry, timeoutMs } = options;
-    this.api = new SavepointApi({ baseUrl, runtimeKey, fetch, clock: this.clock, retry, timeoutMs, session: () => this.session });
     this.store = new LocalStore(options.storage ?? memoryStorage(), options.namespace ?? "savepoint");
-    this.config = new RuntimeConfig(this.api, this.store, this.events);
+    this.serverClock = new ServerClock(this.clock, (offset) => this.store.setValue("clockOffset", offset));
+    const onDate = (date: string | null, sentAt: number, receivedAt: number) => this.serverClock.observe(date, sentAt, receivedAt);
+    this.api = new SavepointApi({ baseUrl, runtimeKey, fetch, clock: this.clock, retry, timeoutMs, session: () => this.session, onDate });
+    this.config = new RuntimeConfig(this.api, this.store, this.events, () => this.engine.replan());
     this.engine = new SyncEngine({
       api: this.api,
       store: this.store,
       clock: this.clock,
+      serverNow: () => this.serverClock.now(),
       events: this.events,
       policy: () => this.config.policy,
       resolution: (target) => options.resolveFor?.[target] ?? options.resolve ?? defaultResolution,
@@ -98,6 +111,8 @@ export class SavepointClient {
       await this.store.load();
       await this.config.load();
       this.session = await this.store.getValue<Session>("session");
+      this.serverClock.restore(await this.store.getValue<number>("clockOffset"));
+      this.loaded = true;
       if (this.options.browserLifecycle !== false) {
         this.detach = attachBrowserLifecycle({
           background: () => void this.background(),
@@ -112,13 +127,15 @@ export class SavepointClient {
         (e) => this.events.emit("error", { error: e as SavepointError }),
       );
       this.engine.schedule();
+      this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () => this.config.refresh());
     })());
   }
 
-  /** Resolves when the runtime config asked at start has answered (or failed). */
+  /** Resolves when the runtime config asked at start, and any read of it since, has answered (or failed). */
   async ready(): Promise<void> {
     await this.start();
     await this.configRefresh;
+    await this.config.settled();
   }
 
   /** This device's account, if it has one. */
@@ -130,7 +147,8 @@ export class SavepointClient {
   async ensureAccount(body: CreateAccountRequest = {}): Promise<string> {
     await this.ready();
     if (this.session) return this.session.accountId;
-    const created = await this.api.createAccount(body);
+    const label = this.options.deviceLabel;
+    const created = await this.api.createAccount({ ...(label ? { deviceLabel: label } : {}), ...body });
     await this.adoptEnvelope(created);
     return created.accountId;
   }
@@ -142,7 +160,7 @@ export class SavepointClient {
     await this.config.adopt(e.syncPolicy);
     if (e.account) {
       const r = this.store.getOrCreate(accountTarget);
-      if (!isDirty(r)) r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.clock.now() };
+      if (!isDirty(r)) r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.serverClock.now() };
       await this.store.put(r);
     }
     this.engine.resume();
@@ -166,20 +184,29 @@ export class SavepointClient {
   private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined): Promise<Snapshot> {
     await this.start();
     const r = this.store.getOrCreate(target);
-    const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.clock.now(), this.config.policy.maxQueuedLocalSnapshots);
+    // On the server's clock: the `latest` rule sets it against the server's updatedAt.
+    const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.serverClock.now(), this.config.policy.maxQueuedLocalSnapshots);
     await this.store.put(r);
     this.events.emit("saved", { target, seq: s.seq });
     this.engine.saved();
     return s;
   }
 
-  /** The slot's data as the device knows it (its newest save, else the server's last state). */
+  /** Before `start()` has loaded the saves, "no save" is a guess a fresh save would overwrite progress on: refused. */
+  private loadedStore(): LocalStore {
+    if (!this.loaded) throw new SavepointError("not_ready", "the device's saves are not loaded yet: await openClient(...) or client.start() first", 0);
+    return this.store;
+  }
+
+  /** The slot's data as the device knows it (its newest save, else the server's last state); `undefined`: none anywhere yet. */
   load(slotId: string): JsonObject | undefined {
-    const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
+    const r = this.loadedStore().get(slotId);
+    const s = r && currentOf(r);
     return s && copy(s.data);
   }
   slotInfo(slotId: string): JsonObject | undefined {
-    const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
+    const r = this.loadedStore().get(slotId);
+    const s = r && currentOf(r);
     return s?.slotInfo && copy(s.slotInfo);
   }
   accountData(): JsonObject | undefined {
@@ -187,37 +214,38 @@ export class SavepointClient {
   }
   /** Slot ids known on this device. */
   slots(): string[] {
-    return this.store.all().map((r) => r.target).filter((t) => t !== accountTarget);
+    return this.loadedStore().all().map((r) => r.target).filter((t) => t !== accountTarget);
   }
 
   /** The ring of local saves of a slot, oldest first (`maxQueuedLocalSnapshots` of them). */
   localSnapshots(slotId: string): Snapshot[] {
-    return copy(this.store.get(slotId)?.snapshots ?? []);
+    return copy(this.loadedStore().get(slotId)?.snapshots ?? []);
   }
   /** Local undo: saves the snapshot before the newest again, as a new save. */
   async undo(slotId: string): Promise<Snapshot | undefined> {
+    await this.start();
     const ring = this.store.get(slotId)?.snapshots ?? [];
     const previous = ring.at(-2);
     return previous ? this.saveTarget(slotId, previous.data, previous.slotInfo) : undefined;
   }
 
-  /** Pushes now. `force` skips the interval but honours `forceSyncCooldownSeconds`. */
-  async sync(options: { force?: boolean } = {}): Promise<ForceResult> {
+  /** Pushes if the interval (`force`: the cooldown) allows; answers what became of each pending change (README, Sync results). */
+  async sync(options: { force?: boolean } = {}): Promise<SyncResult> {
     await this.start();
-    if (options.force) return this.engine.force();
-    this.engine.schedule();
-    return { status: "synced" };
+    return this.engine.sync(options.force === true);
   }
+  /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
+  flushNow = async (): Promise<void> => (await this.start(), await this.engine.flush());
   /** Call when the app goes to the background (browsers: automatic). */
   async background(): Promise<void> {
     await this.start();
     await this.engine.background();
   }
-  /** Call when the app comes back (browsers: automatic): refresh the policy, pull, then push. */
+  /** The app comes back (browsers: automatic): reads the policy whatever it said, then pulls and pushes if it allows. */
   async foreground(): Promise<void> {
     await this.start();
-    if (!this.config.policy.syncOnAppForeground) return;
     await this.config.refresh().catch(() => {});
+    if (!this.config.policy.syncOnAppForeground) return;
     await this.pull().catch((e) => this.events.emit("error", { error: e as SavepointError }));
     await this.engine.flush();
   }
@@ -229,24 +257,12 @@ export class SavepointClient {
   /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
   async pull(): Promise<void> {
     await this.start();
-    if (!this.session) return;
-    const account = await this.api.getAccount();
-    const update = async (target: string, version: number, read: () => Promise<{ data: JsonObject; slotInfo?: JsonObject; updatedAt: number }>) => {
-      const r = this.store.getOrCreate(target);
-      if (isDirty(r) || r.inflight || (r.base && r.base.version >= version)) return;
-      const s = await read();
-      r.base = { version, ...s };
-      r.syncedSeq = r.snapshots.at(-1)?.seq ?? 0;
-      await this.store.put(r);
-      this.events.emit("change", { target, data: s.data, ...(s.slotInfo ? { slotInfo: s.slotInfo } : {}) });
-    };
-    await update(accountTarget, account.version, async () => ({ data: account.accountData, updatedAt: this.clock.now() }));
-    for (const slot of account.slots) {
-      await update(slot.slotId, slot.version, async () => {
-        const s = await this.api.getSlot(slot.slotId);
-        return { data: s.data, slotInfo: s.slotInfo, updatedAt: Date.parse(s.updatedAt) };
-      });
-    }
+    if (this.session) await pullAll({ api: this.api, store: this.store, events: this.events, serverNow: () => this.serverClock.now() });
+  }
+
+  /** The server's time now, as this device estimates it (its clock may be wrong by hours). */
+  serverTime(): number {
+    return this.serverClock.now();
   }
 
   status(): Status {
@@ -271,9 +287,11 @@ export class SavepointClient {
   /** Stops timers and browser listeners; local saves stay on the storage. */
   close(): void {
     this.detach();
+    this.stopPolling();
     this.engine.dispose();
   }
 }
 
-/** A client for one game on one device; call `start()` (or any method) to load its saves. */
+/** A client for one game on one device; `load` refuses until `start()` (or any async method) has loaded its saves. */
 export const createClient = (options: ClientOptions) => new SavepointClient(options);
+

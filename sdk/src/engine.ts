@@ -3,12 +3,15 @@ import { isRetryable, refusesSession, SavepointError } from "./errors.ts";
 import type { Emitter, Status, SyncState } from "./events.ts";
 import type { SyncPolicy } from "./generated/schemas.ts";
 import { isDirty, type LocalRecord, type LocalStore } from "./local-store.ts";
+import { forceDecision, pushDueAt } from "./policy-decisions.ts";
 import { type PushDeps, pushRecord } from "./push.ts";
+import { type EngineState, type SyncResult, allHeld, summarize, targetResult } from "./sync-result.ts";
 
 const newestSeq = (r: LocalRecord) => r.snapshots.at(-1)?.seq ?? 0;
 const asError = (e: unknown) => (e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0));
 
-export type ForceResult = { status: "synced" } | { status: "deferred" | "refused"; retryAt: number };
+/** @deprecated The answer of `sync()` is a `SyncResult` (README, Sync results). */
+export type ForceResult = SyncResult;
 
 export interface EngineDeps extends PushDeps {
   store: LocalStore;
@@ -75,7 +78,7 @@ export class SyncEngine {
   /** Plans the next push at the earliest moment the policy allows. */
   schedule(at?: number): void {
     if (this.stopped || this.disposed || !this.d.hasSession() || !this.pending()) return;
-    const due = at ?? Math.max(this.d.clock.now(), this.lastRemoteSyncAt + this.d.policy().minRemoteSyncIntervalSeconds * 1000);
+    const due = at ?? this.dueAt();
     if (due >= this.timerAt) return;
     if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer);
     this.timerAt = due;
@@ -86,18 +89,63 @@ export class SyncEngine {
     }, due - this.d.clock.now());
   }
 
-  /** `sync({force: true})`: ignores the interval, not the cooldown. */
-  async force(): Promise<ForceResult> {
+  private dueAt = () =>
+    pushDueAt({ now: this.d.clock.now(), lastPushAt: this.lastRemoteSyncAt, minRemoteSyncIntervalSeconds: this.d.policy().minRemoteSyncIntervalSeconds });
+
+  /**
+   * `sync()`: pushes now if the interval allows (`force`: ignores the interval, not the cooldown), and
+   * answers what happened to every change pending at the call (README, Sync results).
+   */
+  async sync(force: boolean): Promise<SyncResult> {
+    const atCall = this.d.store.all().filter((r) => isDirty(r) || r.inflight).map((r) => ({ target: r.target, seq: newestSeq(r) }));
     const now = this.d.clock.now();
-    const retryAt = this.lastForcedAt + this.d.policy().forceSyncCooldownSeconds * 1000;
-    if (now < retryAt) {
-      if (this.d.onCooldown === "refuse") return { status: "refused", retryAt };
-      this.schedule(retryAt);
-      return { status: "deferred", retryAt };
+    const targets = atCall.map((t) => t.target);
+    if (force) {
+      const { forceSyncCooldownSeconds } = this.d.policy();
+      const decision = forceDecision({ now, lastForcedAt: this.lastForcedAt, forceSyncCooldownSeconds, onCooldown: this.d.onCooldown });
+      if (decision.action === "refuse") {
+        const { retryAt } = decision;
+        const wait = (retryAt - now) / 1000;
+        const error = new SavepointError("sync_cooldown", `a forced sync is allowed again in ${wait} s (forceSyncCooldownSeconds)`, 0, { retryAt }, wait);
+        return allHeld(targets, { status: "refused", error, retryAt });
+      }
+      if (decision.action === "defer") return this.held(atCall, decision.retryAt);
+      this.lastForcedAt = now;
+    } else {
+      const due = this.dueAt();
+      if (due > now) return this.held(atCall, due);
     }
-    this.lastForcedAt = now;
     await this.flush();
-    return { status: "synced" };
+    return this.outcome(atCall);
+  }
+
+  /** Not sent now: the push is planned for `retryAt` and the answer says so, or why it cannot be. */
+  private held(atCall: { target: string; seq: number }[], retryAt: number): SyncResult {
+    this.schedule(retryAt);
+    return this.outcome(atCall, Math.min(retryAt, this.timerAt));
+  }
+
+  private outcome(atCall: { target: string; seq: number }[], retryAt = this.timerAt): SyncResult {
+    const engine: EngineState = {
+      stopped: this.stopped,
+      hasSession: this.d.hasSession(),
+      offline: this.state === "offline",
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      retryAt,
+    };
+    const results = atCall.map(({ target, seq }) => {
+      const r = this.d.store.get(target);
+      const blocked = this.blocked.get(target);
+      return [target, targetResult({
+        target,
+        seqAtCall: seq,
+        syncedSeq: r?.syncedSeq ?? 0,
+        ...(r?.inflight ? { inflightSeq: r.inflight.seq } : {}),
+        ...(r?.base ? { version: r.base.version } : {}),
+        ...(r && blocked && blocked.seq === newestSeq(r) ? { refused: blocked.error } : {}),
+      }, engine)] as const;
+    });
+    return summarize(Object.fromEntries(results));
   }
 
   /** Pushes every pending record now; concurrent calls share one run (and one more if saves came meanwhile). */
@@ -190,6 +238,15 @@ export class SyncEngine {
   }
   get isOnline() {
     return this.online;
+  }
+
+  /** A new policy: the next push is planned on its interval (a backoff after a failure stays as it is). */
+  replan(): void {
+    if (this.state === "offline" || this.timer === undefined) return this.schedule();
+    this.d.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.schedule();
   }
 
   /** A new session (sign-in, transfer): a stopped engine may run again. */

@@ -120,7 +120,8 @@ describe("sdk: retries", () => {
 
   test("a session the server refuses stops the engine with a typed event instead of looping", async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1 });
-    const { client, clock } = testClient(d, t.key);
+    // No timer of the policy's refresh: every timer left would be the engine's.
+    const { client, clock } = testClient(d, t.key, { configRefreshSeconds: 0 });
     const accountId = await client.ensureAccount();
     await client.save("main", { n: 1 });
     await clock.advance(0);
