@@ -13,6 +13,9 @@ let d: Server;
 let pages: ReturnType<typeof Bun.serve>;
 let context: BrowserContext;
 let page: Page;
+/** The runtime key the example game's config.json hands out. */
+let exampleKey = "";
+const example = join(import.meta.dir, "..", "..", "sdk", "example");
 
 /** A game page whose device clock is `skew` ms off the true time; it exposes the client as `window.sp`. */
 const gamePage = `<!doctype html>
@@ -34,10 +37,16 @@ beforeAll(async () => {
   pages = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (req) =>
-      new URL(req.url).pathname === "/savepoint.js"
-        ? new Response(bundle, { headers: { "content-type": "text/javascript" } })
-        : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }),
+    fetch: (req) => {
+      const path = new URL(req.url).pathname.replace(/^\/example/, "");
+      const js = { "content-type": "text/javascript" };
+      if (path === "/savepoint.js") return new Response(bundle, { headers: js });
+      // The example game as `npm run sdk:example` serves it (sdk/example/serve.ts), on this test's server.
+      if (path === "/config.json") return Response.json({ api: d.base, key: exampleKey });
+      if (path === "/game.js") return new Response(readFileSync(join(example, "game.js")), { headers: js });
+      const html = new URL(req.url).pathname.startsWith("/example") ? readFileSync(join(example, "index.html"), "utf8") : gamePage;
+      return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+    },
   });
   const executablePath = chromiumBin();
   if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
@@ -93,5 +102,27 @@ describe("sdk in headless Chromium: promises kept", () => {
       document.dispatchEvent(new Event("visibilitychange"));`);
     await until(async () => (await sp<number>("return sp.config.policy.minRemoteSyncIntervalSeconds;")) === 7, "the new policy after visibilitychange");
     expect(await sp<boolean>("return sp.config.policy.syncOnAppForeground;")).toBe(true);
+  }, 60_000);
+
+  test("the example game: progress survives a reload, and its cloud tick appears only once the server has the save", async () => {
+    const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 1 });
+    exampleKey = t.key;
+    await page.goto(`http://127.0.0.1:${pages.port}/example/`);
+    const game = <T>(script: string) => page.evaluate(`(async () => { const savepoint = window.savepoint; ${script} })()`) as Promise<T>;
+    await until(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start");
+    for (let i = 0; i < 5; i++) await page.click("#tap");
+    await page.click("#save-now");
+    await until(async () => (await page.textContent("#saved")) === "✓ saved to cloud", "the cloud tick");
+    const onServer = await game<{ coins: number }>("return (await savepoint.api.getSlot('main')).data;");
+    expect(onServer.coins).toBeGreaterThanOrEqual(5);
+    const box = (await page.locator("main").boundingBox())!;
+    const clip = { x: box.x - 24, y: box.y - 24, width: box.width + 48, height: box.height + 48 };
+    await page.screenshot({ path: process.env.SDK_EXAMPLE_SCREENSHOT ?? join(tempDir("sdk-example-shot"), "example.png"), clip });
+
+    await page.reload();
+    await until(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start again");
+    // Loaded before the first frame: the game continues from the saved coins, it does not start over at 0.
+    expect(Number((await page.textContent("#coins"))!.replace(/\D/g, ""))).toBeGreaterThanOrEqual(onServer.coins);
+    expect(await game<string[]>("return (await savepoint.account.devices()).map((s) => s.deviceLabel);")).toEqual(["Idle clicker (browser)"]);
   }, 60_000);
 });
