@@ -17,6 +17,10 @@ export interface TransferPrompt {
   unsynced: UnsyncedChange[];
 }
 
+/** The player's answer to a `TransferPrompt`: true replaces this device's data with the incoming account's. */
+export type Confirm = (prompt: TransferPrompt) => boolean | Promise<boolean>;
+type Session = { accountId: string; token: string };
+
 /** The part of the client the helpers act through: narrow, so these helpers need no client class to work on. */
 export interface AccountHost {
   readonly api: SavepointApi;
@@ -51,32 +55,55 @@ export class AccountHelpers {
    * incoming account and what would be lost (`unsynced`); only a yes replaces the local data. Declined,
    * nothing local changes and the new session is signed out again.
    */
-  async attachTransferCode(transferCode: string, confirm: (prompt: TransferPrompt) => boolean | Promise<boolean>): Promise<boolean> {
+  async attachTransferCode(transferCode: string, confirm: Confirm): Promise<boolean> {
     const envelope = await this.client.api.consumeTransferCode({ transferCode, ...this.label() });
     if (envelope.accountId === this.client.accountId) {
       await this.client.adoptEnvelope(envelope);
       await this.client.pull().catch(() => {});
       return true;
     }
-    if (this.client.status().pending.length > 0) await this.client.flushNow().catch(() => {});
-    const current = this.client.accountId ? { currentAccountId: this.client.accountId } : {};
-    const prompt: TransferPrompt = { incoming: envelope.account, ...current, sameAccount: false, unsynced: unsyncedChanges(this.client.store) };
-    if (!(await confirm(prompt))) {
-      const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
-      await this.client.api.signOutCurrent(envelope.accountId, { session }).catch(() => {});
-      return false;
-    }
+    const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
+    if (!(await this.mayReplace(async () => envelope.account, session, confirm, true))) return false;
     await this.replaceAccount(envelope);
     return true;
   }
 
-  /** Signs in with an identity provider's token; a different account than the local one replaces it. */
-  async signIn(provider: AuthProvider, token: string): Promise<{ accountId: string; isNewAccount: boolean }> {
+  /**
+   * Signs in with an identity provider's token. The device's own account, or a new one opened for a
+   * device that had none, keeps every local save and pushes it. Another account replaces the local data
+   * only when nothing would be lost, or `confirm` says yes to the same prompt as a transfer's; else this
+   * refuses with `unsynced_saves` (details.pending) and nothing local changes.
+   */
+  async signIn(provider: AuthProvider, token: string, confirm?: Confirm): Promise<{ accountId: string; isNewAccount: boolean }> {
     const a = await this.client.api.exchangeAuthSession({ provider, token, ...this.label() });
-    if (a.accountId !== this.client.accountId) await this.client.resetLocal();
+    const keeps = a.accountId === this.client.accountId || (a.isNewAccount && this.client.accountId === undefined);
+    if (!keeps) {
+      const session = { accountId: a.accountId, token: a.accountSessionToken };
+      const incoming = () => this.client.api.getAccount(a.accountId, { session });
+      if (!(await this.mayReplace(incoming, session, confirm, false))) {
+        const pending = unsyncedChanges(this.client.store).map((c) => c.target);
+        throw new SavepointError("unsynced_saves", "signing in to another account would drop saves the server does not have", 0, { pending });
+      }
+      await this.client.resetLocal();
+    }
     await this.client.adoptEnvelope(a);
     await this.client.pull().catch(() => {});
     return { accountId: a.accountId, isNewAccount: a.isNewAccount };
+  }
+
+  /**
+   * Before another account replaces this device's: pushes what it can, then asks the player with what
+   * would still be lost (`ask`: even when nothing would). No (or nothing to ask with): the incoming
+   * session is signed out again and nothing local changes.
+   */
+  private async mayReplace(incoming: () => Promise<AccountResponse>, session: Session, confirm: Confirm | undefined, ask: boolean): Promise<boolean> {
+    if (this.client.status().pending.length > 0) await this.client.flushNow().catch(() => {});
+    const unsynced = unsyncedChanges(this.client.store);
+    if (!ask && unsynced.length === 0) return true;
+    const current = this.client.accountId ? { currentAccountId: this.client.accountId } : {};
+    const yes = confirm !== undefined && (await confirm({ incoming: await incoming(), ...current, sameAccount: false, unsynced }));
+    if (!yes) await this.client.api.signOutCurrent(session.accountId, { session }).catch(() => {});
+    return yes;
   }
 
   /** Links a provider identity to this device's account (route 4 with the session). */

@@ -1,4 +1,4 @@
-export { AccountHelpers, type TransferPrompt } from "./account-helpers.ts";
+export { AccountHelpers, type Confirm, type TransferPrompt } from "./account-helpers.ts";
 export { type UnsyncedChange, unsyncedChanges } from "./unsynced.ts";
 export { type CallOptions, SavepointApi } from "./api.ts";
 export { type ClientOptions, createClient, SavepointClient, type Session } from "./client.ts";
