@@ -64,7 +64,8 @@ afterAll(async () => {
 });
 
 const sp = <T>(script: string): Promise<T> => page.evaluate(`(async () => { const sp = await window.started; ${script} })()`) as Promise<T>;
-const open = (key: string, skew = 0) => page.goto(`http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(key)}&skew=${skew}`);
+const open = (key: string, skew = 0) =>
+  page.goto(`http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(key)}&skew=${skew}`);
 
 async function until(check: () => Promise<boolean>, what: string) {
   for (let i = 0; i < 200; i++) {
@@ -82,7 +83,8 @@ describe("sdk in headless Chromium: promises kept", () => {
     await sp("await sp.save('main', { music: true });");
     const [savedAt, pageNow] = await sp<[number, number]>(`const savedAt = sp.localSnapshots('main')[0].savedAt;
       const iso = (t) => new Date(t).toISOString();
-      document.getElementById("out").textContent = "device clock " + iso(sp.clock.now()) + "\\nsaved at     " + iso(savedAt) + "\\ntrue time    " + iso(Date.now());
+      const lines = ["device clock " + iso(sp.clock.now()), "saved at     " + iso(savedAt), "true time    " + iso(Date.now())];
+      document.getElementById("out").textContent = lines.join("\\n");
       return [savedAt, Date.now()];`);
     // Within the Date header's second (and the round trip) of the true time, not a day ahead.
     expect(Math.abs(savedAt - pageNow)).toBeLessThan(1_500);

@@ -22,9 +22,11 @@ describe("sdk decisions", () => {
     const net = new SavepointError("network_error", "no answer", 0);
     expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 3, version: 7 }, engine)).toEqual({ status: "synced", version: 7 });
     // A write of seq 3 begun and not answered is not acknowledged, whatever syncedSeq says.
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 3, inflightSeq: 3, version: 7 }, { ...engine, retryAt: 9 })).toEqual({ status: "deferred", retryAt: 9 });
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, version: 7 }, { ...engine, offline: true, lastError: net })).toEqual({ status: "offline", error: net });
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2 }, { ...engine, hasSession: false })).toMatchObject({ status: "refused", error: { code: "unauthorized" } });
+    const begun = { target: "main", seqAtCall: 3, syncedSeq: 3, inflightSeq: 3, version: 7 };
+    expect(targetResult(begun, { ...engine, retryAt: 9 })).toEqual({ status: "deferred", retryAt: 9 });
+    const behind = { target: "main", seqAtCall: 3, syncedSeq: 2 };
+    expect(targetResult(behind, { ...engine, offline: true, lastError: net })).toEqual({ status: "offline", error: net });
+    expect(targetResult(behind, { ...engine, hasSession: false })).toMatchObject({ status: "refused", error: { code: "unauthorized" } });
     const tooBig = new SavepointError("payload_too_large", "too large", 413);
     expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, refused: tooBig }, engine)).toEqual({ status: "refused", error: tooBig });
     const conflict = new SavepointError("conflict", "merges ran out", 409);

@@ -11,7 +11,8 @@ async function withFirebase(d: AnyServer) {
   const keys = startKeyServer();
   const signer = await newSigner("RS256");
   const jwksUrl = keys.publish(`/firebase/${t.projectId}`, [signer]);
-  await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/environments/stage/auth-providers/firebase`, { enabled: true, ...testProviders.firebase.settings, jwksUrl });
+  const settings = { enabled: true, ...testProviders.firebase.settings, jwksUrl };
+  await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/environments/stage/auth-providers/firebase`, settings);
   return { t, token: (subject: string) => mint("firebase", signer, subject) };
 }
 
