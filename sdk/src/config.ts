@@ -17,6 +17,7 @@ interface Cached {
 export class RuntimeConfig {
   private cached: Cached = { syncPolicy: defaultSyncPolicy };
   private reading: Promise<unknown> | undefined;
+  private announced = false;
   constructor(
     private readonly api: SavepointApi,
     private readonly store: LocalStore,
@@ -62,7 +63,9 @@ export class RuntimeConfig {
       await this.store.setValue("config", this.cached);
     }
     const current = { syncPolicy: this.cached.syncPolicy, ...(this.cached.gameConfig ? { gameConfig: this.cached.gameConfig } : {}) };
-    this.events.emit("config", current);
+    // Once per run (the cached copy counts), then only for a new answer: the timer's 304s are not news.
+    if (!this.announced || !answer.notModified) this.events.emit("config", current);
+    this.announced = true;
     return current;
   }
 

@@ -48,6 +48,8 @@ forEachDeployment("sdk: the sync policy while the game runs", ({ d }) => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600 });
     const counted = configReads();
     const { client, clock } = testClient(d, t.key, { fetch: counted.fetch, configRefreshSeconds: 300 });
+    const announced: number[] = [];
+    client.on("config", (c) => announced.push(c.syncPolicy.minRemoteSyncIntervalSeconds));
     await client.ensureAccount();
     await client.save("main", { n: 1 });
     await clock.advance(0);
@@ -65,6 +67,8 @@ forEachDeployment("sdk: the sync policy while the game runs", ({ d }) => {
     await client.ready(); // the timer's read has answered
     expect(counted.reads.at(-1)).toEqual({ status: 200, conditional: true });
     expect(client.config.policy.minRemoteSyncIntervalSeconds).toBe(10);
+    // The start's read and the change: the 304 in between is no news.
+    expect(announced).toEqual([3600, 10]);
     // The save waiting out the old hour goes on the new interval, which has long passed.
     await clock.advance(0);
     await client.settled();
