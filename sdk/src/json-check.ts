@@ -48,7 +48,10 @@ function wellFormed(s: string): boolean {
 }
 
 /** The first part of `value` that JSON cannot carry exactly, with its path; undefined when it all can. */
-export function jsonRefusal(value: unknown, options: { object?: boolean; optionalTopLevel?: boolean } = {}): { path: JsonPath; reason: JsonRefusal } | undefined {
+export function jsonRefusal(
+  value: unknown,
+  options: { object?: boolean; optionalTopLevel?: boolean } = {},
+): { path: JsonPath; reason: JsonRefusal } | undefined {
   if (options.object && (typeof value !== "object" || value === null || Array.isArray(value))) return { path: [], reason: "not_an_object" };
   const ancestors = new Set<object>();
   const path: JsonPath = [];
