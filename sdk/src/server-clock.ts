@@ -14,14 +14,18 @@ export function offsetFromDate(date: string | null | undefined, sentAt: number, 
 
 /** A change smaller than this is the Date header's grain, not a new clock: not worth a storage write. */
 const persistStepMs = 2_000;
+/** A new answer this much less certain than the kept one still replaces it: the offset follows a drifting clock. */
+const sharperByMs = 250;
 
 /**
- * The server's time as this device estimates it: the device clock plus the offset of the newest answer.
+ * The server's time as this device estimates it: the device clock plus the offset of the sharpest recent answer.
  * Save times compared with the server's `updatedAt` (the `latest` merge rule) use it, so a device whose
  * clock is wrong by a day neither wins nor loses every merge (README, Conflicts).
  */
 export class ServerClock {
   private offset = 0;
+  /** How far the offset may be from the truth: half its round trip plus the Date's half second (Infinity: a guess). */
+  private uncertainty = Number.POSITIVE_INFINITY;
   private persisted = 0;
   constructor(
     private readonly clock: Clock,
@@ -42,7 +46,14 @@ export class ServerClock {
   observe(date: string | null, sentAt: number, receivedAt: number): void {
     const offset = offsetFromDate(date, sentAt, receivedAt);
     if (offset === undefined) return;
+    // A slow answer (a loaded machine, a congested network) knows the server's time less well: it does not
+    // replace a sharper offset it agrees with. One that disagrees beyond both error bars means the device
+    // clock was changed: it is taken at once.
+    const uncertainty = (receivedAt - sentAt) / 2 + 500;
+    const agrees = Math.abs(offset - this.offset) <= uncertainty + this.uncertainty;
+    if (uncertainty > this.uncertainty + sharperByMs && agrees) return;
     this.offset = offset;
+    this.uncertainty = uncertainty;
     if (Math.abs(offset - this.persisted) < persistStepMs) return;
     this.persisted = offset;
     this.persist(offset).catch(() => {});

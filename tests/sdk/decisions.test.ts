@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, defaultSyncPolicy, offsetFromDate, SavepointError, summarize, targetResult } from "../../sdk/src/index.ts";
+import { decide, defaultSyncPolicy, manualClock, offsetFromDate, SavepointError, ServerClock, summarize, targetResult } from "../../sdk/src/index.ts";
 
 // The SDK's decisions as pure functions of plain values (sdk/README.md, Sync results and Policy flags).
 describe("sdk decisions", () => {
@@ -59,5 +59,28 @@ describe("sdk decisions", () => {
     expect(offsetFromDate(date, server + day - 100, server + day + 100)).toBe(500 - day);
     expect(offsetFromDate(null, 0, 1)).toBeUndefined();
     expect(offsetFromDate("not a date", 0, 1)).toBeUndefined();
+  });
+});
+
+describe("sdk server clock: which answer's Date it trusts", () => {
+  const date = "Thu, 26 Nov 2026 20:00:00 GMT";
+  const server = Date.parse(date);
+  test("a slow answer that agrees within its own uncertainty does not replace a fast one's offset", () => {
+    const clock = new ServerClock(manualClock(0));
+    clock.observe(date, server - 50, server + 50); // 100 ms round trip: offset 500 ± 550
+    clock.observe(date, server - 3_000, server + 1_000); // 4 s round trip (a loaded machine): offset 1500 ± 2500
+    expect(clock.offsetMs).toBe(500);
+  });
+  test("an answer that disagrees beyond both uncertainties is taken: the device clock was changed", () => {
+    const clock = new ServerClock(manualClock(0));
+    clock.observe(date, server - 50, server + 50);
+    clock.observe(date, server - 3_600_000 - 1_000, server - 3_600_000 + 1_000); // the device went back an hour, slow answer
+    expect(clock.offsetMs).toBe(3_600_500);
+  });
+  test("an offset restored from storage gives way to the first answer", () => {
+    const clock = new ServerClock(manualClock(0));
+    clock.restore(10_000);
+    clock.observe(date, server - 3_000, server + 1_000);
+    expect(clock.offsetMs).toBe(1_500);
   });
 });
