@@ -1,13 +1,15 @@
 // The example game: a counter, an upgrade and a cloud icon on @savepoint/client (sdk/README.md, Quick start).
-import { createClient, indexedDbStorage, mergeRules } from "./savepoint.js";
+import { indexedDbStorage, mergeRules, openClient } from "./savepoint.js";
 
 const { api, key } = await (await fetch("./config.json")).json();
-const savepoint = createClient({
+// Resolves once this device's saves are loaded (offline too), so `load` below never guesses "no save".
+const savepoint = await openClient({
   baseUrl: api,
   runtimeKey: key,
   storage: indexedDbStorage("savepoint-example"),
   // Coins earned on two devices add up; the upgrade level and the best score never go back.
   resolve: mergeRules({ coins: "sum", level: "max", best: "max" }),
+  deviceLabel: "Idle clicker (browser)",
 });
 await savepoint.ensureAccount();
 
@@ -36,6 +38,20 @@ function change(next) {
 $("tap").onclick = () => change({ ...state, coins: state.coins + state.level });
 $("upgrade").onclick = () => state.coins >= cost() && change({ ...state, coins: state.coins - cost(), level: state.level + 1 });
 setInterval(() => change({ ...state, coins: state.coins + state.level }), 1000);
+
+// "Saved to cloud" only when the server acknowledged the save; otherwise what happened and what comes next.
+const time = (t) => new Date(t).toLocaleTimeString();
+$("save-now").onclick = async () => {
+  $("saved").textContent = "…";
+  const r = await savepoint.sync({ force: true });
+  $("saved").dataset.status = r.status;
+  $("saved").textContent =
+    r.status === "synced" ? "✓ saved to cloud"
+    : r.status === "deferred" ? `kept here; to the cloud at ${time(r.retryAt)}`
+    : r.status === "offline" ? "kept here; offline, sent when back online"
+    : r.status === "conflict" ? "kept here; merging with another device"
+    : `kept here; refused: ${Object.values(r.targets).find((t) => t.error)?.error.code}`;
+};
 
 savepoint.on("status", (s) => {
   $("cloud").dataset.state = s.state;

@@ -4,13 +4,23 @@ import type { Status } from "./events.ts";
 import type * as S from "./generated/schemas.ts";
 import type { AccountEnvelopeResponse, AccountResponse, AuthProvider, CreateTransferCodeResponse, LinkedAuthProvider } from "./generated/schemas.ts";
 import type { LocalStore } from "./local-store.ts";
+import { keepsLocal, type ReattachInput, reattachDecision } from "./reattach-decision.ts";
+import { type UnsyncedChange, unsyncedChanges } from "./unsynced.ts";
 
-/** What the player is asked before a transfer replaces this device's account. */
+/** What the player is asked before a transfer replaces this device's account (never asked for its own account). */
 export interface TransferPrompt {
   incoming: AccountResponse;
   /** This device's account id, if it has one (it will be replaced). */
   currentAccountId?: string;
+  /** Always false: a code for the device's own account keeps everything and asks nothing. */
+  sameAccount: false;
+  /** This device's changes the server does not have: confirming drops them, declining keeps them. */
+  unsynced: UnsyncedChange[];
 }
+
+/** The player's answer to a `TransferPrompt`: true replaces this device's data with the incoming account's. */
+export type Confirm = (prompt: TransferPrompt) => boolean | Promise<boolean>;
+type Session = { accountId: string; token: string };
 
 /** The part of the client the helpers act through: narrow, so these helpers need no client class to work on. */
 export interface AccountHost {
@@ -23,6 +33,8 @@ export interface AccountHost {
   pull(): Promise<void>;
   sync(options: { force?: boolean }): Promise<unknown>;
   status(): Status;
+  /** Pushes now, whatever the interval and cooldown (a transfer is about to decide what would be lost). */
+  flushNow(): Promise<void>;
 }
 
 /**
@@ -38,28 +50,68 @@ export class AccountHelpers {
   }
 
   /**
-   * On the new device: consumes the code, shows the player the incoming account, and replaces the local
-   * account only when `confirm` says yes. Declined, the new session is signed out again.
+   * Consumes the code. For this device's own account (a signed-out or expired session coming back), the
+   * new session is adopted and every local change kept and pushed, merged on a 409 as usual; nothing is
+   * asked. For another account, what is pending is pushed first if it can be, then the player is shown the
+   * incoming account and what would be lost (`unsynced`); only a yes replaces the local data. Declined,
+   * nothing local changes and the new session is signed out again.
    */
-  async attachTransferCode(transferCode: string, confirm: (prompt: TransferPrompt) => boolean | Promise<boolean>): Promise<boolean> {
+  async attachTransferCode(transferCode: string, confirm: Confirm): Promise<boolean> {
     const envelope = await this.client.api.consumeTransferCode({ transferCode, ...this.label() });
-    const prompt = { incoming: envelope.account, ...(this.client.accountId ? { currentAccountId: this.client.accountId } : {}) };
-    if (!(await confirm(prompt))) {
-      const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
-      await this.client.api.signOutCurrent(envelope.accountId, { session }).catch(() => {});
-      return false;
+    const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
+    const decision = await this.mayReplace({ via: "transfer", incomingAccountId: envelope.accountId }, async () => envelope.account, session, confirm);
+    if (decision === "declined") return false;
+    if (decision === "keep") {
+      await this.client.adoptEnvelope(envelope);
+      await this.client.pull().catch(() => {});
+      return true;
     }
     await this.replaceAccount(envelope);
     return true;
   }
 
-  /** Signs in with an identity provider's token; a different account than the local one replaces it. */
-  async signIn(provider: AuthProvider, token: string): Promise<{ accountId: string; isNewAccount: boolean }> {
+  /**
+   * Signs in with an identity provider's token. The device's own account, or a new one opened for a
+   * device that had none, keeps every local save and pushes it. Another account replaces the local data
+   * only when nothing would be lost, or `confirm` says yes to the same prompt as a transfer's; else this
+   * refuses with `unsynced_saves` (details.pending) and nothing local changes.
+   */
+  async signIn(provider: AuthProvider, token: string, confirm?: Confirm): Promise<{ accountId: string; isNewAccount: boolean }> {
     const a = await this.client.api.exchangeAuthSession({ provider, token, ...this.label() });
-    if (a.accountId !== this.client.accountId) await this.client.resetLocal();
+    const session = { accountId: a.accountId, token: a.accountSessionToken };
+    const incoming = () => this.client.api.getAccount(a.accountId, { session });
+    const decision = await this.mayReplace({ via: "signIn", incomingAccountId: a.accountId, isNewAccount: a.isNewAccount }, incoming, session, confirm);
+    if (decision === "declined") {
+      const pending = unsyncedChanges(this.client.store).map((c) => c.target);
+      throw new SavepointError("unsynced_saves", "signing in to another account would drop saves the server does not have", 0, { pending });
+    }
+    if (decision === "replace") await this.client.resetLocal();
     await this.client.adoptEnvelope(a);
     await this.client.pull().catch(() => {});
     return { accountId: a.accountId, isNewAccount: a.isNewAccount };
+  }
+
+  /**
+   * What the incoming session does to this device's data (reattach-decision.ts). Before another account
+   * may replace it, pushes what it can, then asks the player with what would still be lost when the
+   * decision says to. No (or nothing to ask with): the incoming session is signed out again and nothing
+   * local changes.
+   */
+  private async mayReplace(
+    i: Omit<ReattachInput, "unsynced" | "currentAccountId">,
+    incoming: () => Promise<AccountResponse>,
+    session: Session,
+    confirm: Confirm | undefined,
+  ): Promise<"keep" | "replace" | "declined"> {
+    const current = this.client.accountId ? { currentAccountId: this.client.accountId } : {};
+    if (keepsLocal({ ...i, ...current })) return "keep";
+    if (this.client.status().pending.length > 0) await this.client.flushNow().catch(() => {});
+    const decision = reattachDecision({ ...i, ...current, unsynced: unsyncedChanges(this.client.store) });
+    if (decision.action !== "ask") return decision.action;
+    const prompt = { incoming: await incoming(), ...current, sameAccount: false as const, unsynced: decision.unsynced };
+    const yes = confirm !== undefined && (await confirm(prompt));
+    if (!yes) await this.client.api.signOutCurrent(session.accountId, { session }).catch(() => {});
+    return yes ? "replace" : "declined";
   }
 
   /** Links a provider identity to this device's account (route 4 with the session). */

@@ -1,56 +1,24 @@
 import { AccountHelpers } from "./account-helpers.ts";
 import { SavepointApi } from "./api.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import type { ClientOptions, Session } from "./client-options.ts";
 import { RuntimeConfig } from "./config.ts";
-import { type ForceResult, SyncEngine } from "./engine.ts";
-import type { SavepointError } from "./errors.ts";
+import { pollConfig } from "./config-poll.ts";
+import { SyncEngine } from "./engine.ts";
+import { SavepointError } from "./errors.ts";
 import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
-import type { FetchFn } from "./http.ts";
 import { assertJson } from "./json-check.ts";
 import { attachBrowserLifecycle } from "./lifecycle.ts";
+import { pullAll } from "./pull.ts";
 import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
 import { mergeRules, type Resolution } from "./merge.ts";
-import type { RetryOptions } from "./retry.ts";
-import { type StorageAdapter, memoryStorage } from "./storage/adapter.ts";
+import { ServerClock } from "./server-clock.ts";
+import { memoryStorage } from "./storage/adapter.ts";
+import type { SyncResult } from "./sync-result.ts";
 import type { AnySlots, JsonFields, SlotId, SlotTypes } from "./typed-slots.ts";
 
-export interface ClientOptions {
-  /** Where the API is, e.g. `https://saves.example.com`. */
-  baseUrl: string;
-  runtimeKey: string;
-  /** Where saves live on the device (default: memory, which a reload loses). */
-  storage?: StorageAdapter;
-  /** Keeps two games (or two players) on one storage apart. Default "savepoint". */
-  namespace?: string;
-  /** How a 409 is settled (README, Conflicts). Default: a three-way merge that keeps local where both sides changed a value. */
-  resolve?: Resolution;
-  /** Per slot id (`"accountData"` for the account data), overriding `resolve`. */
-  resolveFor?: Record<string, Resolution>;
-  /** Merges of one write that may conflict again before the engine reports an error. Default 3. */
-  maxConflictRetries?: number;
-  /** "latest" (default): saves between two syncs coalesce into one version. "all": each is its own version. */
-  replay?: "latest" | "all";
-  /** A forced sync inside `forceSyncCooldownSeconds` is "defer"red (default) or "refuse"d. */
-  onCooldown?: "defer" | "refuse";
-  /** Retries of one request (lost answers, 408, 429, 5xx). */
-  retry?: RetryOptions;
-  /** A request without an answer after this long is lost and retried, in ms (default 15000). */
-  timeoutMs?: number;
-  /** Backoff of the engine's retry of a failed sync, in ms (default 1000 up to 60000). */
-  reconnectBackoff?: { baseMs?: number; maxMs?: number };
-  clock?: Clock;
-  fetch?: FetchFn;
-  /** Listen to visibilitychange, pagehide, online and offline where they exist (default true). */
-  browserLifecycle?: boolean;
-  /** Label of this device's session on the player's device list. */
-  deviceLabel?: string;
-}
-
-export interface Session {
-  accountId: string;
-  token: string;
-}
+export type { ClientOptions, Session } from "./client-options.ts";
 
 const defaultResolution: Resolution = mergeRules({}, "local");
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -65,6 +33,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   readonly store: LocalStore;
   readonly config: RuntimeConfig;
   readonly clock: Clock;
+  /** The server's time as this device estimates it, from the `Date` of its answers (README, Conflicts). */
+  readonly serverClock: ServerClock;
   /** Transfer codes, sign-in, devices, restore points. */
   readonly account: AccountHelpers = new AccountHelpers(this);
   private readonly engine: SyncEngine;
@@ -72,17 +42,22 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   private detach: () => void = () => {};
   private started: Promise<void> | undefined;
   private configRefresh: Promise<void> | undefined;
+  private loaded = false;
+  private stopPolling: () => void = () => {};
 
   constructor(readonly options: ClientOptions) {
     this.clock = options.clock ?? systemClock;
     const { baseUrl, runtimeKey, fetch, retry, timeoutMs } = options;
-    this.api = new SavepointApi({ baseUrl, runtimeKey, fetch, clock: this.clock, retry, timeoutMs, session: () => this.session });
     this.store = new LocalStore(options.storage ?? memoryStorage(), options.namespace ?? "savepoint");
-    this.config = new RuntimeConfig(this.api, this.store, this.events);
+    this.serverClock = new ServerClock(this.clock, (offset) => this.store.setValue("clockOffset", offset));
+    const onDate = (date: string | null, sentAt: number, receivedAt: number) => this.serverClock.observe(date, sentAt, receivedAt);
+    this.api = new SavepointApi({ baseUrl, runtimeKey, fetch, clock: this.clock, retry, timeoutMs, session: () => this.session, onDate });
+    this.config = new RuntimeConfig(this.api, this.store, this.events, () => this.engine.replan());
     this.engine = new SyncEngine({
       api: this.api,
       store: this.store,
       clock: this.clock,
+      serverNow: () => this.serverClock.now(),
       events: this.events,
       policy: () => this.config.policy,
       resolution: (target) => options.resolveFor?.[target] ?? options.resolve ?? defaultResolution,
@@ -103,6 +78,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
       await this.store.load();
       await this.config.load();
       this.session = await this.store.getValue<Session>("session");
+      this.serverClock.restore(await this.store.getValue<number>("clockOffset"));
+      this.loaded = true;
       if (this.options.browserLifecycle !== false) {
         this.detach = attachBrowserLifecycle({
           background: () => void this.background(),
@@ -117,13 +94,15 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
         (e) => this.events.emit("error", { error: e as SavepointError }),
       );
       this.engine.schedule();
+      this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () => this.config.refresh());
     })());
   }
 
-  /** Resolves when the runtime config asked at start has answered (or failed). */
+  /** Resolves when the runtime config asked at start, and any read of it since, has answered (or failed). */
   async ready(): Promise<void> {
     await this.start();
     await this.configRefresh;
+    await this.config.settled();
   }
 
   /** This device's account, if it has one. */
@@ -135,7 +114,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async ensureAccount(body: CreateAccountRequest = {}): Promise<string> {
     await this.ready();
     if (this.session) return this.session.accountId;
-    const created = await this.api.createAccount(body);
+    const label = this.options.deviceLabel;
+    const created = await this.api.createAccount({ ...(label ? { deviceLabel: label } : {}), ...body });
     await this.adoptEnvelope(created);
     return created.accountId;
   }
@@ -147,7 +127,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     await this.config.adopt(e.syncPolicy);
     if (e.account) {
       const r = this.store.getOrCreate(accountTarget);
-      if (!isDirty(r)) r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.clock.now() };
+      if (!isDirty(r)) r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.serverClock.now() };
       await this.store.put(r);
     }
     this.engine.resume();
@@ -174,59 +154,68 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     if (slotInfo !== undefined) assertJson("slotInfo", slotInfo, { object: true });
     await this.start();
     const r = this.store.getOrCreate(target);
-    const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.clock.now(), this.config.policy.maxQueuedLocalSnapshots);
+    // On the server's clock: the `latest` rule sets it against the server's updatedAt.
+    const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.serverClock.now(), this.config.policy.maxQueuedLocalSnapshots);
     await this.store.put(r);
     this.events.emit("saved", { target, seq: s.seq });
     this.engine.saved();
     return s;
   }
 
-  /** The slot's data as the device knows it (its newest save, else the server's last state). */
+  /** Before `start()` has loaded the saves, "no save" is a guess a fresh save would overwrite progress on: refused. */
+  private loadedStore(): LocalStore {
+    if (!this.loaded) throw new SavepointError("not_ready", "the device's saves are not loaded yet: await openClient(...) or client.start() first", 0);
+    return this.store;
+  }
+
+  /** The slot's data as the device knows it (its newest save, else the server's last state); `undefined`: none anywhere yet. */
   load<K extends SlotId<S>>(slotId: K): S[K] | undefined {
-    const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
+    const r = this.loadedStore().get(slotId);
+    const s = r && currentOf(r);
     return s && (copy(s.data) as S[K]);
   }
   slotInfo(slotId: string): JsonObject | undefined {
-    const s = this.store.get(slotId) && currentOf(this.store.get(slotId)!);
+    const r = this.loadedStore().get(slotId);
+    const s = r && currentOf(r);
     return s?.slotInfo && copy(s.slotInfo);
   }
   accountData(): A | undefined {
-    const s = this.store.get(accountTarget) && currentOf(this.store.get(accountTarget)!);
-    return s && (copy(s.data) as A);
+    return this.load(accountTarget as SlotId<S>) as A | undefined;
   }
   /** Slot ids known on this device. */
   slots(): string[] {
-    return this.store.all().map((r) => r.target).filter((t) => t !== accountTarget);
+    return this.loadedStore().all().map((r) => r.target).filter((t) => t !== accountTarget);
   }
 
   /** The ring of local saves of a slot, oldest first (`maxQueuedLocalSnapshots` of them). */
   localSnapshots<K extends SlotId<S>>(slotId: K): Snapshot<S[K]>[] {
-    return copy(this.store.get(slotId)?.snapshots ?? []) as Snapshot<never>[];
+    return copy(this.loadedStore().get(slotId)?.snapshots ?? []) as Snapshot<never>[];
   }
   /** Local undo: saves the snapshot before the newest again, as a new save. */
   async undo<K extends SlotId<S>>(slotId: K): Promise<Snapshot<S[K]> | undefined> {
+    await this.start();
     const ring = this.store.get(slotId)?.snapshots ?? [];
     const previous = ring.at(-2);
     return previous ? (this.saveTarget(slotId, previous.data, previous.slotInfo) as Promise<Snapshot<never>>) : undefined;
   }
 
-  /** Pushes now. `force` skips the interval but honours `forceSyncCooldownSeconds`. */
-  async sync(options: { force?: boolean } = {}): Promise<ForceResult> {
+  /** Pushes if the interval (`force`: the cooldown) allows; answers what became of each pending change (README, Sync results). */
+  async sync(options: { force?: boolean } = {}): Promise<SyncResult> {
     await this.start();
-    if (options.force) return this.engine.force();
-    this.engine.schedule();
-    return { status: "synced" };
+    return this.engine.sync(options.force === true);
   }
+  /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
+  flushNow = async (): Promise<void> => (await this.start(), await this.engine.flush());
   /** Call when the app goes to the background (browsers: automatic). */
   async background(): Promise<void> {
     await this.start();
     await this.engine.background();
   }
-  /** Call when the app comes back (browsers: automatic): refresh the policy, pull, then push. */
+  /** The app comes back (browsers: automatic): reads the policy whatever it said, then pulls and pushes if it allows. */
   async foreground(): Promise<void> {
     await this.start();
-    if (!this.config.policy.syncOnAppForeground) return;
-    await this.config.refresh().catch(() => {});
+    if (this.engine.decide("foreground").action === "refresh") await this.config.refresh().catch(() => {});
+    if (this.engine.decide("policyRead").action !== "pull") return;
     await this.pull().catch((e) => this.events.emit("error", { error: e as SavepointError }));
     await this.engine.flush();
   }
@@ -238,24 +227,12 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
   async pull(): Promise<void> {
     await this.start();
-    if (!this.session) return;
-    const account = await this.api.getAccount();
-    const update = async (target: string, version: number, read: () => Promise<{ data: JsonObject; slotInfo?: JsonObject; updatedAt: number }>) => {
-      const r = this.store.getOrCreate(target);
-      if (isDirty(r) || r.inflight || (r.base && r.base.version >= version)) return;
-      const s = await read();
-      r.base = { version, ...s };
-      r.syncedSeq = r.snapshots.at(-1)?.seq ?? 0;
-      await this.store.put(r);
-      this.events.emit("change", { target, data: s.data, ...(s.slotInfo ? { slotInfo: s.slotInfo } : {}) });
-    };
-    await update(accountTarget, account.version, async () => ({ data: account.accountData, updatedAt: this.clock.now() }));
-    for (const slot of account.slots) {
-      await update(slot.slotId, slot.version, async () => {
-        const s = await this.api.getSlot(slot.slotId);
-        return { data: s.data, slotInfo: s.slotInfo, updatedAt: Date.parse(s.updatedAt) };
-      });
-    }
+    if (this.session) await pullAll({ api: this.api, store: this.store, events: this.events, serverNow: () => this.serverClock.now() });
+  }
+
+  /** The server's time now, as this device estimates it (its clock may be wrong by hours). */
+  serverTime(): number {
+    return this.serverClock.now();
   }
 
   status(): Status {
@@ -280,13 +257,15 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   /** Stops timers and browser listeners; local saves stay on the storage. */
   close(): void {
     this.detach();
+    this.stopPolling();
     this.engine.dispose();
   }
 }
 
 /**
- * A client for one game on one device; call `start()` (or any method) to load its saves. Declare the
- * slots' types once: `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
+ * A client for one game on one device; `load` refuses with `not_ready` until `start()` (or any async method)
+ * has loaded its saves (`openClient` does both). Declare the slots' types once:
+ * `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
  */
 export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(options: ClientOptions) =>
   new SavepointClient<S, A>(options);

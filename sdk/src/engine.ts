@@ -5,11 +5,12 @@ import type { SyncPolicy } from "./generated/schemas.ts";
 import { isDirty, type LocalRecord, type LocalStore } from "./local-store.ts";
 import { decide, type PolicyEvent, type PolicyState } from "./policy-decision.ts";
 import { type PushDeps, pushRecord } from "./push.ts";
+import { type EngineState, type SyncResult, allHeld, summarize, targetResult } from "./sync-result.ts";
 
 const newestSeq = (r: LocalRecord) => r.snapshots.at(-1)?.seq ?? 0;
+/** @deprecated The answer of `sync()` is a `SyncResult` (README, Sync results). */
+export type ForceResult = SyncResult;
 const asError = (e: unknown) => (e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0));
-
-export type ForceResult = { status: "synced" } | { status: "deferred" | "refused"; retryAt: number };
 
 export interface EngineDeps extends PushDeps {
   store: LocalStore;
@@ -26,9 +27,9 @@ export interface EngineDeps extends PushDeps {
 }
 
 /**
- * When to push: never more often than `minRemoteSyncIntervalSeconds` (saves in between coalesce),
- * at once when forced outside the cooldown, on background, and again after a failure when
- * `syncOnReconnect` allows it.
+ * Runs what policy-decision.ts decides: pushes never more often than `minRemoteSyncIntervalSeconds` (saves
+ * in between coalesce), at once when forced outside the cooldown, on background, and again after a failure
+ * when `syncOnReconnect` allows it.
  */
 export class SyncEngine {
   private timer: unknown;
@@ -66,8 +67,8 @@ export class SyncEngine {
   }
   private pushable = (r: LocalRecord) => (isDirty(r) || r.inflight !== undefined) && this.blocked.get(r.target)?.seq !== newestSeq(r);
   private pending = () => this.d.store.all().some(this.pushable);
-  /** What the policy says to do on `event` now (policy-decision.ts). */
-  private decide(event: PolicyEvent, extra: Partial<PolicyState> = {}) {
+  /** What the policy says to do on `event` now: every decision of the engine comes from policy-decision.ts. */
+  decide(event: PolicyEvent, extra: Partial<PolicyState> = {}) {
     const known = (ms: number) => (Number.isFinite(ms) ? ms : undefined);
     const state = { lastRemoteSyncAt: known(this.lastRemoteSyncAt), lastForcedAt: known(this.lastForcedAt), pending: this.pending(), ...extra };
     const { onCooldown, retryBaseMs, retryMaxMs, random } = this.d;
@@ -96,17 +97,54 @@ export class SyncEngine {
     }, due - this.d.clock.now());
   }
 
-  /** `sync({force: true})`: ignores the interval, not the cooldown. */
-  async force(): Promise<ForceResult> {
-    const next = this.decide("force");
-    if (next.action === "refuse") return { status: "refused", retryAt: next.retryAt };
-    if (next.action === "defer") {
-      this.schedule(next.until);
-      return { status: "deferred", retryAt: next.until };
+  /**
+   * `sync()`: pushes now if the interval allows (`force`: ignores the interval, not the cooldown), and
+   * answers what happened to every change pending at the call (README, Sync results).
+   */
+  async sync(force: boolean): Promise<SyncResult> {
+    const atCall = this.d.store.all().filter((r) => isDirty(r) || r.inflight).map((r) => ({ target: r.target, seq: newestSeq(r) }));
+    const now = this.d.clock.now();
+    const targets = atCall.map((t) => t.target);
+    const decision = this.decide(force ? "force" : "sync");
+    if (decision.action === "refuse") {
+      const { retryAt } = decision;
+      const wait = (retryAt - now) / 1000;
+      const error = new SavepointError("sync_cooldown", `a forced sync is allowed again in ${wait} s (forceSyncCooldownSeconds)`, 0, { retryAt }, wait);
+      return allHeld(targets, { status: "refused", error, retryAt });
     }
-    this.lastForcedAt = this.d.clock.now();
+    if (decision.action === "defer") return this.held(atCall, decision.until);
+    if (force) this.lastForcedAt = now;
     await this.flush();
-    return { status: "synced" };
+    return this.outcome(atCall);
+  }
+
+  /** Not sent now: the push is planned for `retryAt` and the answer says so, or why it cannot be. */
+  private held(atCall: { target: string; seq: number }[], retryAt: number): SyncResult {
+    this.schedule(retryAt);
+    return this.outcome(atCall, Math.min(retryAt, this.timerAt));
+  }
+
+  private outcome(atCall: { target: string; seq: number }[], retryAt = this.timerAt): SyncResult {
+    const engine: EngineState = {
+      stopped: this.stopped,
+      hasSession: this.d.hasSession(),
+      offline: this.state === "offline",
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+      retryAt,
+    };
+    const results = atCall.map(({ target, seq }) => {
+      const r = this.d.store.get(target);
+      const blocked = this.blocked.get(target);
+      return [target, targetResult({
+        target,
+        seqAtCall: seq,
+        syncedSeq: r?.syncedSeq ?? 0,
+        ...(r?.inflight ? { inflightSeq: r.inflight.seq } : {}),
+        ...(r?.base ? { version: r.base.version } : {}),
+        ...(r && blocked && blocked.seq === newestSeq(r) ? { refused: blocked.error } : {}),
+      }, engine)] as const;
+    });
+    return summarize(Object.fromEntries(results));
   }
 
   /** Pushes every pending record now; concurrent calls share one run (and one more if saves came meanwhile). */
@@ -198,6 +236,15 @@ export class SyncEngine {
   }
   get isOnline() {
     return this.online;
+  }
+
+  /** A new policy: the next push is planned on its interval (a backoff after a failure stays as it is). */
+  replan(): void {
+    if (this.state === "offline" || this.timer === undefined) return this.schedule();
+    this.d.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.schedule();
   }
 
   /** A new session (sign-in, transfer): a stopped engine may run again. */

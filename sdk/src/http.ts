@@ -19,6 +19,8 @@ export interface TransportOptions {
   timeoutMs?: number;
   /** The session of this device, read on every call (it changes on sign-in and transfer). */
   session?: () => { accountId: string; token: string } | undefined;
+  /** Every answer's `Date` header, with the clock's time when the request left and when the answer came. */
+  onDate?: (date: string | null, sentAt: number, receivedAt: number) => void;
 }
 
 export interface CallInput {
@@ -105,7 +107,9 @@ export class Transport {
     try {
       // Browsers refuse keepalive requests over 64 KiB in flight: a bigger save goes as a normal request.
       const keepalive = input.keepalive === true && (body?.length ?? 0) < 60_000;
+      const sentAt = this.options.clock.now();
       res = await this.fetch(url.toString(), { method: route.method, headers, body, keepalive, signal: controller.signal });
+      this.options.onDate?.(res.headers.get("date"), sentAt, this.options.clock.now());
       text = await res.text();
     } catch (e) {
       throw new SavepointError("network_error", `no answer from ${url.host}: ${(e as Error)?.message ?? e}`, 0);

@@ -1,9 +1,15 @@
-export { AccountHelpers, type TransferPrompt } from "./account-helpers.ts";
+export { AccountHelpers, type Confirm, type TransferPrompt } from "./account-helpers.ts";
+export { type UnsyncedChange, unsyncedChanges, unsyncedOf } from "./unsynced.ts";
+export { keepsLocal, type ReattachDecision, type ReattachInput, reattachDecision } from "./reattach-decision.ts";
 export { type CallOptions, SavepointApi } from "./api.ts";
 export { type ClientOptions, createClient, SavepointClient, type Session } from "./client.ts";
+export { openClient } from "./open-client.ts";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.ts";
 export { defaultSyncPolicy } from "./config.ts";
 export type { ForceResult } from "./engine.ts";
+export { decide, nextPolicyReadAt, type PolicyDecision, type PolicyEvent, type PolicyOptions, type PolicyState } from "./policy-decision.ts";
+export { offsetFromDate, ServerClock } from "./server-clock.ts";
+export { type EngineState, type SyncResult, type SyncStatus, summarize, type TargetResult, type TargetState, targetResult } from "./sync-result.ts";
 export { isRetryable, SavepointError, type SavepointErrorCode } from "./errors.ts";
 export type { ConflictEvent, Events, Status, SyncState } from "./events.ts";
 export { type OperationId, type RouteTypes, routes } from "./generated/routes.ts";

@@ -6,6 +6,7 @@ export interface Snapshot<T = JsonObject> {
   seq: number;
   data: T;
   slotInfo?: JsonObject;
+  /** When it was saved, in ms on the server's clock as the device estimates it (README, Conflicts). */
   savedAt: number;
 }
 

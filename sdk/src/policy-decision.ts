@@ -1,10 +1,11 @@
 import type { SyncPolicy } from "./generated/schemas.ts";
 
 /**
- * What the engine does on each trigger, as a pure function of the policy, the engine's state and the
- * clock (README, Policy flags). The engine follows it; sdk-vectors/policy.json holds cases every client runs.
+ * What the engine does on each trigger, as one pure function of the policy, the engine's state and the
+ * clock (README, Policy flags). The engine asks it for every decision; sdk-vectors/policy.json holds the
+ * cases every client runs against it.
  */
-export type PolicyEvent = "saved" | "force" | "background" | "foreground" | "reconnected" | "failed";
+export type PolicyEvent = "saved" | "sync" | "force" | "background" | "foreground" | "policyRead" | "reconnected" | "failed";
 
 export interface PolicyState {
   /** Ms of the last push's start; absent before the first. */
@@ -34,15 +35,25 @@ export type PolicyDecision =
   | { action: "push"; keepalive?: true }
   | { action: "defer"; until: number }
   | { action: "refuse"; retryAt: number }
+  | { action: "refresh" }
   | { action: "pull" }
   | { action: "nothing" };
+
+/** The earliest a push may start: now, or `minRemoteSyncIntervalSeconds` after the last one began. */
+const intervalEnds = (policy: SyncPolicy, state: PolicyState, now: number) =>
+  Math.max(now, (state.lastRemoteSyncAt ?? -Infinity) + policy.minRemoteSyncIntervalSeconds * 1000);
 
 export function decide(policy: SyncPolicy, state: PolicyState, event: PolicyEvent, now: number, o: PolicyOptions): PolicyDecision {
   switch (event) {
     case "saved": {
       // Saves between two pushes coalesce: no push sooner than the interval after the last one.
       if (state.stopped || !state.hasSession || !state.pending) return { action: "nothing" };
-      const due = Math.max(now, (state.lastRemoteSyncAt ?? -Infinity) + policy.minRemoteSyncIntervalSeconds * 1000);
+      const due = intervalEnds(policy, state, now);
+      return due <= now ? { action: "push" } : { action: "defer", until: due };
+    }
+    case "sync": {
+      // A plain sync() keeps the interval too; its answer says the changes are deferred, and until when.
+      const due = intervalEnds(policy, state, now);
       return due <= now ? { action: "push" } : { action: "defer", until: due };
     }
     case "force": {
@@ -53,7 +64,10 @@ export function decide(policy: SyncPolicy, state: PolicyState, event: PolicyEven
     case "background":
       return policy.syncOnAppBackground ? { action: "push", keepalive: true } : { action: "nothing" };
     case "foreground":
-      // Refresh the policy, pull, then push what is pending.
+      // The policy is read whatever the cached flags say: a flag turned off must be able to come back on.
+      return { action: "refresh" };
+    case "policyRead":
+      // Asked with the policy just read (or the cached one when the read failed): the flag governs pull and push.
       return policy.syncOnAppForeground ? { action: "pull" } : { action: "nothing" };
     case "reconnected":
       return policy.syncOnReconnect ? { action: "push" } : { action: "nothing" };
@@ -65,4 +79,9 @@ export function decide(policy: SyncPolicy, state: PolicyState, event: PolicyEven
       return { action: "defer", until: now + wait };
     }
   }
+}
+
+/** When the policy is read again on the timer (beside every foreground): `everyMs` after the last read; 0: never. */
+export function nextPolicyReadAt(lastReadAt: number, everyMs: number): number {
+  return everyMs > 0 ? lastReadAt + everyMs : Number.POSITIVE_INFINITY;
 }

@@ -12,6 +12,8 @@ export interface PushDeps {
   api: SavepointApi;
   store: LocalStore;
   clock: Clock;
+  /** The server's time as the device estimates it: merged saves are stamped with it, as saves are. */
+  serverNow: () => number;
   events: Emitter;
   resolution: (target: string) => Resolution;
   maxConflictRetries: number;
@@ -117,7 +119,7 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
       return;
     }
     const slotInfo = localSlotInfo ?? server.slotInfo;
-    const s = addSnapshot(r, merged, slotInfo, d.clock.now(), d.maxSnapshots());
+    const s = addSnapshot(r, merged, slotInfo, d.serverNow(), d.maxSnapshots());
     r.inflight = { key: newIdempotencyKey(), seq: s.seq, baseVersion: server.version, data: merged, ...(slotInfo ? { slotInfo } : {}) };
     await d.store.put(r);
     d.events.emit("change", { target: r.target, data: merged, ...(slotInfo ? { slotInfo } : {}) });

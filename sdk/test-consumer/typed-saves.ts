@@ -1,6 +1,6 @@
 // Typed saves as a game declares them (sdk/README.md, Typed saves), compiled by tsc in tests/sdk/package.test.ts:
 // every `@ts-expect-error` below must meet an error, or the compile fails.
-import { createClient, type JsonObject, type Snapshot, memoryStorage } from "@savepoint/client";
+import { createClient, type JsonObject, type Snapshot, memoryStorage, openClient } from "@savepoint/client";
 
 interface MySave {
   coins: number;
@@ -22,7 +22,8 @@ type Slots = { main: MySave; settings: Settings; [slotId: `extra-${number}`]: My
 
 /** Saves and reads typed slots on the server at `baseUrl`; returns what it read back. */
 export async function typedSaves(baseUrl: string, runtimeKey: string) {
-  const client = createClient<Slots, MyAccount>({ baseUrl, runtimeKey, storage: memoryStorage(), browserLifecycle: false });
+  // openClient: loaded, so load() answers; typed like createClient.
+  const client = await openClient<Slots, MyAccount>({ baseUrl, runtimeKey, storage: memoryStorage(), browserLifecycle: false });
   const save: MySave = { coins: 7, unlocks: ["forest"], settings: { music: true } };
   const label: SlotLabel = { label: "World 1", level: 2 };
   const snapshot: Snapshot<MySave> = await client.save("main", save, label);
@@ -35,6 +36,8 @@ export async function typedSaves(baseUrl: string, runtimeKey: string) {
   const volume: number | undefined = client.load("settings")?.volume;
   const gems: number | undefined = client.accountData()?.gems;
   const ring: Snapshot<Settings>[] = client.localSnapshots("settings");
+  const labelBack = client.slotInfo("main");
+  // Below, the wrong calls are compile errors; at run time they must not touch what was read above.
 
   // @ts-expect-error a slot id the game did not declare
   void client.load("other");
@@ -62,12 +65,15 @@ export async function typedSaves(baseUrl: string, runtimeKey: string) {
   createClient<{ main: number[] }>({ baseUrl, runtimeKey });
   // @ts-expect-error account data with a Set
   createClient<Slots, { friends: Set<string> }>({ baseUrl, runtimeKey });
+  // @ts-expect-error openClient checks its declaration the same way
+  void (() => openClient<{ main: { at: Date } }>({ baseUrl, runtimeKey }));
 
   // Undeclared, a client takes any slot id and any JSON object, as before.
   const plain = createClient({ baseUrl, runtimeKey, storage: memoryStorage(), browserLifecycle: false });
+  await plain.start(); // a created client is loaded by start(); before it, load() refuses with not_ready
   const anything: JsonObject | undefined = plain.load("whatever");
 
   client.close();
   plain.close();
-  return { seq: snapshot.seq, label: client.slotInfo("main"), main, extra, volume, gems, ring: ring.length, anything: anything ?? null };
+  return { seq: snapshot.seq, label: labelBack, main, extra, volume, gems, ring: ring.length, anything: anything ?? null };
 }

@@ -18,7 +18,9 @@ const allowHeaders = [
   "If-None-Match",
   "X-Request-Id",
 ];
-const exposeHeaders = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id", "Idempotent-Replayed"].join(", ");
+// Date too: the SDK keeps the offset of the server's clock from it, which a page may read only if exposed.
+const exposeHeaders = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id", "Idempotent-Replayed", "Date"]
+  .join(", ");
 /** Chromium keeps a preflight's answer at most 2 hours, whatever is asked. */
 const maxAgeSeconds = 7200;
 

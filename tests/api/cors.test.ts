@@ -22,7 +22,7 @@ const requestHeaders = [
   "idempotency-key",
   "if-none-match",
 ];
-const exposedHeaders = ["etag", "retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id", "idempotent-replayed"];
+const exposedHeaders = ["etag", "retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id", "idempotent-replayed", "date"];
 const list = (value: string | null) => (value ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
 
 /** The free plan allows 2 stage requests a minute here (a burst of 4): a counted preflight would show at once. */

@@ -1,12 +1,14 @@
 import { type ClientOptions, SavepointClient, manualClock, memoryStorage } from "../../sdk/src/index.ts";
 import { buildSdk } from "../../sdk/scripts/build.ts";
 import { admin, newTenant } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
+import { type Deployment, startEmbedded } from "../helpers/deployments.ts";
 
 export type Server = Awaited<ReturnType<typeof startEmbedded>>;
+/** Any deployment with a base URL: the embedded one here, or either of `forEachDeployment`'s. */
+export type AnyServer = Deployment & { base: string };
 
 /** A fresh tenant on `d` with the given sync policy. */
-export async function tenantWithPolicy(d: Server, policy: Record<string, unknown> = {}) {
+export async function tenantWithPolicy(d: AnyServer, policy: Record<string, unknown> = {}) {
   const t = await newTenant(d);
   if (Object.keys(policy).length) {
     const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, policy);
@@ -26,7 +28,7 @@ export function switchableNetwork() {
 }
 
 /** A client on the test server, with a manual clock, no browser hooks and quick retries. */
-export function testClient(d: Server, key: string, o: Partial<ClientOptions> = {}) {
+export function testClient(d: AnyServer, key: string, o: Partial<ClientOptions> = {}) {
   const clock = o.clock ?? manualClock();
   const client = new SavepointClient({
     baseUrl: d.base,

@@ -57,7 +57,8 @@ const shape = (e: unknown) => (e instanceof SavepointError ? { code: e.code, sta
 
 function client(key: string, storage = memoryStorage(), fetchCount = { n: 0 }) {
   const fetchFn = (url: string, init: RequestInit) => (fetchCount.n++, fetch(url, init));
-  return new SavepointClient({ baseUrl: d.base, runtimeKey: key, storage, clock: manualClock(), browserLifecycle: false, retry: { attempts: 1 }, fetch: fetchFn });
+  const options = { storage, clock: manualClock(), browserLifecycle: false, retry: { attempts: 1 }, fetch: fetchFn };
+  return new SavepointClient({ baseUrl: d.base, runtimeKey: key, ...options });
 }
 
 describe("sdk: data JSON cannot carry exactly is refused with a typed error, and the queue is unharmed", () => {
@@ -121,7 +122,8 @@ describe("sdk: data JSON cannot carry exactly is refused with a typed error, and
       status: 0,
       details: { field: "body", path: ["accountData", ...at], reason: "not_finite" },
     });
-    expect(shape(await failure(c.api.createAccount({ accountData: { big: 1n } as never })))).toMatchObject({ code: "invalid_json", details: { path: ["accountData", "big"] } });
+    const refused = await failure(c.api.createAccount({ accountData: { big: 1n } as never }));
+    expect(shape(refused)).toMatchObject({ code: "invalid_json", details: { path: ["accountData", "big"] } });
     expect(requests.n).toBe(before);
     expect(c.accountId).toBeUndefined();
     // An optional field left undefined is what TypeScript callers write: it is not sent, as before.

@@ -76,11 +76,12 @@ describe("sdk: the server's sync policy", () => {
   test("forceSyncCooldownSeconds: a forced sync inside the cooldown is deferred to its end, or refused", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 });
     await s.client.save("main", { n: 1 });
-    expect(await s.client.sync({ force: true })).toEqual({ status: "synced" });
+    expect(await s.client.sync({ force: true })).toEqual({ status: "synced", targets: { main: { status: "synced", version: 1 } } });
     await s.client.save("main", { n: 2 });
     await s.tick(5_000);
     const deferred = await s.client.sync({ force: true });
-    expect(deferred).toEqual({ status: "deferred", retryAt: s.clock.now() + 15_000 });
+    const retryAt = s.clock.now() + 15_000;
+    expect(deferred).toEqual({ status: "deferred", retryAt, targets: { main: { status: "deferred", retryAt } } });
     await s.tick(14_000);
     expect(await s.version()).toBe(1);
     await s.tick(1_000);

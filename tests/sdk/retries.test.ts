@@ -96,13 +96,20 @@ describe("sdk: retries", () => {
     const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts /, { kind: "answer", status: 503, headers: "retry-after: 3\r\n", times: 2 });
     try {
       const { client, clock } = testClient(d, t.key, { baseUrl: p.base, retry: { attempts: 5, baseDelayMs: 100, random: () => 0 } });
-      await client.start();
+      await client.ready();
+      // The wait before a retry starts when the 503 has been read: the clock moves only once it has.
+      const timers = clock.pending();
+      const waiting = async () => {
+        for (let i = 0; i < 1_000 && clock.pending() <= timers; i++) await Bun.sleep(5);
+      };
       const created = client.ensureAccount();
       await clock.advance(0);
+      await waiting();
       expect(p.hits()).toBe(1);
       await clock.advance(2_999);
       expect(p.hits()).toBe(1);
       await clock.advance(1);
+      await waiting();
       expect(p.hits()).toBe(2);
       await clock.advance(3_000);
       await created;
@@ -120,7 +127,8 @@ describe("sdk: retries", () => {
 
   test("a session the server refuses stops the engine with a typed event instead of looping", async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1 });
-    const { client, clock } = testClient(d, t.key);
+    // No timer of the policy's refresh: every timer left would be the engine's.
+    const { client, clock } = testClient(d, t.key, { configRefreshSeconds: 0 });
     const accountId = await client.ensureAccount();
     await client.save("main", { n: 1 });
     await clock.advance(0);

@@ -5,7 +5,8 @@ import { defaultSyncPolicy, type JsonObject, manualClock, memoryStorage, routes,
 export function checkFields(what: string, c: Record<string, unknown>, allowed: string[], required: string[]) {
   const unknown = Object.keys(c).filter((k) => !allowed.includes(k));
   const missing = required.filter((k) => !(k in c));
-  if (unknown.length || missing.length) throw new Error(`${what}: cannot run (unknown fields ${unknown.join(",") || "none"}, missing ${missing.join(",") || "none"})`);
+  if (!unknown.length && !missing.length) return;
+  throw new Error(`${what}: cannot run (unknown fields ${unknown.join(",") || "none"}, missing ${missing.join(",") || "none"})`);
 }
 
 /** The values JSON cannot spell, from the markers sdk-vectors/README.md lists (`{"$number": "NaN"}`, ...). */

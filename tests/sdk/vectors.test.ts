@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isRetryable, jsonRefusal, manualClock, mergeRules, routes, SavepointError, Transport } from "../../sdk/src/index.ts";
+import { decide, isRetryable, jsonRefusal, manualClock, mergeRules, offsetFromDate, reattachDecision, routes } from "../../sdk/src/index.ts";
+import { SavepointError, summarize, type TargetResult, targetResult, Transport, unsyncedOf } from "../../sdk/src/index.ts";
 import { resolveWith, type Rule } from "../../sdk/src/merge.ts";
-import { decide } from "../../sdk/src/policy-decision.ts";
 import { checkFields, decodeMarkers, runScenario, type Scenario } from "./vector-runners.ts";
 
 // The test vectors every Savepoint client shares (sdk-vectors/README.md): every file, every case, or the test fails.
@@ -15,7 +15,8 @@ const runners: Record<string, (file: VectorFile) => void> = {
   merge(file) {
     for (const c of file.cases!) {
       test(`merge: ${c.name}`, () => {
-        checkFields(c.name, c, ["name", "resolution", "rules", "otherwise", "context", "base", "server", "local", "merged"], ["name", "base", "server", "local", "merged"]);
+        const fields = ["name", "resolution", "rules", "otherwise", "context", "base", "server", "local", "merged"];
+        checkFields(c.name, c, fields, ["name", "base", "server", "local", "merged"]);
         const resolution = c.resolution ?? "rules";
         if (!["rules", "server", "local"].includes(resolution)) throw new Error(`${c.name}: cannot run resolution ${resolution}`);
         const resolve = resolution === "rules" ? mergeRules(c.rules ?? {}, (c.otherwise ?? "local") as Rule) : resolution;
@@ -31,7 +32,8 @@ const runners: Record<string, (file: VectorFile) => void> = {
         checkFields(c.name, c, ["name", "event", "now", "policy", "state", "options", "decision"], ["name", "event", "now", "decision"]);
         const options = { ...defaults.options, ...c.options };
         const random = options.random as number;
-        const decision = decide({ ...defaults.policy, ...c.policy } as never, { ...defaults.state, ...c.state } as never, c.event, c.now, { ...options, random: () => random } as never);
+        const [policy, state] = [{ ...defaults.policy, ...c.policy }, { ...defaults.state, ...c.state }];
+        const decision = decide(policy as never, state as never, c.event, c.now, { ...options, random: () => random } as never);
         expect(decision).toEqual(c.decision);
       });
     }
@@ -66,6 +68,50 @@ const runners: Record<string, (file: VectorFile) => void> = {
       });
     }
   },
+  "sync-result"(file) {
+    const error = (e: { code: string } | undefined) => e && new SavepointError(e.code, e.code, 0);
+    for (const c of file.cases!) {
+      test(`sync-result: ${c.name}`, () => {
+        checkFields(c.name, c, ["name", "engine", "targets", "result"], ["name", "engine", "targets", "result"]);
+        checkFields(`${c.name}: engine`, c.engine, ["stopped", "hasSession", "offline", "lastError", "retryAt"], ["stopped", "hasSession", "offline"]);
+        const engine = { ...c.engine, lastError: error(c.engine.lastError) };
+        const results = Object.entries(c.targets as Record<string, Case>).map(([target, t]) => {
+          checkFields(`${c.name}: ${target}`, t, ["seqAtCall", "syncedSeq", "inflightSeq", "version", "refused"], ["seqAtCall", "syncedSeq"]);
+          return [target, targetResult({ target, ...t, refused: error(t.refused) } as never, engine)] as const;
+        });
+        // Errors compare by code: a client's messages are its own.
+        const plain = (r: TargetResult) => ("error" in r ? { ...r, error: { code: r.error.code } } : r);
+        const got = summarize(Object.fromEntries(results));
+        expect({ ...got, targets: Object.fromEntries(Object.entries(got.targets).map(([t, r]) => [t, plain(r)])) }).toEqual(c.result);
+      });
+    }
+  },
+  "server-clock"(file) {
+    for (const c of file.cases!) {
+      test(`server-clock: ${c.name}`, () => {
+        checkFields(c.name, c, ["name", "date", "sentAt", "receivedAt", "offsetMs"], ["name", "date", "sentAt", "receivedAt", "offsetMs"]);
+        expect(offsetFromDate(c.date, c.sentAt, c.receivedAt) ?? null).toBe(c.offsetMs);
+      });
+    }
+  },
+  reattach(file) {
+    for (const c of file.cases!) {
+      test(`reattach: ${c.name}`, () => {
+        const fields = ["name", "via", "currentAccountId", "incomingAccountId", "isNewAccount", "records", "decision"];
+        checkFields(c.name, c, fields, ["name", "via", "incomingAccountId", "records", "decision"]);
+        const records = (c.records as Case[]).map((r) => {
+          checkFields(`${c.name}: a record`, r, ["target", "syncedSeq", "snapshots", "inflight"], ["target", "syncedSeq", "snapshots"]);
+          const snapshots = (r.snapshots as Case[]).map((s) => ({ savedAt: 0, seq: s.seq as number, data: s.data, ...s }));
+          const inflight = r.inflight && { key: "k", baseVersion: null, ...r.inflight };
+          const nextSeq = (snapshots.at(-1)?.seq ?? 0) + 1;
+          return { target: r.target, base: null, syncedSeq: r.syncedSeq, nextSeq, snapshots, ...(inflight ? { inflight } : {}) };
+        });
+        const { currentAccountId, incomingAccountId, isNewAccount, via } = c;
+        const input = { via, incomingAccountId, ...(currentAccountId ? { currentAccountId } : {}), ...(isNewAccount !== undefined ? { isNewAccount } : {}) };
+        expect(reattachDecision({ ...input, unsynced: unsyncedOf(records as never) })).toEqual(c.decision);
+      });
+    }
+  },
   idempotency(file) {
     test("idempotency: which routes carry an Idempotency-Key (every route listed, none extra)", () => {
       expect(Object.fromEntries(Object.entries(routes).map(([op, r]) => [op, r.idempotent]))).toEqual(file.routes as never);
@@ -84,6 +130,9 @@ const fileFields: Record<string, string[]> = {
   errors: ["kind", "cases"],
   "json-refusal": ["kind", "cases"],
   idempotency: ["kind", "routes", "scenarios"],
+  "sync-result": ["kind", "cases"],
+  "server-clock": ["kind", "cases"],
+  reattach: ["kind", "cases"],
 };
 
 describe("sdk-vectors: the cases every client runs", () => {

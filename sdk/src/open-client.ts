@@ -1,0 +1,16 @@
+import { type ClientOptions, SavepointClient } from "./client.ts";
+import type { JsonObject } from "./generated/schemas.ts";
+import type { AnySlots, JsonFields, SlotTypes } from "./typed-slots.ts";
+
+/**
+ * A client whose saves are loaded, so `load` answers at once: the quick start's way in (README, Quick
+ * start). It reads only the device's storage, so it opens offline too; the policy is refreshed beside.
+ * Typed like `createClient`: `openClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
+ */
+export async function openClient<S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(
+  options: ClientOptions,
+): Promise<SavepointClient<S, A>> {
+  const client = new SavepointClient<S, A>(options);
+  await client.start();
+  return client;
+}
