@@ -1,5 +1,5 @@
 import { backupOrder } from "../services/backup-order.ts";
-import { BackupError, type Manifest } from "../shared/backup/manifest.ts";
+import type { Manifest } from "../shared/backup/manifest.ts";
 import { restoreBackup } from "../shared/backup/restore.ts";
 import { takeBackup } from "../shared/backup/take-backup.ts";
 import { UsageError } from "./args.ts";
@@ -36,7 +36,8 @@ function flags(args: string[], allowed: string[]): { values: Map<string, string>
 }
 
 const size = (bytes: number) => (bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : `${bytes} bytes`);
-const rows = (m: Manifest) => m.databases.map((d) => `  ${d.file.padEnd(20)} schema ${d.schemaVersion}  ${Object.values(d.tables).reduce((a, b) => a + b, 0)} rows  ${size(d.bytes)}`);
+const rowsOf = (tables: Record<string, number>) => Object.values(tables).reduce((a, b) => a + b, 0);
+const rows = (m: Manifest) => m.databases.map((d) => `  ${d.file.padEnd(20)} schema ${d.schemaVersion}  ${rowsOf(d.tables)} rows  ${size(d.bytes)}`);
 
 /** `backup` and `restore`: local commands, no server call. Returns the exit code. */
 export function backupCommand(argv: string[]): number {
@@ -56,15 +57,16 @@ export function backupCommand(argv: string[]): number {
     if (json) console.log(JSON.stringify(manifest));
     else if (backup) {
       console.log(`Backed up ${manifest.databases.length} stores and ${manifest.secrets.length} secrets (${size(manifest.totalBytes)}) to ${out}:`);
-      console.log([...rows(manifest), "", `Keep it somewhere else than this disk. Restore with: npx savepoint restore ${out} --data-dir <new folder>`].join("\n"));
+      const next = `Keep it somewhere else than this disk. Restore with: npx savepoint restore ${out} --data-dir <new folder>`;
+      console.log([...rows(manifest), "", next].join("\n"));
     } else {
       console.log(`Restored the backup of ${manifest.finishedAt} (Savepoint ${manifest.server.version}) into ${dataDir}; every file matched its manifest:`);
       console.log([...rows(manifest), "", `Start the server on it: SAVEPOINT_DATA_DIR=${dataDir} npm start`].join("\n"));
     }
     return 0;
   } catch (err) {
-    if (!(err instanceof BackupError)) throw err;
-    console.error(`${argv[0]}: ${err.message}`);
+    // A refusal, or the file system's own error (no space left, no such folder): one line either way.
+    console.error(`${argv[0]}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
 }

@@ -13,7 +13,8 @@ export function verifyBackup(dir: string): Manifest {
     const bytes = statSync(path).size;
     const sha256 = sha256Of(path);
     if (bytes !== entry.bytes || sha256 !== entry.sha256) {
-      throw new BackupError(`${entry.file} does not match the manifest (sha256 ${sha256}, ${bytes} bytes; expected ${entry.sha256}, ${entry.bytes}): the backup was changed or damaged, not restored`);
+      const found = `sha256 ${sha256}, ${bytes} bytes; expected ${entry.sha256}, ${entry.bytes}`;
+      throw new BackupError(`${entry.file} does not match the manifest (${found}): the backup was changed or damaged, not restored`);
     }
   }
   for (const db of manifest.databases) {
@@ -40,7 +41,9 @@ export function restoreBackup(dir: string, dataDir: string): Manifest {
       copyFileSync(join(dir, entry.file), partial);
       chmodSync(partial, 0o600);
       syncToDisk(partial);
-      if (sha256Of(partial) !== entry.sha256) throw new BackupError(`${entry.file}: the copy in ${dataDir} differs from the backup (a disk fault?): not restored`);
+      if (sha256Of(partial) !== entry.sha256) {
+        throw new BackupError(`${entry.file}: the copy in ${dataDir} differs from the backup (a disk fault?): not restored`);
+      }
       renameSync(partial, dest);
     }
     syncToDisk(dataDir);

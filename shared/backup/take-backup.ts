@@ -49,7 +49,9 @@ function copySecrets(dataDir: string, outDir: string, copies: string[], env: Rec
     const value = recorded ? found.find((v) => secretFingerprint(v) === recorded) : found[0];
     if (!value) {
       if (!recorded) continue;
-      const seen = found.length ? `the one found (fingerprint ${found.map(secretFingerprint).join(", ")}) is not it` : `neither ${inData} nor the variable holds it`;
+      const seen = found.length
+        ? `the one found (fingerprint ${found.map(secretFingerprint).join(", ")}) is not it`
+        : `neither ${inData} nor the variable holds it`;
       throw new BackupError(`${variable}: the stores were written with fingerprint ${recorded} and ${seen}: set ${variable} as the server has it`);
     }
     const dest = join(outDir, file);
