@@ -1,10 +1,11 @@
-import type { ServiceName } from "./registry.ts";
+import { type ServiceName, serviceNames } from "./registry.ts";
 
 /**
- * The order a backup snapshots the services' stores in (README, Backups). Each store is copied whole in
- * one read transaction, but the six copies are moments apart, so a later copy may hold writes an earlier
- * one missed. Where a flow writes in two stores, the store written second is copied first, so whatever it
- * holds the other holds too, above all for data written before the backup began:
+ * The order a backup copies the services' stores in (README, Backups): the reverse of the start order.
+ * Each store is copied whole in one read transaction, but the copies are moments apart, so a later copy
+ * may hold writes an earlier one missed. Where a flow writes in two stores, the store written second must
+ * be copied first, so whatever it holds the other holds too, above all data written before the backup
+ * began. A service is registered after the services whose records it refers to, so reversed:
  *
  * - transfer and auth-bridge before accounts: erasing a deleted account's codes and links follows its
  *   tombstone in accounts, so a copy never keeps a live account whose links were erased;
@@ -14,6 +15,6 @@ import type { ServiceName } from "./registry.ts";
  * Two flows run the other way (a code is spent in transfer before accounts opens the device's session;
  * a first provider sign-in reserves its link before accounts opens the account). Their second write can
  * only be one made while the backup ran, and the README says what a restore shows of them.
- * tests/unit/backup-order.test.ts fails until a new service has its place here.
+ * tests/unit/backup-order.test.ts holds these rules against the registry's order.
  */
-export const backupOrder: readonly ServiceName[] = ["transfer", "auth-bridge", "saves", "accounts", "billing", "config"];
+export const backupOrder: readonly ServiceName[] = [...serviceNames].reverse();

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { serviceNames } from "../../services/registry.ts";
 import { call } from "../helpers/api.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";
 import { spawnEmbedded } from "../helpers/embedded-process.ts";
@@ -91,7 +92,7 @@ describe("backup and restore of the embedded deployment", () => {
 
     manifest = JSON.parse(readFileSync(join(backupDir, "manifest.json"), "utf8"));
     expect(JSON.parse(backup.stdout)).toEqual(manifest);
-    expect(manifest.databases.map((db) => db.service).sort()).toEqual(["accounts", "auth-bridge", "billing", "config", "saves", "transfer"]);
+    expect(manifest.databases.map((db) => db.service)).toEqual([...serviceNames].reverse());
     expect(manifest.secrets.map((s) => s.variable).sort()).toEqual(["SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRET"]);
     expect(manifest.server.version).toBe(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
     const text = (dir: string, file: string) => readFileSync(join(dir, file), "utf8").trim();
@@ -134,6 +135,10 @@ describe("backup and restore of the embedded deployment", () => {
         const stale = await sync(slot.body.version - 1);
         expect(stale.status).toBe(409);
         expect(stale.body.status).toBe("conflict");
+        // A device that synced after the backup holds a version the restored server never had: the same 409.
+        const ahead = await sync(slot.body.version + 5);
+        expect(ahead.status).toBe(409);
+        expect(ahead.body.status).toBe("conflict");
         const next = await sync(slot.body.version);
         expect(next.status).toBe(200);
         expect(next.body.version).toBe(slot.body.version + 1);
@@ -199,16 +204,20 @@ describe("scheduled backups", () => {
     await waitForPort(port, 30_000, "savepoint");
     try {
       const metricsText = () => fetch(`${base}/metrics`).then((r) => r.text());
+      // Polls until `done`, or 30 s: then the assertions after it say what never happened.
       const until = async (done: (m: string) => boolean) => {
+        const deadline = Date.now() + 30_000;
         for (let m = await metricsText(); ; m = await metricsText()) {
-          if (done(m)) return m;
+          if (done(m) || Date.now() > deadline) return m;
           await Bun.sleep(100);
         }
       };
-      await until((m) => (series(m, 'savepoint_backups_total{outcome="ok"}') ?? 0) >= 4);
+      const made = await until((m) => (series(m, 'savepoint_backups_total{outcome="ok"}') ?? 0) >= 4);
+      expect(series(made, 'savepoint_backups_total{outcome="ok"}') ?? 0).toBeGreaterThanOrEqual(4);
       // Four or more made, the newest two kept (polled: a run renames its folder a moment before it rotates).
       const finished = () => readdirSync(backups).filter((n) => !n.endsWith(".partial"));
       await until(() => finished().length === 2);
+      expect(finished()).toHaveLength(2);
       const ready = (await (await fetch(`${base}/readyz`)).json()) as { backup: { lastAt: string; lastBytes: number } };
       const m = await metricsText();
       const kept = finished().map((n) => JSON.parse(readFileSync(join(backups, n, "manifest.json"), "utf8")) as Manifest & { finishedAt: string });
