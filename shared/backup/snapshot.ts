@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { BackupError, type DatabaseEntry, sha256Of, syncToDisk } from "./manifest.ts";
 
@@ -31,6 +31,7 @@ export function inspectDatabase(file: string, service: string): Pick<DatabaseEnt
  * writer run together). The connection is read-only: the backup can never write to the live store.
  */
 export function snapshotDatabase(source: string, dest: string, service: string): DatabaseEntry {
+  const companions = [`${source}-wal`, `${source}-shm`].filter((f) => !existsSync(f));
   const db = new Database(source, { readonly: true, strict: true });
   let snapshotAt: string;
   try {
@@ -39,6 +40,10 @@ export function snapshotDatabase(source: string, dest: string, service: string):
     db.query("VACUUM INTO ?").run(dest);
   } finally {
     db.close();
+    // With the server stopped, the read-only connection leaves the -wal and -shm files it made: run as
+    // root, they must still be the data's owner's, or the server could not open its own store.
+    const owner = statSync(source);
+    for (const f of companions) if (existsSync(f) && process.getuid?.() === 0) chownSync(f, owner.uid, owner.gid);
   }
   // VACUUM INTO does not sync what it wrote.
   chmodSync(dest, 0o600);

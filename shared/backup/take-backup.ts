@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir } from "../process/private-files.ts";
 import { secretFingerprint } from "../process/secret-fingerprint.ts";
@@ -76,22 +76,33 @@ export interface BackupOptions {
 /** An online backup of the embedded deployment's data folder into `outDir`; returns its manifest (README, Backups). */
 export function takeBackup({ dataDir, outDir, order, env = process.env }: BackupOptions): Manifest {
   const present = order.filter((service) => existsSync(join(dataDir, `${service}.sqlite`)));
-  if (present.length === 0) throw new BackupError(`${dataDir} holds no Savepoint store (${order[0]}.sqlite, ...): set SAVEPOINT_DATA_DIR or --data-dir`);
+  if (present.length === 0) {
+    const hint = env.MONGODB_URL ? " (with MONGODB_URL the data is in MongoDB: back it up with mongodump, README, Backups)" : "";
+    throw new BackupError(`${dataDir} holds no Savepoint store (${order[0]}.sqlite, ...): set SAVEPOINT_DATA_DIR or --data-dir${hint}`);
+  }
+  const created = !existsSync(outDir);
   claimEmptyDir(outDir, "--out");
-  const startedAt = new Date().toISOString();
-  const databases: DatabaseEntry[] = present.map((service) => snapshotDatabase(join(dataDir, `${service}.sqlite`), join(outDir, `${service}.sqlite`), service));
-  const secrets = copySecrets(dataDir, outDir, databases.map((d) => join(outDir, d.file)), env);
-  const totalBytes = [...databases, ...secrets].reduce((sum, f) => sum + f.bytes, 0);
-  const manifest: Manifest = {
-    format: "savepoint-backup",
-    formatVersion: 1,
-    server: { version: serverVersion },
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    databases,
-    secrets,
-    totalBytes,
-  };
-  writeManifest(outDir, manifest);
-  return manifest;
+  try {
+    const startedAt = new Date().toISOString();
+    const databases: DatabaseEntry[] = present.map((s) => snapshotDatabase(join(dataDir, `${s}.sqlite`), join(outDir, `${s}.sqlite`), s));
+    const secrets = copySecrets(dataDir, outDir, databases.map((d) => join(outDir, d.file)), env);
+    const totalBytes = [...databases, ...secrets].reduce((sum, f) => sum + f.bytes, 0);
+    const manifest: Manifest = {
+      format: "savepoint-backup",
+      formatVersion: 1,
+      server: { version: serverVersion },
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      databases,
+      secrets,
+      totalBytes,
+    };
+    writeManifest(outDir, manifest);
+    return manifest;
+  } catch (err) {
+    // The folder was empty: whatever is in it now is this backup's, unfinished.
+    for (const name of readdirSync(outDir)) rmSync(join(outDir, name), { force: true });
+    if (created) rmSync(outDir, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -152,6 +152,25 @@ describe("backup and restore of the embedded deployment", () => {
     }
   }, 120_000);
 
+  test("a backup refuses to go without the link secret the stores were written with, and takes it from the variable", async () => {
+    // The server of the first test is stopped: its folder may be copied as files now.
+    const copy = join(tempDir("backup-secretless"), "data");
+    cpSync(dataDir, copy, { recursive: true });
+    const secret = readFileSync(join(copy, "savepoint_link_secret"), "utf8").trim();
+    rmSync(join(copy, "savepoint_link_secret"));
+    const out = join(tempDir("backup-secretless-out"), "b");
+    const refused = await cli(["backup", "--out", out, "--data-dir", copy], { SAVEPOINT_LINK_SECRET: "" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("SAVEPOINT_LINK_SECRET: the stores were written with fingerprint");
+    expect(existsSync(out)).toBe(false);
+    const wrong = await cli(["backup", "--out", join(out, "wrong"), "--data-dir", copy], { SAVEPOINT_LINK_SECRET: "x".repeat(43) });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("is not it");
+    const taken = await cli(["backup", "--out", join(out, "right"), "--data-dir", copy], { SAVEPOINT_LINK_SECRET: secret });
+    expect(taken.stderr).toBe("");
+    expect(readFileSync(join(out, "right", "savepoint_link_secret"), "utf8")).toBe(secret);
+  });
+
   test("restore refuses a folder that is not empty, and writes nothing there", async () => {
     const target = tempDir("backup-nonempty");
     writeFileSync(join(target, "keep.txt"), "mine");
