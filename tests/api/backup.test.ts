@@ -24,14 +24,18 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
-/** SQLite's own check and the rows of each table, read independently of the code under test. */
-function inspect(file: string) {
+/** SQLite's own check, the rows of each table and the schema versions, read independently of the code under test. */
+function inspect(file: string, service = "") {
   const db = new Database(file, { readonly: true });
   try {
     const integrity = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check);
     const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
     const tables = Object.fromEntries(names.map(({ name }) => [name, db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]));
-    return { integrity, tables };
+    const userVersion = db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
+    // Where a store records its schema version (README, Upgrading); none in a store from before versions.
+    const meta = "_meta" in tables ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`) : null;
+    const schemaVersion = meta ? (JSON.parse(meta.doc) as { version: number }).version : 0;
+    return { integrity, tables, userVersion, schemaVersion };
   } finally {
     db.close();
   }
@@ -99,7 +103,8 @@ describe("backup and restore of the embedded deployment", () => {
     for (const secret of manifest.secrets) expect(text(backupDir, secret.file)).toBe(text(dataDir, secret.file));
     for (const db of manifest.databases) {
       const file = join(backupDir, db.file);
-      expect({ file: db.file, ...inspect(file), sha256: sha256(file) }).toEqual({ file: db.file, integrity: ["ok"], tables: db.tables, sha256: db.sha256 });
+      const expected = { file: db.file, integrity: ["ok"], tables: db.tables, userVersion: db.userVersion, schemaVersion: db.schemaVersion, sha256: db.sha256 };
+      expect({ file: db.file, ...inspect(file, db.service), sha256: sha256(file) }).toEqual(expected);
     }
     expect(manifest.databases.find((db) => db.service === "accounts")!.tables.slots).toBeGreaterThanOrEqual(12);
 
