@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { UsageError, parseCommandLine } from "./args.ts";
+import { backupCommand } from "./backup.ts";
 import { errorLine, render, safeJsonText, visible } from "./format.ts";
 import { UnreachableError } from "./http.ts";
 import { callAdminAllPages } from "./pages.ts";
@@ -14,6 +15,8 @@ import { usage } from "./usage.ts";
 async function main(argv: string[]): Promise<number> {
   // Local: no server to call yet when an operator makes the deployment's secrets.
   if (argv[0] === "secrets") return secretsCommand(argv);
+  // Local too: they read and write the embedded deployment's files on this machine.
+  if (argv[0] === "backup" || argv[0] === "restore") return backupCommand(argv);
   const invocation = parseCommandLine(argv);
   if (invocation.help) {
     console.log(usage(invocation.command));

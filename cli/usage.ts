@@ -33,6 +33,8 @@ export function usage(command?: Command): string {
     "  --help    this text",
     "",
     `  secrets init       writes the shared secrets once to a file (no server needed; see: ${program} secrets init --help)`,
+    `  backup --out DIR   an online backup of the embedded deployment's data folder (see: ${program} backup --help)`,
+    `  restore DIR --data-dir DIR   a backup verified and restored into a new folder (no server needed)`,
     "",
     "environment: SAVEPOINT_URL (default http://localhost:8080), SAVEPOINT_ADMIN_TOKEN (required)",
     "exit codes: 0 done, 1 error answer or server unreachable, 2 bad command line or environment",

@@ -5,6 +5,7 @@ import { loadPlans } from "../shared/contract/plans.ts";
 import { serveReadiness } from "../shared/process/readiness.ts";
 import { contextFor } from "../shared/process/service-module.ts";
 import type { Store } from "../shared/store/port.ts";
+import { startBackupSchedule } from "./backup-schedule.ts";
 import { bootstrapDefaults } from "./config/bootstrap.ts";
 import { createGateway } from "./gateway/app.ts";
 import { createDrain } from "./gateway/drain.ts";
@@ -33,10 +34,12 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   }
   const bootstrap = await bootstrapDefaults(started.config!);
   const drain = createDrain();
-  const gatewayOptions = { bus, log: log.child({ service: "gateway" }), drain, now, ...gatewaySettings(env) };
+  const backups = startBackupSchedule(env, log.child({ job: "backup" }));
+  const gatewayOptions = { bus, log: log.child({ service: "gateway" }), drain, now, backups: backups?.status, ...gatewaySettings(env) };
   // With an admin address, the admin API and /metrics get a listener of their own (README, Operators).
   const gateway = createGateway({ ...gatewayOptions, surface: env.SAVEPOINT_ADMIN_ADDRESS ? "public" : "all" });
   const adminGateway = env.SAVEPOINT_ADMIN_ADDRESS ? createGateway({ ...gatewayOptions, surface: "admin" }) : undefined;
-  const stops = [...stores.map((store) => () => store.close()), () => bus.close()];
+  // Stopped in reverse: a backup in progress ends before the stores close.
+  const stops = [...stores.map((store) => () => store.close()), () => bus.close(), () => backups?.stop()];
   return { gateway, adminGateway, bus, bootstrap, stops, drain };
 }

@@ -54,6 +54,8 @@ export interface GatewayOptions {
   now?: () => Date;
   /** Bytes of answers in flight at once, in this copy and per account (answer-bytes.ts). */
   answerBytes?: AnswerBytesOptions;
+  /** The embedded server's scheduled backups, shown in /readyz (services/backup-schedule.ts). */
+  backups?: () => object;
 }
 
 /**
@@ -142,7 +144,8 @@ export function createGateway(options: GatewayOptions) {
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
     .get("/readyz", async ({ request }) => {
-      const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
+      const backup = options.backups ? { backup: options.backups() } : {};
+      const state = drain.state.draining ? { ready: false, draining: true } : { ...(await readiness()), ...backup };
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
     })
     .mapResponse(({ response }) => {

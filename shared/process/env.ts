@@ -12,6 +12,10 @@ export const Env = z.object({
   // Every interface by default: in a container, loopback alone is unreachable from outside.
   HOST: z.string().trim().regex(/^[^\s/]+$/, "must be a hostname or IP address, such as 0.0.0.0 or 127.0.0.1").default("0.0.0.0"),
   SAVEPOINT_DATA_DIR: z.string().default("./data"),
+  /** Scheduled backups of the embedded deployment's data folder (README, Backups): where, how often, how many kept. */
+  SAVEPOINT_BACKUP_DIR: optional,
+  SAVEPOINT_BACKUP_INTERVAL_MINUTES: z.coerce.number().min(0.01, "must be at least 0.01 (minutes; fractions are allowed)").default(60),
+  SAVEPOINT_BACKUP_KEEP: z.coerce.number().int().min(1).default(24),
   NATS_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DB: z.string().default("savepoint"),

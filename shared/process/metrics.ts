@@ -71,6 +71,9 @@ class Level implements Metric {
   add(by: number): void {
     this.value = (this.value ?? 0) + by;
   }
+  set(value: number): void {
+    this.value = value;
+  }
   render() {
     return this.value === undefined ? [] : [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.value}`];
   }
@@ -102,6 +105,10 @@ export const metrics = {
     ),
   ),
   jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
+  backups: add(new Counter("savepoint_backups_total", "Scheduled backups of the embedded deployment, by outcome: ok or failed.")),
+  backupLastSuccess: add(new Level("savepoint_backup_last_success_timestamp_seconds", "When the last scheduled backup that succeeded ended (Unix seconds).")),
+  backupLastBytes: add(new Level("savepoint_backup_last_size_bytes", "Bytes of the last scheduled backup that succeeded: its stores and secrets.")),
+  backupLastFailure: add(new Level("savepoint_backup_last_failure_timestamp_seconds", "When the last scheduled backup that failed gave up (Unix seconds).")),
   answerBytes: add(new Level("savepoint_gateway_answer_bytes_in_flight", "Bytes of answers the gateway holds: admitted, not yet written.")),
   rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),
   cpu: add(new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {
