@@ -30,6 +30,7 @@ import { errorResponse } from "./errors.ts";
 import { json, renderReply, textOf } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
+import { type RequestLogMode, createRequestLog } from "./request-log.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
 
@@ -54,6 +55,8 @@ export interface GatewayOptions {
   now?: () => Date;
   /** Bytes of answers in flight at once, in this copy and per account (answer-bytes.ts). */
   answerBytes?: AnswerBytesOptions;
+  /** Which requests get a log line (request-log.ts, SAVEPOINT_REQUEST_LOG); "all" unless set. */
+  requestLog?: RequestLogMode;
 }
 
 /**
@@ -69,6 +72,7 @@ export function createGateway(options: GatewayOptions) {
   const proxies = new Set(trustedProxies);
   const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
   const cors = createCors();
+  const requests = createRequestLog(log, options.requestLog);
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
@@ -109,6 +113,7 @@ export function createGateway(options: GatewayOptions) {
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
     // Bytes first: a refusal for them, like one for the count, is counted in no quota.
+    requests.account(request, session?.accountId ?? (params as { accountId?: string }).accountId);
     if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
     if (tenant) places.set(request, await limits.admit(tenant, session));
     const body = r.raw
@@ -136,8 +141,14 @@ export function createGateway(options: GatewayOptions) {
   }
 
   // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).
+  const badHost = refuseBadHost(log);
   const app = new Elysia({ handler: { standardHostname: false } })
-    .onRequest(refuseBadHost(log))
+    .onRequest(({ request }) => {
+      requests.start(request);
+      const refused = badHost({ request });
+      if (refused) requests.finish(request, undefined, refused);
+      return refused;
+    })
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
@@ -145,8 +156,10 @@ export function createGateway(options: GatewayOptions) {
       const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
     })
-    .mapResponse(({ response }) => {
-      if (drain.state.draining && response instanceof Response) response.headers.set("connection", "close");
+    .mapResponse(({ request, response, route }) => {
+      if (!(response instanceof Response)) return;
+      if (drain.state.draining) response.headers.set("connection", "close");
+      requests.finish(request, route, response);
     });
 
   if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
@@ -203,11 +216,17 @@ export function createGateway(options: GatewayOptions) {
   const peer = (request: Request, server: Server<unknown> | null) => peerOf(request, server, proxies);
   if (servesConsole(surface)) app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
 
-  return app.onError(({ code, error, request }) => {
+  return app.onError(({ code, error, request, route }) => {
     const requestId = requestIdOf(request.headers);
-    if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
-    if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);
-    return errorResponse(error, requestId, log);
+    const response =
+      code === "NOT_FOUND"
+        ? errorResponse(fail.notFound("Route"), requestId, log)
+        : code === "PARSE"
+          ? errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log)
+          : errorResponse(error, requestId, log);
+    // An unknown path has no template: the line says so rather than repeat what the client typed.
+    requests.finish(request, code === "NOT_FOUND" ? undefined : route, response);
+    return response;
   });
 }
 export type Gateway = ReturnType<typeof createGateway>;

@@ -44,6 +44,7 @@ export const gatewaySettings = (env: Env) => ({
   claimDeadlineMs: env.SAVEPOINT_CLAIM_DEADLINE_MS,
   trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES,
   adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
+  requestLog: env.SAVEPOINT_REQUEST_LOG,
   answerBytes: { total: env.SAVEPOINT_ANSWER_BYTES_IN_FLIGHT, perAccount: env.SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT },
 });
 

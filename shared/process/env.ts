@@ -62,6 +62,8 @@ export const Env = z.object({
   SAVEPOINT_START_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   /** Read by the logger itself (shared/process/log.ts); checked here so a typo stops start-up. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Request log lines (README, Logs): every request, failed ones only, or none. */
+  SAVEPOINT_REQUEST_LOG: z.enum(["all", "errors", "off"]).default("all"),
   /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */
   SAVEPOINT_TRUSTED_PROXIES: z
     .string()
