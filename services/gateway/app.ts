@@ -31,6 +31,7 @@ import { json, renderReply, textOf } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
 import { type RequestLogMode, createRequestLog } from "./request-log.ts";
+import { hsts } from "./tls.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
 
@@ -57,6 +58,8 @@ export interface GatewayOptions {
   answerBytes?: AnswerBytesOptions;
   /** Which requests get a log line (request-log.ts, SAVEPOINT_REQUEST_LOG); "all" unless set. */
   requestLog?: RequestLogMode;
+  /** Served over TLS (tls.ts, SAVEPOINT_TLS_CERT): URLs are https, and every answer carries HSTS. */
+  tls?: boolean;
 }
 
 /**
@@ -140,14 +143,21 @@ export function createGateway(options: GatewayOptions) {
     return response;
   }
 
-  // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).
-  const badHost = refuseBadHost(log);
-  const app = new Elysia({ handler: { standardHostname: false } })
-    .onRequest(({ request }) => {
+  // Routed on the real path: the URL is cut where the path starts, whatever the Host (host.ts).
+  const badHost = refuseBadHost(log, options.tls);
+  /** Every answer's last step: HSTS over TLS, then the request's log line. */
+  const finish = (request: Request, route: string | undefined, response: Response) => {
+    if (options.tls) response.headers.set("strict-transport-security", hsts);
+    requests.finish(request, route, response);
+    return response;
+  };
+  // Over TLS Elysia's standard cut of the URL applies (host.ts says why).
+  const app = new Elysia({ handler: { standardHostname: !!options.tls } })
+    .onRequest(({ request, set }) => {
       requests.start(request);
+      if (options.tls) set.headers["strict-transport-security"] = hsts;
       const refused = badHost({ request });
-      if (refused) requests.finish(request, undefined, refused);
-      return refused;
+      return refused && finish(request, undefined, refused);
     })
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
@@ -159,7 +169,7 @@ export function createGateway(options: GatewayOptions) {
     .mapResponse(({ request, response, route }) => {
       if (!(response instanceof Response)) return;
       if (drain.state.draining) response.headers.set("connection", "close");
-      requests.finish(request, route, response);
+      finish(request, route, response);
     });
 
   if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
@@ -225,8 +235,7 @@ export function createGateway(options: GatewayOptions) {
           ? errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log)
           : errorResponse(error, requestId, log);
     // An unknown path has no template: the line says so rather than repeat what the client typed.
-    requests.finish(request, code === "NOT_FOUND" ? undefined : route, response);
-    return response;
+    return finish(request, code === "NOT_FOUND" ? undefined : route, response);
   });
 }
 export type Gateway = ReturnType<typeof createGateway>;
