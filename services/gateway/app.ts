@@ -159,17 +159,18 @@ export function createGateway(options: GatewayOptions) {
       const refused = badHost({ request });
       return refused && finish(request, undefined, refused);
     })
+    // Before every route, so each one's answer passes here, the API document's included.
+    .mapResponse(({ request, response, route }) => {
+      if (!(response instanceof Response)) return;
+      if (drain.state.draining) response.headers.set("connection", "close");
+      finish(request, route, response);
+    })
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
     .get("/readyz", async ({ request }) => {
       const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
-    })
-    .mapResponse(({ request, response, route }) => {
-      if (!(response instanceof Response)) return;
-      if (drain.state.draining) response.headers.set("connection", "close");
-      finish(request, route, response);
     });
 
   if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));

@@ -74,6 +74,21 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
     expect(await lineOf(s, typo)).toMatchObject({ route: null, status: 404, code: "not_found" });
   });
 
+  test("the API document, the console's pages and the admin API get their lines too", async () => {
+    const answer = async (path: string, init?: RequestInit): Promise<Answer> => {
+      const res = await s.d.request(path, init);
+      return { status: res.status, headers: res.headers, body: await res.text() };
+    };
+    expect(await lineOf(s, await answer("/openapi.json"))).toMatchObject({ method: "GET", route: "/openapi.json", status: 200 });
+    expect(await lineOf(s, await answer("/console/sign-in"))).toMatchObject({ method: "GET", route: "/console/sign-in", status: 200 });
+    const listed = await answer("/admin/v1/dead-letters", { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(listed.status).toBe(200);
+    // Probes come every few seconds: a successful one is not logged (README, Logs).
+    const probe = await answer("/healthz");
+    expect(await lineOf(s, listed)).toMatchObject({ method: "GET", route: "/admin/v1/dead-letters", status: 200 });
+    expect(requestLines(s.lines()).filter((l) => l.requestId === probe.headers.get("x-request-id"))).toEqual([]);
+  });
+
   test("no line holds a runtime key, a session token, a transfer code, the admin token or a body", async () => {
     const { key } = await newTenant(s.d);
     const a = await newAccount(s.d, key, { accountData: { marker: "body-marker-5d1e" } });
