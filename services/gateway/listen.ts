@@ -73,7 +73,11 @@ export interface Listening {
  * pair that fails to load leaves the old listener serving. Sharing the port would also let a second
  * start share it silently, so a TLS start first binds the port alone to prove it free.
  */
-export function listenGateway(app: Gateway, at: { HOST: string; PORT: number }, options: { tls?: TlsFiles; trustedProxies: readonly string[]; log: Logger }): Listening {
+export function listenGateway(
+  app: Gateway,
+  at: { HOST: string; PORT: number },
+  options: { tls?: TlsFiles; trustedProxies: readonly string[]; log: Logger },
+): Listening {
   const { tls, log } = options;
   warnIfPlainHttp(log, { host: at.HOST, tls: !!tls, trustedProxies: options.trustedProxies });
   if (!tls) {

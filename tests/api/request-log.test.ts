@@ -67,7 +67,8 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
     await a.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { v: 2 } } });
     const stale = await a.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { v: "stale" } } });
     expect(stale.status).toBe(409);
-    expect(await lineOf(s, stale)).toMatchObject({ method: "POST", route: "/api/v1/accounts/:accountId/data/sync", status: 409, code: "conflict", accountId: a.accountId });
+    const conflictLine = { method: "POST", route: "/api/v1/accounts/:accountId/data/sync", status: 409, code: "conflict", accountId: a.accountId };
+    expect(await lineOf(s, stale)).toMatchObject(conflictLine);
 
     const typo = await call(s.d, "GET", `/api/v1/acounts/${a.accountId}`, { key });
     expect(typo.status).toBe(404);

@@ -23,7 +23,10 @@ function makeCertificate(name: string): { cert: string; key: string } {
 /** A server process, its output collected as it comes. */
 function spawn(entry: string, env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, join(root, ...entry.split("/"))], {
-    env: { ...process.env, NATS_URL: "", MONGODB_URL: "", SAVEPOINT_TRUSTED_PROXIES: "", SAVEPOINT_TLS_CERT: "", SAVEPOINT_TLS_KEY: "", LOG_LEVEL: "info", ...env },
+    env: { ...process.env, NATS_URL: "", MONGODB_URL: "", SAVEPOINT_TRUSTED_PROXIES: "",
+      SAVEPOINT_TLS_CERT: "",
+      SAVEPOINT_TLS_KEY: "",
+      LOG_LEVEL: "info", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -70,8 +73,16 @@ copyFileSync(a.key, live.key);
 const ca = (c: { cert: string }) => Bun.file(c.cert).text();
 
 describe("the embedded server over TLS", () => {
-  const port = freePort();
-  const server = spawn("services/main.ts", { PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("tls-data"), SAVEPOINT_TLS_CERT: live.cert, SAVEPOINT_TLS_KEY: live.key });
+  const [port, adminPort] = [freePort(), freePort()];
+  const server = spawn("services/main.ts", {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    SAVEPOINT_DATA_DIR: tempDir("tls-data"),
+    SAVEPOINT_TLS_CERT: live.cert,
+    SAVEPOINT_TLS_KEY: live.key,
+    SAVEPOINT_ADMIN_ADDRESS: `127.0.0.1:${adminPort}`,
+    SAVEPOINT_ADMIN_TOKEN: "tls-admin-token-0123456789",
+  });
   afterAll(() => server.stop());
 
   test("answers HTTPS with Strict-Transport-Security, errors included", async () => {
@@ -87,8 +98,13 @@ describe("the embedded server over TLS", () => {
     // Routed on the path over https URLs too: a route answers as itself, and a one-letter Host cannot move the cut.
     const unkeyed = await fetch(`https://127.0.0.1:${port}/api/v1/accounts`, { method: "POST", tls: { ca: await ca(a) } });
     expect(unkeyed.status).toBe(401);
-    const shortHost = await fetch(`https://127.0.0.1:${port}/zz/healthz`, { headers: { host: "a" }, tls: { ca: await ca(a), checkServerIdentity: () => undefined } });
+    const anyName = { ca: await ca(a), checkServerIdentity: () => undefined };
+    const shortHost = await fetch(`https://127.0.0.1:${port}/zz/healthz`, { headers: { host: "a" }, tls: anyName });
     expect(shortHost.status).toBe(400);
+    // The admin listener has the same certificate: the admin token is a secret too.
+    const metrics = await fetch(`https://127.0.0.1:${adminPort}/metrics`, { tls: { ca: await ca(a) } });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get("strict-transport-security")).toBe("max-age=31536000");
   });
 
   test("replaced certificate files are served to new connections without a restart; a half-written pair keeps the old one", async () => {
@@ -101,8 +117,10 @@ describe("the embedded server over TLS", () => {
 
     copyFileSync(b.key, join(dir, "next.key"));
     renameSync(join(dir, "next.key"), live.key);
-    await server.waitFor(/TLS certificate reloaded/);
+    // Both listeners, each watching the files.
+    await server.waitFor(/TLS certificate reloaded[\s\S]*TLS certificate reloaded/);
     expect(await servedName(port)).toBe("savepoint-b");
+    expect(await servedName(adminPort)).toBe("savepoint-b");
     const health = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { ca: await ca(b) } });
     expect(health.status).toBe(200);
     expect(health.headers.get("strict-transport-security")).toBe("max-age=31536000");
@@ -111,7 +129,8 @@ describe("the embedded server over TLS", () => {
   });
 
   test("a second start on the same port is refused, as over plain HTTP", async () => {
-    const second = spawn("services/main.ts", { PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("tls-second"), SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key });
+    const tls = { SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key };
+    const second = spawn("services/main.ts", { PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("tls-second"), ...tls });
     expect(await second.proc.exited).toBe(1);
     expect(second.out.text).toMatch(/savepoint: .*(in use|EADDRINUSE)/i);
   });
@@ -139,7 +158,8 @@ describe("the warning about plain HTTP", () => {
   test("the distributed gateway over TLS: HTTPS with HSTS, and no warning", async () => {
     const nats = await startNats();
     const port = freePort();
-    const gateway = spawn("services/gateway/main.ts", { NATS_URL: nats.url, PORT: String(port), HOST: "0.0.0.0", SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key });
+    const tls = { SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key };
+    const gateway = spawn("services/gateway/main.ts", { NATS_URL: nats.url, PORT: String(port), HOST: "0.0.0.0", ...tls });
     await gateway.waitFor(/gateway listening/);
     const health = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { ca: await ca(a) } });
     expect(health.headers.get("strict-transport-security")).toBe("max-age=31536000");

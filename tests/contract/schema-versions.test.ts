@@ -88,5 +88,6 @@ test("npm start on a data directory a newer server wrote exits 1 with that one l
   expect(await proc.exited).toBe(1);
   const stderr = (await new Response(proc.stderr).text()).trim();
   expect(stderr.split("\n")).toHaveLength(1);
-  expect(stderr).toMatch(/^savepoint: the config store \(SQLite .*config\.sqlite\) is at schema version 3, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/);
+  const line = /^savepoint: the config store \(SQLite .*config\.sqlite\) is at schema version 3, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/;
+  expect(stderr).toMatch(line);
 });

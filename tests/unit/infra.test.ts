@@ -258,7 +258,8 @@ describe("infra: gateway and proxy", () => {
       expect(s.ports, name).toBeUndefined();
     }
     // The admin frontend only on the host's loopback.
-    expect(proxy.ports).toEqual(["${SAVEPOINT_HTTPS_PORT:-8443}:8443", "${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"]);
+    const published = ["${SAVEPOINT_HTTPS_PORT:-8443}:8443", "${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"];
+    expect(proxy.ports).toEqual(published);
     expect(haproxyCfg).toMatch(/^\s*bind :8080\s*$/m);
 
     const networks = proxy.networks as Record<string, { ipv4_address?: string }>;
