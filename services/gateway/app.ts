@@ -115,8 +115,8 @@ export function createGateway(options: GatewayOptions) {
         : r.auth === "optionalSession"
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
-    // Bytes first: a refusal for them, like one for the count, is counted in no quota.
     requests.account(request, session?.accountId ?? (params as { accountId?: string }).accountId);
+    // Bytes first: a refusal for them, like one for the count, is counted in no quota.
     if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
     if (tenant) places.set(request, await limits.admit(tenant, session));
     const body = r.raw
