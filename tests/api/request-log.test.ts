@@ -17,12 +17,12 @@ interface Setup {
 
 async function embedded(): Promise<Setup> {
   const lines: string[] = [];
-  const d = await startEmbedded({}, { log: capturingLogger(lines) });
+  const d = await startEmbedded({ SAVEPOINT_REQUEST_LOG: "all" }, { log: capturingLogger(lines) });
   return { d, lines: () => lines, stop: () => d.stop() };
 }
 
 async function distributed(): Promise<Setup> {
-  const d = await startDistributed({ env: { LOG_LEVEL: "info" } });
+  const d = await startDistributed({ env: { LOG_LEVEL: "info", SAVEPOINT_REQUEST_LOG: "all" } });
   const lines = () => readdirSync(d.logs).flatMap((f) => readFileSync(join(d.logs, f), "utf8").split("\n").filter(Boolean));
   return { d, lines, stop: () => d.stop() };
 }
