@@ -3,7 +3,7 @@ import { createLogger } from "../shared/process/log.ts";
 import { stopOnSignal } from "../shared/process/open.ts";
 import { startOrExit } from "../shared/process/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
-import { adminApi, adminListenOptions, addresses, listenOptions } from "./gateway/listen.ts";
+import { adminApi, listenGateway, tlsFilesOf } from "./gateway/listen.ts";
 
 // `npm start`: the embedded deployment by default (in-process bus, SQLite under ./data); the same
 // process runs on NATS and MongoDB when NATS_URL and MONGODB_URL are set.
@@ -11,15 +11,18 @@ await startOrExit("savepoint", async () => {
   const log = createLogger({ app: "savepoint" });
   const env = readEnv();
   const { gateway, adminGateway, bootstrap, stops, drain } = await startAllInOne(env, log);
-  const server = gateway.listen(listenOptions(env));
-  const adminServer = env.SAVEPOINT_ADMIN_ADDRESS && adminGateway?.listen(adminListenOptions(env.SAVEPOINT_ADMIN_ADDRESS));
+  // The admin listener gets the same certificate: an admin token is a secret too.
+  const listen = { tls: tlsFilesOf(env), trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, log };
+  const server = listenGateway(gateway, env, listen);
+  const admin = env.SAVEPOINT_ADMIN_ADDRESS;
+  const adminServer = admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;
 
   // Printed for a person starting it by hand, so on stdout rather than in the JSON log.
   const mode = env.NATS_URL ? "distributed (NATS + MongoDB)" : `embedded (SQLite in ${env.SAVEPOINT_DATA_DIR})`;
-  const { url, localUrl } = addresses(env.HOST, server.server!.port!);
+  const { url, localUrl } = server;
   console.log(`Savepoint listening on ${url} — ${mode}`);
   console.log(`Open ${localUrl ?? url}/docs for the API reference.`);
-  const adminUrl = adminServer ? addresses(env.SAVEPOINT_ADMIN_ADDRESS!.host, adminServer.server!.port!).url : url;
+  const adminUrl = adminServer ? adminServer.url : url;
   console.log(
     adminApi(env) === "on"
       ? `Admin API on at ${adminUrl}/admin/v1, console at ${adminUrl}/console (sign in with SAVEPOINT_ADMIN_TOKEN).`

@@ -30,6 +30,8 @@ import { errorResponse } from "./errors.ts";
 import { json, renderReply, textOf } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
+import { type RequestLogMode, createRequestLog } from "./request-log.ts";
+import { hsts } from "./tls.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
 
@@ -56,6 +58,10 @@ export interface GatewayOptions {
   answerBytes?: AnswerBytesOptions;
   /** The embedded server's scheduled backups, shown in /readyz (services/backup-schedule.ts). */
   backups?: () => object;
+  /** Which requests get a log line (request-log.ts, SAVEPOINT_REQUEST_LOG); "all" unless set. */
+  requestLog?: RequestLogMode;
+  /** Served over TLS (tls.ts, SAVEPOINT_TLS_CERT): URLs are https, and every answer carries HSTS. */
+  tls?: boolean;
 }
 
 /**
@@ -71,6 +77,7 @@ export function createGateway(options: GatewayOptions) {
   const proxies = new Set(trustedProxies);
   const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
   const cors = createCors();
+  const requests = createRequestLog(log, options.requestLog);
   const audit = createAudit(bus, log, timeoutMs);
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
@@ -110,6 +117,7 @@ export function createGateway(options: GatewayOptions) {
         : r.auth === "optionalSession"
           ? await auth.optionalSession(tenant!, request.headers, busHeaders)
           : undefined;
+    requests.account(request, session?.accountId ?? (params as { accountId?: string }).accountId);
     // Bytes first: a refusal for them, like one for the count, is counted in no quota.
     if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
     if (tenant) places.set(request, await limits.admit(tenant, session));
@@ -137,9 +145,28 @@ export function createGateway(options: GatewayOptions) {
     return response;
   }
 
-  // Routed on the real path: the URL is cut after "http://", never at a fixed offset (host.ts).
-  const app = new Elysia({ handler: { standardHostname: false } })
-    .onRequest(refuseBadHost(log))
+  // Routed on the real path: the URL is cut where the path starts, whatever the Host (host.ts).
+  const badHost = refuseBadHost(log, options.tls);
+  /** Every answer's last step: HSTS over TLS, then the request's log line. */
+  const finish = (request: Request, route: string | undefined, response: Response) => {
+    if (options.tls) response.headers.set("strict-transport-security", hsts);
+    requests.finish(request, route, response);
+    return response;
+  };
+  // Over TLS Elysia's standard cut of the URL applies (host.ts says why).
+  const app = new Elysia({ handler: { standardHostname: !!options.tls } })
+    .onRequest(({ request, set }) => {
+      requests.start(request);
+      if (options.tls) set.headers["strict-transport-security"] = hsts;
+      const refused = badHost({ request });
+      return refused && finish(request, undefined, refused);
+    })
+    // Before every route, so each one's answer passes here, the API document's included.
+    .mapResponse(({ request, response, route }) => {
+      if (!(response instanceof Response)) return;
+      if (drain.state.draining) response.headers.set("connection", "close");
+      finish(request, route, response);
+    })
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
@@ -147,9 +174,6 @@ export function createGateway(options: GatewayOptions) {
       const backup = options.backups ? { backup: options.backups() } : {};
       const state = drain.state.draining ? { ready: false, draining: true } : { ...(await readiness()), ...backup };
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
-    })
-    .mapResponse(({ response }) => {
-      if (drain.state.draining && response instanceof Response) response.headers.set("connection", "close");
     });
 
   if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
@@ -206,11 +230,16 @@ export function createGateway(options: GatewayOptions) {
   const peer = (request: Request, server: Server<unknown> | null) => peerOf(request, server, proxies);
   if (servesConsole(surface)) app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
 
-  return app.onError(({ code, error, request }) => {
+  return app.onError(({ code, error, request, route }) => {
     const requestId = requestIdOf(request.headers);
-    if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
-    if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);
-    return errorResponse(error, requestId, log);
+    const response =
+      code === "NOT_FOUND"
+        ? errorResponse(fail.notFound("Route"), requestId, log)
+        : code === "PARSE"
+          ? errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log)
+          : errorResponse(error, requestId, log);
+    // An unknown path has no template: the line says so rather than repeat what the client typed.
+    return finish(request, code === "NOT_FOUND" ? undefined : route, response);
   });
 }
 export type Gateway = ReturnType<typeof createGateway>;

@@ -1,5 +1,6 @@
 import { AppError, type BusOnlyErrorCode, type ErrorCode, fail, isAppError, isClientErrorCode } from "../../shared/contract/errors.ts";
 import type { Logger } from "../../shared/process/log.ts";
+import { markErrorCode } from "./request-log.ts";
 
 /**
  * The one place an error code becomes an HTTP status. A bus-only code is never answered as itself
@@ -81,5 +82,7 @@ export function errorResponse(err: unknown, requestId: string, log: Logger, extr
   if (statusOf[error.code] === 429 && typeof limit === "number") {
     Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": String(retryAfter) });
   }
-  return new Response(JSON.stringify({ error: error.toJSON() }), { status: statusOf[error.code], headers: jsonHeaders(requestId, headers) });
+  const response = new Response(JSON.stringify({ error: error.toJSON() }), { status: statusOf[error.code], headers: jsonHeaders(requestId, headers) });
+  markErrorCode(response, error.code);
+  return response;
 }

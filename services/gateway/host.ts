@@ -16,22 +16,24 @@ export function isHostAndPort(authority: string): boolean {
 /**
  * Bun builds `request.url` from the Host header, and from a Host it cannot parse ("a b", "a/b", or
  * none on HTTP/1.0) it leaves the bare request target, such as "/p/../q". The router cuts the path
- * out of that URL by position (Elysia's `standardHostname: false`: after "http://", at the first
- * "/"), so only a URL that is "http://" + a real host + the path may reach it: a short or broken Host
- * would otherwise move the cut and route "/zz/metrics" as "/metrics". The gateway speaks plain HTTP
- * (TLS ends at the balancer), so the scheme is always http.
+ * out of that URL by position, so only a URL whose cut falls where the path starts may reach it: a
+ * short or broken Host would otherwise move the cut and route "/zz/metrics" as "/metrics". Over plain
+ * HTTP the gateway cuts after "http://", at the first "/" (Elysia's `standardHostname: false`). Over
+ * TLS the URL is "https://..." and Elysia's standard cut applies, at the first "/" from position 11:
+ * the host must be at least 3 characters for it to land on the path ("https://" is 8).
  */
-export function routableUrl(url: string): boolean {
-  if (!url.startsWith("http://")) return false;
-  const end = url.indexOf("/", 7);
-  return end > 7 && isHostAndPort(url.slice(7, end));
+export function routableUrl(url: string, tls = false): boolean {
+  const scheme = url.startsWith("http://") ? 7 : tls && url.startsWith("https://") ? 8 : 0;
+  if (!scheme) return false;
+  const end = url.indexOf("/", scheme);
+  return end > scheme && (!tls || end >= 11) && isHostAndPort(url.slice(scheme, end));
 }
 
 /** An `onRequest` hook: 400 `invalid_request` for a request whose Host cannot be a host, before routing. */
 export const refuseBadHost =
-  (log: Logger) =>
+  (log: Logger, tls = false) =>
   ({ request }: { request: Request }): Response | undefined => {
-    if (routableUrl(request.url) && isHostAndPort(request.headers.get("host") ?? "localhost")) return undefined;
+    if (routableUrl(request.url, tls) && isHostAndPort(request.headers.get("host") ?? "localhost")) return undefined;
     const issue = { path: "headers.host", message: "The Host header must be a host name or IP address with an optional port, such as api.example.com:8080." };
     return errorResponse(fail.invalidRequest([issue]), requestIdOf(request.headers), log);
   };

@@ -1,4 +1,7 @@
 import type { Env } from "../../shared/process/env.ts";
+import type { Logger } from "../../shared/process/log.ts";
+import type { Gateway } from "./app.ts";
+import { type TlsFiles, readTlsPair, warnIfPlainHttp, watchTlsFiles } from "./tls.ts";
 
 /**
  * How the gateway listens, for both entry points (`services/main.ts` and `services/gateway/main.ts`).
@@ -28,10 +31,11 @@ const everyInterface = new Set(["0.0.0.0", "::", "[::]"]);
  * The address really bound, and, when that is every interface (which no browser can open), the
  * local URL to click.
  */
-export function addresses(host: string, port: number): { url: string; localUrl?: string } {
+export function addresses(host: string, port: number, tls = false): { url: string; localUrl?: string } {
   const literal = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const url = `http://${literal}:${port}`;
-  return everyInterface.has(host) ? { url, localUrl: `http://localhost:${port}` } : { url };
+  const scheme = tls ? "https" : "http";
+  const url = `${scheme}://${literal}:${port}`;
+  return everyInterface.has(host) ? { url, localUrl: `${scheme}://localhost:${port}` } : { url };
 }
 
 /** Whether `/admin/v1` exists on this start: operators should not have to guess. */
@@ -44,8 +48,51 @@ export const gatewaySettings = (env: Env) => ({
   claimDeadlineMs: env.SAVEPOINT_CLAIM_DEADLINE_MS,
   trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES,
   adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
+  requestLog: env.SAVEPOINT_REQUEST_LOG,
+  tls: tlsFilesOf(env) !== undefined,
   answerBytes: { total: env.SAVEPOINT_ANSWER_BYTES_IN_FLIGHT, perAccount: env.SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT },
 });
 
-/** The second listener's options, for the admin API and /metrics (SAVEPOINT_ADMIN_ADDRESS). */
-export const adminListenOptions = (address: NonNullable<Env["SAVEPOINT_ADMIN_ADDRESS"]>) => listenOptions({ HOST: address.host, PORT: address.port });
+
+/** The TLS files, when the gateway terminates TLS itself (README, TLS). */
+export const tlsFilesOf = (env: Pick<Env, "SAVEPOINT_TLS_CERT" | "SAVEPOINT_TLS_KEY">): TlsFiles | undefined =>
+  env.SAVEPOINT_TLS_CERT && env.SAVEPOINT_TLS_KEY ? { cert: env.SAVEPOINT_TLS_CERT, key: env.SAVEPOINT_TLS_KEY } : undefined;
+
+/** A gateway listener: where it is, and how to stop it with the watch of its TLS files. */
+export interface Listening {
+  port: number;
+  url: string;
+  localUrl?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Listens on `at`, over TLS when `tls` names the files. Bun cannot swap a live listener's certificate
+ * (`server.reload` ignores `tls`), so a renewed pair gets a new listener on the same port, sharing it
+ * (SO_REUSEPORT) until the old one has stopped taking connections: the port is never closed, and a
+ * pair that fails to load leaves the old listener serving. Sharing the port would also let a second
+ * start share it silently, so a TLS start first binds the port alone to prove it free.
+ */
+export function listenGateway(
+  app: Gateway,
+  at: { HOST: string; PORT: number },
+  options: { tls?: TlsFiles; trustedProxies: readonly string[]; log: Logger },
+): Listening {
+  const { tls, log } = options;
+  warnIfPlainHttp(log, { host: at.HOST, tls: !!tls, trustedProxies: options.trustedProxies });
+  if (!tls) {
+    const port = app.listen(listenOptions(at)).server!.port!;
+    return { port, ...addresses(at.HOST, port), stop: async () => void (await app.stop()) };
+  }
+  const first = readTlsPair(tls);
+  if (at.PORT !== 0) Bun.serve({ ...listenOptions(at), fetch: () => new Response() }).stop(true);
+  const serve = (port: number, pair: { cert: string; key: string }) =>
+    app.listen({ ...listenOptions({ HOST: at.HOST, PORT: port }), reusePort: true, tls: { cert: pair.cert, key: pair.key } });
+  const port = serve(at.PORT, first).server!.port!;
+  const unwatch = watchTlsFiles(tls, first, log, (pair) => {
+    const old = app.server!;
+    serve(port, pair);
+    void old.stop();
+  });
+  return { port, ...addresses(at.HOST, port, true), stop: async () => (unwatch(), void (await app.stop())) };
+}

@@ -4,7 +4,7 @@ import { openBus, stopOnSignal } from "../../shared/process/open.ts";
 import { startOrExit } from "../../shared/process/standalone.ts";
 import { createGateway } from "./app.ts";
 import { createDrain } from "./drain.ts";
-import { adminApi, adminListenOptions, addresses, gatewaySettings, listenOptions } from "./listen.ts";
+import { adminApi, gatewaySettings, listenGateway, tlsFilesOf } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
 await startOrExit("gateway", async () => {
@@ -15,11 +15,12 @@ await startOrExit("gateway", async () => {
   const drain = createDrain();
   const options = { bus, log, drain, ...gatewaySettings(env) };
   const admin = env.SAVEPOINT_ADMIN_ADDRESS;
-  const server = createGateway({ ...options, surface: admin ? "public" : "all" }).listen(listenOptions(env));
-  // The admin API and /metrics on their own address when one is set (README, Operators).
-  const adminServer = admin && createGateway({ ...options, surface: "admin" }).listen(adminListenOptions(admin));
-  const adminUrl = adminServer ? addresses(admin.host, adminServer.server!.port!).url : undefined;
-  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env), ...(adminUrl ? { adminUrl } : {}) });
+  const listen = { tls: tlsFilesOf(env), trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, log };
+  const server = listenGateway(createGateway({ ...options, surface: admin ? "public" : "all" }), env, listen);
+  // The admin API and /metrics on their own address when one is set (README, Operators), with the same certificate.
+  const adminServer = admin ? listenGateway(createGateway({ ...options, surface: "admin" }), { HOST: admin.host, PORT: admin.port }, listen) : undefined;
+  const { url, localUrl } = server;
+  log.info("gateway listening", { url, ...(localUrl ? { localUrl } : {}), adminApi: adminApi(env), ...(adminServer ? { adminUrl: adminServer.url } : {}) });
   // Stop taking requests, finish those in flight, then leave the bus.
   stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
 });

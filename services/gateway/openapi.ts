@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
+import { apiVersion } from "../../shared/contract/version.ts";
 import { apiGuide } from "../../shared/contract/docs/concepts.ts";
 import { ErrorResponse } from "../../shared/contract/errors.ts";
 import { type Route, takesIdempotencyKey } from "../../shared/contract/route.ts";
@@ -30,8 +31,8 @@ const tagDescriptions: Record<string, string> = {
 
 const requestTooLarge = "Request Header Fields Too Large: headers or URL over 16 KiB, refused by the HTTP server before any route runs, with no body.";
 
-/** The service is not published under an open licence (package.json is private). */
-const license = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
+/** Server and SDK are both MIT (LICENSE); package.json is private only because the server is not an npm package. */
+const license = { name: "MIT", identifier: "MIT" };
 
 const securitySchemes = {
   runtimeKey: { type: "http", scheme: "bearer", description: "Runtime key `spk_<env>_...`" },
@@ -182,7 +183,7 @@ export function openApiDocument(routes: readonly Route[]) {
   const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}) }));
   return {
     openapi: "3.1.0",
-    info: { title: "Savepoint API", version: "0.4.0", description: apiGuide(statusTable()), license },
+    info: { title: "Savepoint API", version: apiVersion, description: apiGuide(statusTable()), license },
     // Relative: the document is served by the gateway it describes, wherever that is mounted.
     servers: [{ url: "/" }],
     tags,

@@ -3,6 +3,7 @@ import { metrics } from "../../shared/process/metrics.ts";
 import { type Reply, unreachable } from "../../shared/serving/reply.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { jsonHeaders } from "./errors.ts";
+import { markErrorCode } from "./request-log.ts";
 
 /** The body of each answer made here, so its bytes can be counted without reading it again (answer-bytes.ts). */
 const texts = new WeakMap<Response, string>();
@@ -25,6 +26,13 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
   return withText(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
 }
 
+/** A conflict's answer, its code noted for the request log (the services send the envelope's code, else it is `conflict`). */
+function conflictResponse(response: Response, value: unknown): Response {
+  const code = (value as { error?: { code?: unknown } } | null)?.error?.code;
+  markErrorCode(response, typeof code === "string" ? code : "conflict");
+  return response;
+}
+
 const replayedHeader = { "idempotent-replayed": "true" };
 
 /**
@@ -40,7 +48,7 @@ export function renderReply(r: Route, reply: Reply, body: unknown, request: Requ
       return json(r.ok[0], r.completeOk ? r.completeOk(reply.value, body) : reply.value, requestId, replayedHeader);
     case "conflict":
       metrics.conflicts.inc({ route: r.operationId });
-      return json(409, r.completeConflict ? r.completeConflict(reply.value, body) : reply.value, requestId);
+      return conflictResponse(json(409, r.completeConflict ? r.completeConflict(reply.value, body) : reply.value, requestId), reply.value);
     case "error":
       throw reply.error;
     default:

@@ -66,6 +66,11 @@ export const Env = z.object({
   SAVEPOINT_START_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   /** Read by the logger itself (shared/process/log.ts); checked here so a typo stops start-up. */
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** PEM certificate (with its chain) and private key: set both and the gateway serves HTTPS itself (README, TLS). */
+  SAVEPOINT_TLS_CERT: optional,
+  SAVEPOINT_TLS_KEY: optional,
+  /** Request log lines (README, Logs): every request, failed ones only, or none. */
+  SAVEPOINT_REQUEST_LOG: z.enum(["all", "errors", "off"]).default("all"),
   /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */
   SAVEPOINT_TRUSTED_PROXIES: z
     .string()
@@ -83,6 +88,9 @@ export const Env = z.object({
   STRIPE_WEBHOOK_SECRET: optional,
   /** `price_id=plan` pairs, comma-separated: which plan each Stripe price buys. */
   STRIPE_PRICE_PLANS: z.string().default(""),
+}).refine((env) => !env.SAVEPOINT_TLS_CERT === !env.SAVEPOINT_TLS_KEY, {
+  path: ["SAVEPOINT_TLS_CERT"],
+  message: "set SAVEPOINT_TLS_CERT and SAVEPOINT_TLS_KEY together, or neither",
 });
 export type Env = z.infer<typeof Env>;
 

@@ -8,6 +8,7 @@ import type { Bus } from "../bus/port.ts";
 import { createMongoStore } from "../store/mongo.ts";
 import { NotReplicaSetMemberError } from "../store/mongo-replica-set.ts";
 import type { Store } from "../store/port.ts";
+import { migrate } from "../store/schema.ts";
 import { createSqliteStore } from "../store/sqlite.ts";
 
 /**
@@ -36,15 +37,29 @@ export async function openBus(env: Env, name: string, log: Logger): Promise<Bus>
   return metered(await whenReachable("NATS", env, log, () => createNatsBus({ url, name, log, replicas: env.SAVEPOINT_NATS_REPLICAS })));
 }
 
-/** MongoDB when MONGODB_URL is set, else one SQLite file per service under SAVEPOINT_DATA_DIR. */
+/**
+ * MongoDB when MONGODB_URL is set, else one SQLite file per service under SAVEPOINT_DATA_DIR; brought up
+ * to this server's schema before anything reads it, or refused when a newer server wrote it (README, Upgrading).
+ */
 export async function openStore(env: Env, service: string, log: Logger): Promise<Store> {
   const url = env.MONGODB_URL;
-  if (!url) return createSqliteStore(join(env.SAVEPOINT_DATA_DIR, `${service}.sqlite`));
-  return whenReachable("MongoDB", env, log, async () => {
-    const store = await createMongoStore(url, env.MONGODB_DB);
-    await store.ping();
-    return store;
-  });
+  const file = join(env.SAVEPOINT_DATA_DIR, `${service}.sqlite`);
+  const store = !url
+    ? createSqliteStore(file)
+    : await whenReachable("MongoDB", env, log, async () => {
+        const store = await createMongoStore(url, env.MONGODB_DB);
+        await store.ping();
+        return store;
+      });
+  const where = url ? `MongoDB database ${env.MONGODB_DB}` : `SQLite ${file}`;
+  try {
+    const { from, to } = await migrate(store, service, where);
+    if (from !== to) log.info("store schema migrated", { service, store: where, from, to });
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+  return store;
 }
 
 /** Runs `stops` in order on SIGTERM or SIGINT, then exits 0. */

@@ -21,6 +21,9 @@ const testEnv = {
   SAVEPOINT_JWKS_COOLDOWN_MS: "200",
   STRIPE_WEBHOOK_SECRET: stripeTestSecret,
   STRIPE_PRICE_PLANS: "price_starter=starter,price_growth=growth,price_pro=pro",
+  // A line per request would bury a failing suite's output (the embedded logger writes to the test's own
+  // stderr); tests/api/request-log.test.ts turns them on.
+  SAVEPOINT_REQUEST_LOG: process.env.SAVEPOINT_REQUEST_LOG ?? "off",
 };
 const root = join(import.meta.dir, "..", "..");
 

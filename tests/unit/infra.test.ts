@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { startEmbedded } from "../helpers/deployments.ts";
@@ -105,6 +105,28 @@ const natsServer = Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-serve
 // One of the test command's tools (scripts/ensure-test-tools.ts): missing, these tests fail, never skip.
 const haproxy = haproxyBin();
 /** One section of the HAProxy config, header line included, up to the next unindented line. */
+/** A certificate volume as the proxy mounts it: one PEM file, a self-signed certificate for 127.0.0.1 then its key. */
+function certificateVolume(): string {
+  const dir = tempDir("haproxy-certs");
+  const [cert, key] = [join(dir, "cert.tmp"), join(dir, "key.tmp")];
+  const args = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=savepoint"];
+  const made = Bun.spawnSync(["openssl", ...args, "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert]);
+  if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
+  const certs = join(dir, "certs");
+  mkdirSync(certs);
+  writeFileSync(join(certs, "savepoint.pem"), readFileSync(cert, "utf8") + readFileSync(key, "utf8"));
+  return certs;
+}
+
+/** The public frontend as written, its binds moved to free loopback ports, in front of one gateway. */
+function liveProxy(gatewayPort: number, port: number, tlsPort: number, certs: string): string {
+  const front = haproxySection("frontend http")
+    .replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`)
+    .replace(/^(\s*)bind :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\//m, `$1bind 127.0.0.1:${tlsPort} ssl crt ${certs}/`);
+  const defaults = "defaults\n    mode http\n    timeout connect 3s\n    timeout client 10s\n    timeout server 10s\n";
+  return `global\n    maxconn 100\n${defaults}${front}\nbackend gateways\n    server gateway 127.0.0.1:${gatewayPort}\n`;
+}
+
 const haproxySection = (header: string) => new RegExp(`(^|\\n)(${header}\\n[\\s\\S]*?)(?=\\n\\S|$)`).exec(haproxyCfg)?.[2] ?? "";
 
 // --- MongoDB --------------------------------------------------------------------------------------------
@@ -236,7 +258,8 @@ describe("infra: gateway and proxy", () => {
       expect(s.ports, name).toBeUndefined();
     }
     // The admin frontend only on the host's loopback.
-    expect(proxy.ports).toEqual(["${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"]);
+    const published = ["${SAVEPOINT_HTTPS_PORT:-8443}:8443", "${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"];
+    expect(proxy.ports).toEqual(published);
     expect(haproxyCfg).toMatch(/^\s*bind :8080\s*$/m);
 
     const networks = proxy.networks as Record<string, { ipv4_address?: string }>;
@@ -272,8 +295,20 @@ describe("infra: gateway and proxy", () => {
     expect(front).not.toMatch(/\{\s*path\s+\/metrics\s*\}/);
   });
 
+  test("the TLS front serves the certificate volume, sends plain HTTP to HTTPS unless allowed, and adds HSTS", () => {
+    const front = haproxySection("frontend http");
+    expect(front).toMatch(/^\s*bind :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\/ /m);
+    expect(proxy.volumes).toContain("${SAVEPOINT_TLS_DIR:-./haproxy/certs}:/usr/local/etc/haproxy/certs:ro");
+    expect(front).toMatch(/^\s*http-request redirect scheme https code 308 unless \{ ssl_fc \} \|\| \{ env\(SAVEPOINT_PLAIN_HTTP\) -m str allow \}$/m);
+    expect(front).toMatch(/^\s*http-response set-header Strict-Transport-Security "max-age=31536000" if \{ ssl_fc \}$/m);
+    expect(proxy.environment?.SAVEPOINT_PLAIN_HTTP).toBe("${SAVEPOINT_PLAIN_HTTP:-redirect}");
+  });
+
   test("the config passes haproxy's own check (haproxy -c)", () => {
-    const r = Bun.spawnSync([haproxy!, "-c", "-f", join(infra, "haproxy", "haproxy.cfg")], { stdout: "pipe", stderr: "pipe" });
+    const certs = certificateVolume();
+    const file = join(tempDir("haproxy-check"), "haproxy.cfg");
+    writeFileSync(file, haproxyCfg.replaceAll("/usr/local/etc/haproxy/certs/", `${certs}/`));
+    const r = Bun.spawnSync([haproxy!, "-c", "-f", file], { stdout: "pipe", stderr: "pipe" });
     expect(`${r.stdout}${r.stderr}`).toContain("Configuration file is valid");
     expect(r.exitCode).toBe(0);
   });
@@ -283,11 +318,10 @@ describe("infra: gateway and proxy", () => {
     const gatewayPort = Number(new URL((await d.request("/healthz")).url).port);
     const port = freePort();
     const file = join(tempDir("haproxy"), "haproxy.cfg");
-    // The frontend as written, on a free port, in front of one gateway that serves everything on one port.
-    const front = haproxySection("frontend http").replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`);
-    const defaults = "defaults\n    mode http\n    timeout connect 3s\n    timeout client 10s\n    timeout server 10s\n";
-    writeFileSync(file, `global\n    maxconn 100\n${defaults}${front}\nbackend gateways\n    server gateway 127.0.0.1:${gatewayPort}\n`);
-    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe" });
+    // The frontend as written, on free ports, in front of one gateway that serves everything on one port.
+    writeFileSync(file, liveProxy(gatewayPort, port, freePort(), certificateVolume()));
+    // Plain HTTP allowed, as behind a TLS balancer: the same rules hold on it.
+    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe", env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "allow" } });
     trackChild(proc);
     try {
       await waitForPort(port, 10_000, "haproxy");
@@ -302,6 +336,33 @@ describe("infra: gateway and proxy", () => {
       // Everything else passes: the gateway's own answers.
       expect((await rawGet(port, "/healthz", "savepoint.example")).status).toBe(200);
       expect((await rawGet(port, "/api/v1/accounts", "savepoint.example")).status).toBe(405);
+    } finally {
+      proc.kill();
+      await proc.exited;
+      await d.stop();
+    }
+  }, 60_000);
+
+  test("live: the TLS front answers HTTPS with HSTS and tells the gateway so; plain HTTP is redirected to it", async () => {
+    const d = await startEmbedded({ SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1" });
+    const gatewayPort = Number(new URL((await d.request("/healthz")).url).port);
+    const [port, tlsPort] = [freePort(), freePort()];
+    const certs = certificateVolume();
+    const file = join(tempDir("haproxy"), "haproxy.cfg");
+    writeFileSync(file, liveProxy(gatewayPort, port, tlsPort, certs));
+    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe", env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "" } });
+    trackChild(proc);
+    try {
+      await waitForPort(tlsPort, 10_000, "haproxy");
+      const ca = readFileSync(join(certs, "savepoint.pem"), "utf8").split("-----BEGIN PRIVATE KEY-----")[0]!;
+      const health = await fetch(`https://127.0.0.1:${tlsPort}/healthz`, { tls: { ca } });
+      expect(health.status).toBe(200);
+      expect(health.headers.get("strict-transport-security")).toBe("max-age=31536000");
+      // The rules of the public port hold over TLS too.
+      expect((await fetch(`https://127.0.0.1:${tlsPort}/metrics`, { tls: { ca } })).status).toBe(404);
+      const plain = await rawGet(port, "/api/v1/accounts", "savepoint.example");
+      expect(plain.status).toBe(308);
+      expect(plain.head).toMatch(/\r\nlocation: https:\/\/savepoint\.example\/api\/v1\/accounts\r\n/i);
     } finally {
       proc.kill();
       await proc.exited;

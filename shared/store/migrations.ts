@@ -1,0 +1,34 @@
+import type { Store } from "./port.ts";
+
+/**
+ * A step that brings one service's stored documents from `version - 1` to `version`. Steps run at start,
+ * in order, before the service reads anything. On MongoDB every copy of a service may start at once, so a
+ * step must be safe to run twice (write only what is still missing, never count up).
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(store: Store): Promise<void>;
+}
+
+/** Version 1 is the schema as it stood when versions began: a store written before then gets it as is. */
+const baseline: Migration = { version: 1, name: "baseline", up: async () => {} };
+
+/**
+ * Each service's migrations, oldest first, numbered 1, 2, 3... A new one goes at the end of its
+ * service's list (and in CHANGELOG.md); the last number is the schema this server writes.
+ */
+export const migrations: Record<string, readonly Migration[]> = {
+  config: [baseline],
+  accounts: [baseline],
+  transfer: [baseline],
+  "auth-bridge": [baseline],
+  billing: [baseline],
+  saves: [baseline],
+};
+
+/** The migrations of `service` (a service without its own list has the baseline alone). */
+export const migrationsOf = (service: string): readonly Migration[] => migrations[service] ?? [baseline];
+
+/** The schema version this server writes for `service`. */
+export const latestSchemaOf = (service: string): number => migrationsOf(service).at(-1)?.version ?? 0;
