@@ -3,6 +3,7 @@ import { createLogger } from "../shared/process/log.ts";
 import { stopOnSignal } from "../shared/process/open.ts";
 import { startOrExit } from "../shared/process/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
+import { drainOnStop, pendingRequests } from "./gateway/drain.ts";
 import { adminApi, adminListenOptions, addresses, listenOptions } from "./gateway/listen.ts";
 
 // `npm start`: the embedded deployment by default (in-process bus, SQLite under ./data); the same
@@ -31,5 +32,7 @@ await startOrExit("savepoint", async () => {
     console.log(`Created workspace ${bootstrap.workspaceId}, project ${bootstrap.projectId} (plan self_hosted).`);
     console.log(`Stage runtime key (shown once, keep it): ${bootstrap.runtimeKey}`);
   }
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
+  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
+  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));
+  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
 });

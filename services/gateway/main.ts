@@ -3,7 +3,7 @@ import { createLogger } from "../../shared/process/log.ts";
 import { openBus, stopOnSignal } from "../../shared/process/open.ts";
 import { startOrExit } from "../../shared/process/standalone.ts";
 import { createGateway } from "./app.ts";
-import { createDrain } from "./drain.ts";
+import { createDrain, drainOnStop, pendingRequests } from "./drain.ts";
 import { adminApi, adminListenOptions, addresses, gatewaySettings, listenOptions } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
@@ -21,5 +21,7 @@ await startOrExit("gateway", async () => {
   const adminUrl = adminServer ? addresses(admin.host, adminServer.server!.port!).url : undefined;
   log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env), ...(adminUrl ? { adminUrl } : {}) });
   // Stop taking requests, finish those in flight, then leave the bus.
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
+  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
+  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));
+  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
 });

@@ -349,3 +349,43 @@ describe("HOST", () => {
     }
   });
 });
+
+describe("stopping npm start", () => {
+  // A drain of 10 minutes: a stop that waited for it would end this test by its timeout instead.
+  const longDrain = { SAVEPOINT_DRAIN_MS: "600000", LOG_LEVEL: "info", HOST: "127.0.0.1" };
+
+  test("Ctrl-C (SIGINT) with nothing in flight stops at once instead of waiting out the drain, and exits 0", async () => {
+    const server = await start({ ...longDrain, SAVEPOINT_DATA_DIR: tempDir("sigint"), PORT: String(freePort()) });
+    server.proc.kill("SIGINT");
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
+    expect(server.out.stderr).toContain('"nothing in flight"');
+  });
+
+  test("Ctrl-C with a request in flight answers it first, then stops", async () => {
+    const port = freePort();
+    const server = await start({ ...longDrain, SAVEPOINT_DATA_DIR: tempDir("sigint-busy"), PORT: String(port) });
+    await server.waitFor(/Stage runtime key/);
+    const key = /spk_stage_[A-Za-z0-9]+/.exec(server.out.stdout)![0];
+    // The body is promised but not sent yet: the request stays in flight until the rest arrives.
+    const body = '{"deviceLabel":"x"}';
+    const answered = new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = connect({ port, host: "127.0.0.1" }, () => {
+        socket.write(`POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`);
+        setTimeout(() => {
+          server.proc.kill("SIGINT");
+          setTimeout(() => socket.write(body.slice(1)), 300);
+        }, 300);
+      });
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const answer = await answered;
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 201 Created");
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
+  });
+});
