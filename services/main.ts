@@ -3,6 +3,7 @@ import { createLogger } from "../shared/process/log.ts";
 import { stopOnSignal } from "../shared/process/open.ts";
 import { startOrExit } from "../shared/process/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
+import { keyHint } from "./key-hint.ts";
 import { drainOnStop, pendingRequests } from "./gateway/drain.ts";
 import { adminApi, adminListenOptions, addresses, listenOptions } from "./gateway/listen.ts";
 
@@ -11,7 +12,7 @@ import { adminApi, adminListenOptions, addresses, listenOptions } from "./gatewa
 await startOrExit("savepoint", async () => {
   const log = createLogger({ app: "savepoint" });
   const env = readEnv();
-  const { gateway, adminGateway, bootstrap, stops, drain } = await startAllInOne(env, log);
+  const { gateway, adminGateway, bootstrap, firstProject, stops, drain } = await startAllInOne(env, log);
   const server = gateway.listen(listenOptions(env));
   const adminServer = env.SAVEPOINT_ADMIN_ADDRESS && adminGateway?.listen(adminListenOptions(env.SAVEPOINT_ADMIN_ADDRESS));
 
@@ -31,6 +32,8 @@ await startOrExit("savepoint", async () => {
     // Printed once, on the start that created it; only its hash is stored.
     console.log(`Created workspace ${bootstrap.workspaceId}, project ${bootstrap.projectId} (plan self_hosted).`);
     console.log(`Stage runtime key (shown once, keep it): ${bootstrap.runtimeKey}`);
+  } else {
+    console.log(keyHint(firstProject, adminApi(env) === "on"));
   }
   // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
   const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));

@@ -281,6 +281,10 @@ describe("embedded start and the operator CLI", () => {
     await Bun.sleep(200);
     expect(server.out.stdout).toContain("Savepoint listening");
     expect(server.out.stdout).not.toContain("spk_");
+    // ...but says how to get one, for the project the first start made.
+    const projectId = /project (prj_[A-Za-z0-9]+)/.exec(firstOutput)![1];
+    await server.waitFor(/key create/);
+    expect(server.out.stdout).toContain(`npx savepoint key create --project ${projectId} --env stage`);
   });
 });
 
