@@ -27,6 +27,7 @@ import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
+import { adminApiOff, index, pathOf, routeNotFound } from "./not-found.ts";
 import { json, renderReply, textOf } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -90,7 +91,7 @@ export function createGateway(options: GatewayOptions) {
     requestId: string,
   ) {
     if (!r.subject) throw fail.notImplemented();
-    if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
+    if (r.auth === "admin" && !adminToken) throw adminApiOff(r.method, pathOf(request));
     checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
     // Without a session a key is scoped to the runtime key all players share: it must be a secret.
@@ -141,6 +142,7 @@ export function createGateway(options: GatewayOptions) {
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
+    .use(servesDocs(surface) ? new Elysia().get("/", ({ request }) => json(200, index, requestIdOf(request.headers))) : new Elysia())
     .get("/readyz", async ({ request }) => {
       const state = drain.state.draining ? { ready: false, draining: true } : await readiness();
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
@@ -205,7 +207,7 @@ export function createGateway(options: GatewayOptions) {
 
   return app.onError(({ code, error, request }) => {
     const requestId = requestIdOf(request.headers);
-    if (code === "NOT_FOUND") return errorResponse(fail.notFound("Route"), requestId, log);
+    if (code === "NOT_FOUND") return errorResponse(routeNotFound(request, !!adminToken, servesConsole(surface)), requestId, log);
     if (code === "PARSE") return errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log);
     return errorResponse(error, requestId, log);
   });

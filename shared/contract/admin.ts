@@ -23,7 +23,11 @@ export const RuntimeKeyResponse = z.object({ keyId: z.string(), runtimeKey: z.st
 export const KeyPath = z.strictObject({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/) });
 export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt: Timestamp }).meta({ id: "RevokeRuntimeKeyResponse" });
 
-export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPolicyPatch" });
+// An empty change would be written and audited as one: refused instead (docs/api-rules.md#sync-policy-and-game-config).
+export const SyncPolicyPatch = SyncPolicy.partial()
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, "Give at least one field of the sync policy to change.")
+  .meta({ id: "SyncPolicyPatch", minProperties: 1 });
 
 /** One identity provider of one environment (docs/api-rules.md#identity-providers). */
 export const AuthProviderPath = ProjectEnvPath.extend({ provider: AuthProvider });

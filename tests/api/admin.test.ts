@@ -56,6 +56,17 @@ forEachDeployment("operator API", ({ d }) => {
     expect(acc.created.body.syncPolicy).toMatchObject({ minRemoteSyncIntervalSeconds: 300, syncOnReconnect: false, forceSyncCooldownSeconds: 10 });
   });
 
+  test("a sync-policy change with no field is 400 naming what to send, writes nothing and leaves no audit entry", async () => {
+    const t = await newTenant(d);
+    const before = await admin(d, "GET", `/admin/v1/projects/${t.projectId}/sync-policy`);
+    const empty = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {});
+    expect([empty.status, empty.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(JSON.stringify(empty.body.error.details)).toContain("at least one field");
+    expect((await admin(d, "GET", `/admin/v1/projects/${t.projectId}/sync-policy`)).body).toEqual(before.body);
+    const audit = await admin(d, "GET", `/admin/v1/audit?target=${t.projectId}`);
+    expect(audit.body.entries.map((e: { action: string }) => e.action)).not.toContain("adminSetSyncPolicy");
+  });
+
   test("suspend refuses the account's sessions with 403 at once; unsuspend restores them", async () => {
     const t = await newTenant(d);
     const acc = await newAccount(d, t.key, { slot: { slotId: "s", data: { v: 1 } } });
@@ -105,6 +116,17 @@ test("the admin API is off (404) when SAVEPOINT_ADMIN_TOKEN is unset", async () 
   try {
     const a = await call(d, "POST", "/admin/v1/workspaces", { key: "anything-anything", body: { name: "x" } });
     expect(a.status).toBe(404);
+    // Each answer names its path and says how to turn the admin API on, in the error envelope.
+    for (const [method, path] of [["POST", "/admin/v1/workspaces"], ["GET", "/admin"], ["GET", "/admin/v1/nothing"], ["GET", "/console"], ["GET", "/console/sign-in"]]) {
+      const off = await call(d, method!, path!, { key: "anything-anything", ...(method === "POST" ? { body: { name: "x" } } : {}) });
+      expect([path, off.status, off.body.error.code]).toEqual([path, 404, "not_found"]);
+      expect(off.body.error.message).toContain(path);
+      expect(off.body.error.message).toContain("SAVEPOINT_ADMIN_TOKEN");
+      expect(off.body.error.details).toMatchObject({ path, adminApi: "off" });
+    }
+    // Another path's 404 does not send anyone looking for the admin token.
+    const typo = await call(d, "GET", "/api/v1/acounts", {});
+    expect(typo.body.error.message).not.toContain("SAVEPOINT_ADMIN_TOKEN");
   } finally {
     await d.stop();
   }

@@ -275,6 +275,20 @@ describe("embedded start and the operator CLI", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ plan: "self_hosted" });
   });
 
+  test("without $USER the audit log still names who ran the CLI: the account the process runs as", async () => {
+    const env: Record<string, string | undefined> = { ...process.env, SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken };
+    delete env.USER;
+    delete env.LOGNAME;
+    const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), "workspace", "create", "--name", "NoUser", "--json"], { env, stdout: "pipe", stderr: "pipe" });
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+    expect(code).toBe(0);
+    const { workspaceId } = JSON.parse(stdout) as { workspaceId: string };
+    const audit = JSON.parse((await cli("audit", "list", "--target", workspaceId, "--json")).stdout) as { entries: { actor: string }[] };
+    // Bun's os.userInfo() reads $USER too: `id -un` asks the system.
+    const name = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
+    expect(audit.entries.map((e) => e.actor)).toEqual([`cli:${name}`]);
+  });
+
   test("a restart on the same data does not create or print another key", async () => {
     await server.stop();
     server = await start({ SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken });
