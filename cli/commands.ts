@@ -43,6 +43,7 @@ const table: Record<string, { route: Route; note?: string }> = {
   "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
   "key list": { route: adminRoutes.listRuntimeKeys },
   "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
+  "key get": { route: adminRoutes.getRuntimeKey },
   "key revoke": { route: adminRoutes.revokeRuntimeKey },
   "sync-policy set": { route: adminRoutes.setSyncPolicy },
   "account get": { route: adminRoutes.getAccount },

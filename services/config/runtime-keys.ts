@@ -55,6 +55,22 @@ export async function listRuntimeKeys(deps: Deps, projectId: string) {
   };
 }
 
+/** One key by id, for `key get`: never the key or its hash. */
+export async function getRuntimeKey(deps: Deps, keyId: string) {
+  const k = await deps.repo.runtimeKeys.get(keyId);
+  if (!k) throw fail.notFound("Runtime key");
+  return {
+    keyId: k._id,
+    projectId: k.projectId,
+    workspaceId: k.workspaceId,
+    environment: k.environment,
+    ...(k.label ? { label: k.label } : {}),
+    createdAt: k.createdAt,
+    ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
+    ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
+  };
+}
+
 const unknownKey = "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";
 
 /** Last use is written at most this often per key: gateways resolve a key about once a minute each. */

@@ -7,7 +7,7 @@ import { internal } from "../../shared/contract/internal.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { getRuntimeConfig, publishGameConfig } from "./game-config.ts";
 import { getProject, getWorkspace, listProjects, listWorkspaces } from "./lookups.ts";
-import { createRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
+import { createRuntimeKey, getRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
 import { setSettings } from "./settings.ts";
 import { updateWorkspace } from "./update-workspace.ts";
 import { setSyncPolicy } from "./sync-policy.ts";
@@ -47,6 +47,7 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, adminRoutes.publishGameConfig, (m) => publishGameConfig(deps, m));
   serveRoute(bus, group, contractRoutes.runtimeConfig, (m) => getRuntimeConfig(deps, m));
   serveRoute(bus, group, adminRoutes.createRuntimeKey, (m) => createRuntimeKey(deps, m.params.projectId, m.params.env, m.body?.label));
+  serveRoute(bus, group, adminRoutes.getRuntimeKey, (m) => getRuntimeKey(deps, m.params.keyId));
   serveRoute(bus, group, adminRoutes.revokeRuntimeKey, (m) => revokeRuntimeKey(deps, m.params.keyId));
   serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) => setSyncPolicy(deps, m.params.projectId, m.body));
   serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));

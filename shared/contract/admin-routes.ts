@@ -63,6 +63,11 @@ export const adminRoutes = {
     summary: "A project's runtime keys, never the keys themselves", tag: "admin", auth: "admin", params: Admin.ProjectPath,
     ok: [200, Admin.RuntimeKeyList], errors: admin, subject: "config.runtime-key.list", ...adminDocs.listRuntimeKeys,
   }),
+  getRuntimeKey: route({
+    operationId: "adminGetRuntimeKey", method: "GET", path: "/admin/v1/runtime-keys/:keyId",
+    summary: "One runtime key by id, never the key itself", tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RuntimeKeyView],
+    errors: admin, subject: "config.runtime-key.get", ...adminDocs.getRuntimeKey,
+  }),
   revokeRuntimeKey: route({
     operationId: "adminRevokeRuntimeKey", method: "DELETE", path: "/admin/v1/runtime-keys/:keyId",
     summary: "Revoke a runtime key at once", tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RevokeRuntimeKeyResponse],

@@ -21,6 +21,19 @@ export const CreateRuntimeKeyRequest = z.strictObject({ label: z.string().max(10
 export const RuntimeKeyResponse = z.object({ keyId: z.string(), runtimeKey: z.string() }).meta({ id: "RuntimeKeyResponse" });
 
 export const KeyPath = z.strictObject({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/) });
+/** One runtime key by id (`key get`): where it belongs and its use, never the key or its hash. */
+export const RuntimeKeyView = z
+  .object({
+    keyId: z.string(),
+    projectId: z.string(),
+    workspaceId: z.string(),
+    environment: Environment,
+    label: z.string().optional(),
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp.optional(),
+    revokedAt: Timestamp.optional(),
+  })
+  .meta({ id: "RuntimeKeyView" });
 export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt: Timestamp }).meta({ id: "RevokeRuntimeKeyResponse" });
 
 // An empty change would be written and audited as one: refused instead (docs/api-rules.md#sync-policy-and-game-config).

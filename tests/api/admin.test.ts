@@ -37,6 +37,27 @@ forEachDeployment("operator API", ({ d }) => {
     expect((await call(d, "POST", "/api/v1/accounts", { key: t.key })).status).toBe(401);
   });
 
+  test("one runtime key by its id: project, environment, label and last use, never the key; an unknown id is 404", async () => {
+    const t = await newTenant(d);
+    await call(d, "GET", "/api/v1/runtime-config", { key: t.key });
+    const one = await admin(d, "GET", `/admin/v1/runtime-keys/${t.keyId}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual({
+      keyId: t.keyId,
+      projectId: t.projectId,
+      workspaceId: t.workspaceId,
+      environment: "stage",
+      label: "t",
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+    });
+    expect(JSON.stringify(one.body)).not.toContain(t.key);
+    await admin(d, "DELETE", `/admin/v1/runtime-keys/${t.keyId}`);
+    expect((await admin(d, "GET", `/admin/v1/runtime-keys/${t.keyId}`)).body.revokedAt).toEqual(expect.any(String));
+    const missing = await admin(d, "GET", "/admin/v1/runtime-keys/key_missing");
+    expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
+  });
+
   test("keys are per environment: a prod key does not see stage accounts", async () => {
     const t = await newTenant(d);
     const prod = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/prod/runtime-keys`, {});

@@ -27,6 +27,12 @@ export const adminDocs = {
     description: "Lists a project's runtime keys with their ids, labels and revocation times; never a key itself.",
     errorCases: [missing("project")],
   },
+  getRuntimeKey: {
+    description:
+      "Shows one runtime key by its id (as `key list` and the audit log name it): its project, workspace, environment, label, " +
+      "creation, last use and revocation; never the key itself, which is shown only when it is made.",
+    errorCases: [missing("runtime key")],
+  },
   revokeRuntimeKey: {
     description: "Revokes a runtime key: every gateway refuses it with 401 from the moment this answers.",
     errorCases: [missing("runtime key")],
