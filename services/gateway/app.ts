@@ -7,6 +7,7 @@ import { AppError, fail } from "../../shared/contract/errors.ts";
 import { type Route, needsTenant, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
+import { operationsRoutes } from "../../shared/contract/operations.ts";
 import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
 import { serviceNames } from "../registry.ts";
@@ -140,7 +141,7 @@ export function createGateway(options: GatewayOptions) {
   const app = new Elysia({ handler: { standardHostname: false } })
     .onRequest(refuseBadHost(log))
     .use(cors.plugin)
-    .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
+    .use(servesDocs(surface) ? docsRoutes([...allRoutes, ...Object.values(operationsRoutes)]) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
     .use(servesDocs(surface) ? new Elysia().get("/", ({ request }) => json(200, index, requestIdOf(request.headers))) : new Elysia())
     .get("/readyz", async ({ request }) => {
