@@ -16,6 +16,11 @@ await startOrExit("savepoint", async () => {
   const server = gateway.listen(listenOptions(env));
   const adminServer = env.SAVEPOINT_ADMIN_ADDRESS && adminGateway?.listen(adminListenOptions(env.SAVEPOINT_ADMIN_ADDRESS));
 
+  // Installed before "listening" is printed: a signal sent on that line drains instead of killing.
+  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
+  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));
+  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
+
   // Printed for a person starting it by hand, so on stdout rather than in the JSON log.
   const mode = env.NATS_URL ? "distributed (NATS + MongoDB)" : `embedded (SQLite in ${env.SAVEPOINT_DATA_DIR})`;
   const { url, localUrl } = addresses(env.HOST, server.server!.port!);
@@ -35,7 +40,4 @@ await startOrExit("savepoint", async () => {
   } else {
     console.log(keyHint(firstProject, adminApi(env) === "on"));
   }
-  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
-  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));
-  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
 });

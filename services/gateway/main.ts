@@ -19,9 +19,10 @@ await startOrExit("gateway", async () => {
   // The admin API and /metrics on their own address when one is set (README, Operators).
   const adminServer = admin && createGateway({ ...options, surface: "admin" }).listen(adminListenOptions(admin));
   const adminUrl = adminServer ? addresses(admin.host, adminServer.server!.port!).url : undefined;
-  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env), ...(adminUrl ? { adminUrl } : {}) });
+  // Installed before "listening" is logged: a signal sent on that line drains instead of killing.
   // Stop taking requests, finish those in flight, then leave the bus.
   // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
   const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(server, adminServer));
   stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
+  log.info("gateway listening", { ...addresses(env.HOST, server.server!.port!), adminApi: adminApi(env), ...(adminUrl ? { adminUrl } : {}) });
 });
