@@ -13,7 +13,9 @@ export function pathOf(request: Request): string {
 
 /** The admin API (and the console) asked for while SAVEPOINT_ADMIN_TOKEN is unset: the way to turn it on. */
 export function adminApiOff(method: string, path: string): AppError {
-  const message = `${path} is part of the admin API, which is off: start the server with SAVEPOINT_ADMIN_TOKEN set (16 characters or more) to serve /admin/v1 and /console.`;
+  const message =
+    `${path} is part of the admin API, which is off: start the server with SAVEPOINT_ADMIN_TOKEN set (16 characters or more) ` +
+    "to serve /admin/v1 and /console.";
   return new AppError("not_found", message, { method, path, adminApi: "off" });
 }
 

@@ -94,7 +94,8 @@ function convert(schemas: readonly z.ZodType[], io: Io, name: (id: string) => st
  */
 function routeSchemas(routes: readonly Route[]) {
   const inputs = [...new Set(routes.flatMap((r) => [r.params, r.query, ...(r.body ? [r.body] : [])]))];
-  const outputs = [...new Set([ErrorResponse, ...routes.flatMap((r) => [r.ok[1], ...(r.conflict ? [r.conflict] : []), ...(r.answers ?? []).map((a) => a.schema)])])];
+  const outputsOf = (r: Route) => [r.ok[1], ...(r.conflict ? [r.conflict] : []), ...(r.answers ?? []).map((a) => a.schema)];
+  const outputs = [...new Set([ErrorResponse, ...routes.flatMap(outputsOf)])];
   let renamed = new Set<string>();
   for (;;) {
     const input = convert(inputs, "input", (id) => (renamed.has(id) ? `${id}Input` : id));
