@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type Command, type Flag, commandNamed } from "./commands.ts";
+import { type Command, type Flag, commandNamed, commandsOf, nearestCommand } from "./commands.ts";
 
 /** A mistake on the command line: one line for the user, exit code 2. */
 export class UsageError extends Error {
@@ -7,13 +7,15 @@ export class UsageError extends Error {
     message: string,
     /** Print the command list after the message. */
     readonly showUsage = false,
+    /** Only this group's commands in that list. */
+    readonly group?: string,
   ) {
     super(message);
   }
 }
 
 export type Invocation =
-  | { help: true; command?: Command }
+  | { help: true; command?: Command; group?: string }
   | { help: false; command: Command; path: string; body?: Record<string, unknown>; json: boolean };
 
 const helpWords = new Set(["help", "--help", "-h"]);
@@ -60,9 +62,17 @@ function convert(flag: Flag, raw: string): unknown {
 export function parseCommandLine(argv: string[]): Invocation {
   if (argv.length === 0) throw new UsageError("no command given", true);
   if (helpWords.has(argv[0]!)) return { help: true };
+  // `key --help` (or `key` alone): the commands of that group.
+  if (commandsOf(argv[0]!).length > 0 && (argv.length === 1 || helpWords.has(argv[1]!))) {
+    if (argv.length === 1) throw new UsageError(`${argv[0]}: which one?`, true, argv[0]);
+    return { help: true, group: argv[0] };
+  }
   const name = argv.slice(0, 2).join(" ");
   const command = commandNamed(name);
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`, true);
+  if (!command) {
+    const near = nearestCommand(name);
+    throw new UsageError(`unknown command ${JSON.stringify(name)}${near ? `: did you mean ${JSON.stringify(near)}?` : ""}`, true);
+  }
 
   const values = new Map<Flag, unknown>();
   let json = false;
@@ -86,6 +96,12 @@ export function parseCommandLine(argv: string[]): Invocation {
 
   for (const flag of command.flags) {
     if (flag.required && !values.has(flag)) throw new UsageError(`${command.name}: missing --${flag.name} ${flag.hint}`);
+  }
+  // A change that names no field would write (and audit) nothing new.
+  const fields = command.flags.filter((f) => f.in === "body");
+  const changes = command.route.method === "PUT" || command.route.method === "PATCH";
+  if (changes && fields.length > 0 && fields.every((f) => !values.has(f))) {
+    throw new UsageError(`${command.name}: nothing to change: give at least one of ${fields.map((f) => `--${f.name}`).join(", ")} (see --help)`);
   }
   let path = command.route.path;
   const query = new URLSearchParams();

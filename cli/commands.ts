@@ -43,6 +43,7 @@ const table: Record<string, { route: Route; note?: string }> = {
   "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
   "key list": { route: adminRoutes.listRuntimeKeys },
   "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
+  "key get": { route: adminRoutes.getRuntimeKey },
   "key revoke": { route: adminRoutes.revokeRuntimeKey },
   "sync-policy set": { route: adminRoutes.setSyncPolicy },
   "account get": { route: adminRoutes.getAccount },
@@ -124,3 +125,24 @@ export const commands: Command[] = Object.entries(table).map(([name, { route, no
 }));
 
 export const commandNamed = (name: string) => commands.find((c) => c.name === name);
+
+/** The commands of one group (`key`: key create, key list, ...). */
+export const commandsOf = (group: string) => commands.filter((c) => c.name.startsWith(`${group} `));
+
+/** Edits (insert, delete, replace one character) that turn `a` into `b`. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The command a mistyped name most likely meant: within 3 edits, and nearer than any other. */
+export function nearestCommand(typed: string): string | undefined {
+  const ranked = commands.map((c) => ({ name: c.name, d: distance(typed, c.name) })).sort((x, y) => x.d - y.d);
+  const [best, second] = ranked;
+  return best && best.d <= 3 && (!second || second.d > best.d) ? best.name : undefined;
+}

@@ -75,15 +75,19 @@ interface ErrorBody {
   error?: { code?: string; message?: string; details?: { issues?: { path?: string; message?: string }[] } & Row };
 }
 
+/** Every command's route exists where the admin API is served: a 404 for one means SAVEPOINT_URL is not that address. */
+const routeHint = (details: Row) =>
+  details.adminApi !== "off" && String(details.path).startsWith("/admin/") ? " (is SAVEPOINT_URL the server's admin address, SAVEPOINT_ADMIN_ADDRESS?)" : "";
+
 /** An error answer on one line: `code: message`, then what went wrong where. */
 export function errorLine(answer: Answer): string {
   const error = (answer.body as ErrorBody | undefined)?.error;
   if (!error?.code) return `HTTP ${answer.status}: ${clip(answer.text.replace(/\s+/g, " ").trim() || "(empty answer)", 200)}`;
   let line = `${error.code}: ${error.message ?? ""}`;
+  // A route's 404 names its path in the message already (and how to turn the admin API on).
+  if (answer.status === 404 && typeof error.details?.path === "string") return visible(line + routeHint(error.details));
   const { issues, ...rest } = error.details ?? {};
   if (Array.isArray(issues)) line += ` ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
   if (Object.keys(rest).length > 0) line += ` ${JSON.stringify(rest)}`;
-  // Every command's route exists when the admin API is on, so this answer means it is off.
-  if (answer.status === 404 && error.message === "Route was not found.") line += " (is SAVEPOINT_ADMIN_TOKEN set on the server?)";
   return visible(line);
 }

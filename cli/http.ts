@@ -1,4 +1,5 @@
 import type { Route } from "../shared/contract/route.ts";
+import { cliActor } from "./actor.ts";
 
 /** The call never got an HTTP answer (server down, wrong URL, no answer in time): exit code 1. */
 export class UnreachableError extends Error {}
@@ -23,7 +24,7 @@ export async function callAdmin(base: string, token: string, route: Route, path:
       // The audit log names who made each change (README, Console).
       headers: {
         authorization: `Bearer ${token}`,
-        "x-savepoint-actor": `cli:${process.env.USER ?? "unknown"}`,
+        "x-savepoint-actor": cliActor(),
         ...(body ? { "content-type": "application/json" } : {}),
       },
       body: body ? JSON.stringify(body) : undefined,

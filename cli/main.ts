@@ -19,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "backup" || argv[0] === "restore") return backupCommand(argv);
   const invocation = parseCommandLine(argv);
   if (invocation.help) {
-    console.log(usage(invocation.command));
+    console.log(usage(invocation.command, invocation.group));
     return 0;
   }
   const token = process.env.SAVEPOINT_ADMIN_TOKEN;
@@ -45,7 +45,7 @@ try {
 } catch (err) {
   if (err instanceof UsageError) {
     console.error(visible(err.message));
-    if (err.showUsage) console.error(`\n${usage()}`);
+    if (err.showUsage) console.error(`\n${usage(undefined, err.group)}`);
     process.exitCode = 2;
   } else if (err instanceof UnreachableError) {
     console.error(visible(err.message));

@@ -21,11 +21,12 @@ function flagLines(command: Command, indent: string): string[] {
 
 const describe = (c: Command) => [`  ${c.name.padEnd(18)} ${c.route.summary}`, ...flagLines(c, "      ")];
 
-/** The whole command list, or one command's flags. */
-export function usage(command?: Command): string {
+/** The whole command list, one group's commands (`key`), or one command's flags. */
+export function usage(command?: Command, group?: string): string {
+  const inGroup = group ? commands.filter((c) => c.name.startsWith(`${group} `)) : commands;
   const head = command
     ? [`usage: ${program} ${command.name} [flags] [--json]`, "", ...describe(command)]
-    : [`usage: ${program} <command> [flags] [--json]`, "", "commands:", ...commands.flatMap(describe)];
+    : [`usage: ${program} ${group ?? "<command>"}${group ? " <command>" : ""} [flags] [--json]`, "", "commands:", ...inGroup.flatMap(describe)];
   return [
     ...head,
     "",

@@ -23,7 +23,7 @@ async function aptInstall(pkg: string): Promise<boolean> {
   return true;
 }
 
-async function ensureNats() {
+export async function ensureNats() {
   if (process.env.NATS_URL || natsServerBin()) return;
   if (await dockerAnswers()) return;
   if ((await aptInstall("nats-server")) && natsServerBin()) return;
@@ -50,7 +50,10 @@ async function ensureFerretdb() {
   await buildFerretdb();
 }
 
-await ensureNats();
-await ensureChromium();
-await ensureHaproxy();
-await ensureFerretdb();
+// `npm test` runs this file; the bench imports ensureNats alone (tests/bench/main.ts).
+if (import.meta.main) {
+  await ensureNats();
+  await ensureChromium();
+  await ensureHaproxy();
+  await ensureFerretdb();
+}

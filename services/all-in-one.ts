@@ -6,7 +6,7 @@ import { serveReadiness } from "../shared/process/readiness.ts";
 import { contextFor } from "../shared/process/service-module.ts";
 import type { Store } from "../shared/store/port.ts";
 import { startBackupSchedule } from "./backup-schedule.ts";
-import { bootstrapDefaults } from "./config/bootstrap.ts";
+import { bootstrapDefaults, firstProjectId } from "./config/bootstrap.ts";
 import { createGateway } from "./gateway/app.ts";
 import { createDrain } from "./gateway/drain.ts";
 import { gatewaySettings } from "./gateway/listen.ts";
@@ -15,7 +15,7 @@ import { type DepsOf, type ServiceName, loadService, serviceNames } from "./regi
 /**
  * Every service and the gateway in one process, on whichever bus and store `env` names. Returns the
  * gateway (not yet listening), with SAVEPOINT_ADMIN_ADDRESS also the admin listener's, the first-start
- * credentials if this start created them, and the stops in start order. `now` is the services' clock
+ * credentials if this start created them (else the oldest project's id, for a hint), and the stops in start order. `now` is the services' clock
  * (tests move it).
  */
 export async function startAllInOne(env: Env, log: Logger, now: () => Date = () => new Date()) {
@@ -33,6 +33,8 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
     (started as Record<ServiceName, unknown>)[name] = await service.start(contextFor(name, { bus, store: stores[i]!, env, plans, log, now }));
   }
   const bootstrap = await bootstrapDefaults(started.config!);
+  // A later start prints no key: it names the project a new one is made for (main.ts).
+  const firstProject = bootstrap ? bootstrap.projectId : await firstProjectId(started.config!);
   const drain = createDrain();
   const backups = startBackupSchedule(env, log.child({ job: "backup" }));
   const gatewayOptions = { bus, log: log.child({ service: "gateway" }), drain, now, backups: backups?.status, ...gatewaySettings(env) };
@@ -41,5 +43,5 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   const adminGateway = env.SAVEPOINT_ADMIN_ADDRESS ? createGateway({ ...gatewayOptions, surface: "admin" }) : undefined;
   // Stopped in reverse: a backup in progress ends before the stores close.
   const stops = [...stores.map((store) => () => store.close()), () => bus.close(), () => backups?.stop()];
-  return { gateway, adminGateway, bus, bootstrap, stops, drain };
+  return { gateway, adminGateway, bus, bootstrap, firstProject, stops, drain };
 }

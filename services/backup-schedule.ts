@@ -5,17 +5,7 @@ import type { Logger } from "../shared/process/log.ts";
 import { metrics } from "../shared/process/metrics.ts";
 import { makePrivateDir } from "../shared/process/private-files.ts";
 import { readManifest } from "../shared/backup/manifest.ts";
-
-/** What /readyz shows of the scheduled backups: times and sizes, never a path or an error's text. */
-export interface BackupStatus {
-  intervalMinutes: number;
-  keep: number;
-  lastAt?: string;
-  lastBytes?: number;
-  lastFailureAt?: string;
-  ok: number;
-  failed: number;
-}
+import type { BackupStatus } from "../shared/contract/operations.ts";
 
 const cli = join(import.meta.dir, "..", "cli", "main.ts");
 /** A finished scheduled backup's folder: its name sorts by time. */

@@ -3,6 +3,8 @@ import { createLogger } from "../shared/process/log.ts";
 import { stopOnSignal } from "../shared/process/open.ts";
 import { startOrExit } from "../shared/process/standalone.ts";
 import { startAllInOne } from "./all-in-one.ts";
+import { keyHint } from "./key-hint.ts";
+import { drainOnStop, pendingRequests } from "./gateway/drain.ts";
 import { adminApi, listenGateway, tlsFilesOf } from "./gateway/listen.ts";
 
 // `npm start`: the embedded deployment by default (in-process bus, SQLite under ./data); the same
@@ -10,12 +12,17 @@ import { adminApi, listenGateway, tlsFilesOf } from "./gateway/listen.ts";
 await startOrExit("savepoint", async () => {
   const log = createLogger({ app: "savepoint" });
   const env = readEnv();
-  const { gateway, adminGateway, bootstrap, stops, drain } = await startAllInOne(env, log);
+  const { gateway, adminGateway, bootstrap, firstProject, stops, drain } = await startAllInOne(env, log);
   // The admin listener gets the same certificate: an admin token is a secret too.
   const listen = { tls: tlsFilesOf(env), trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, log };
   const server = listenGateway(gateway, env, listen);
   const admin = env.SAVEPOINT_ADMIN_ADDRESS;
   const adminServer = admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;
+
+  // Installed before "listening" is printed: a signal sent on that line drains instead of killing.
+  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
+  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(gateway, adminServer && adminGateway));
+  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
 
   // Printed for a person starting it by hand, so on stdout rather than in the JSON log.
   const mode = env.NATS_URL ? "distributed (NATS + MongoDB)" : `embedded (SQLite in ${env.SAVEPOINT_DATA_DIR})`;
@@ -33,6 +40,7 @@ await startOrExit("savepoint", async () => {
     // Printed once, on the start that created it; only its hash is stored.
     console.log(`Created workspace ${bootstrap.workspaceId}, project ${bootstrap.projectId} (plan self_hosted).`);
     console.log(`Stage runtime key (shown once, keep it): ${bootstrap.runtimeKey}`);
+  } else {
+    console.log(keyHint(firstProject, adminApi(env) === "on"));
   }
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), ...[...stops].reverse()]);
 });

@@ -26,6 +26,12 @@ export function docComment(text: string, indent = ""): string {
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}\n`).join("")}${indent} */\n`;
 }
 
+/** Alternatives on one line, or one a line when that line would pass maxLine (a long enum). */
+function union(members: string[], indent: string): string {
+  const flat = members.join(" | ");
+  return indent.length + flat.length <= maxLine ? flat : members.map((m) => `\n${indent}    | ${m}`).join("");
+}
+
 /** The TypeScript type of a JSON Schema, as far as the server's document uses JSON Schema. */
 export function tsType(s: Json | undefined, indent = ""): string {
   if (!s || Object.keys(s).length === 0) return "unknown";
@@ -33,7 +39,7 @@ export function tsType(s: Json | undefined, indent = ""): string {
   if (s.oneOf || s.anyOf) return (s.oneOf ?? s.anyOf).map((x: Json) => tsType(x, indent)).join(" | ");
   if (s.allOf) return s.allOf.map((x: Json) => tsType(x, indent)).join(" & ");
   if ("const" in s) return JSON.stringify(s.const);
-  if (s.enum) return s.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
+  if (s.enum) return union(s.enum.map((v: unknown) => JSON.stringify(v)), indent);
   if (Array.isArray(s.type)) return s.type.map((t: string) => tsType({ ...s, type: t }, indent)).join(" | ");
   switch (s.type) {
     case "string":
@@ -66,7 +72,7 @@ function objectType(s: Json, indent: string): string {
     // "Free-form JSON object." says no more than `JsonObject`; size limits and other notes are kept.
     const note = v.description && !v.$ref && v.description !== "Free-form JSON object." ? String(v.description) : "";
     const doc = note ? docComment(note, inner) : "";
-    return `${doc}${inner}${key(k)}${required.has(k) ? "" : "?"}: ${tsType(v, inner)};`;
+    return `${doc}${inner}${key(k)}${required.has(k) ? "" : "?"}:${tsType(v, inner).replace(/^(?!\n)/, " ")};`;
   });
   if (extra && extra !== false) lines.push(`${inner}[key: string]: unknown;`);
   return `{\n${lines.join("\n")}\n${indent}}`;

@@ -19,3 +19,8 @@ export async function bootstrapDefaults(deps: Deps): Promise<{ workspaceId: stri
   const { keyId, runtimeKey } = await createRuntimeKey(deps, projectId, "stage", "bootstrap");
   return { workspaceId, projectId, keyId, runtimeKey };
 }
+
+/** The oldest project, whose stage key the first start printed: a later start names it in its hint. */
+export async function firstProjectId(deps: Deps): Promise<string | undefined> {
+  return (await deps.repo.projects.findOne({}, { field: "createdAt", direction: 1 }))?._id;
+}

@@ -49,18 +49,27 @@ const keyView = (k: RuntimeKeyDoc) => ({
   ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
 });
 
-/** One key by its id: the audit's read around a key's creation and revocation. */
-export async function getRuntimeKey(deps: Deps, keyId: string) {
-  const key = await deps.repo.runtimeKeys.get(keyId);
-  if (!key) throw fail.notFound("Runtime key");
-  return { ...keyView(key), projectId: key.projectId };
-}
-
 /** A project's keys by id, label, environment and use: never a key or its hash. */
 export async function listRuntimeKeys(deps: Deps, projectId: string) {
   if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
   const keys = await deps.repo.runtimeKeys.find({ projectId }, { sort: { field: "createdAt", direction: 1 } });
   return { projectId, keys: keys.map(keyView) };
+}
+
+/** One key by id, for `key get` and the audit's read around its creation and revocation: never the key or its hash. */
+export async function getRuntimeKey(deps: Deps, keyId: string) {
+  const k = await deps.repo.runtimeKeys.get(keyId);
+  if (!k) throw fail.notFound("Runtime key");
+  return {
+    keyId: k._id,
+    projectId: k.projectId,
+    workspaceId: k.workspaceId,
+    environment: k.environment,
+    ...(k.label ? { label: k.label } : {}),
+    createdAt: k.createdAt,
+    ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
+    ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
+  };
 }
 
 const unknownKey = "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";

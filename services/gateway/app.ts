@@ -7,6 +7,7 @@ import { AppError, fail } from "../../shared/contract/errors.ts";
 import { type Route, needsTenant, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
+import { type BackupStatus, operationsRoutes } from "../../shared/contract/operations.ts";
 import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
 import { serviceNames } from "../registry.ts";
@@ -27,6 +28,7 @@ import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
+import { adminApiOff, index, pathOf, routeNotFound } from "./not-found.ts";
 import { json, renderReply, textOf } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -57,7 +59,7 @@ export interface GatewayOptions {
   /** Bytes of answers in flight at once, in this copy and per account (answer-bytes.ts). */
   answerBytes?: AnswerBytesOptions;
   /** The embedded server's scheduled backups, shown in /readyz (services/backup-schedule.ts). */
-  backups?: () => object;
+  backups?: () => BackupStatus;
   /** Which requests get a log line (request-log.ts, SAVEPOINT_REQUEST_LOG); "all" unless set. */
   requestLog?: RequestLogMode;
   /** Served over TLS (tls.ts, SAVEPOINT_TLS_CERT): URLs are https, and every answer carries HSTS. */
@@ -99,7 +101,7 @@ export function createGateway(options: GatewayOptions) {
     requestId: string,
   ) {
     if (!r.subject) throw fail.notImplemented();
-    if (r.auth === "admin" && !adminToken) throw fail.notFound("Route");
+    if (r.auth === "admin" && !adminToken) throw adminApiOff(r.method, pathOf(request));
     checkAccountHeaders(request.headers);
     const busHeaders = { [requestIdHeader]: requestId };
     // Without a session a key is scoped to the runtime key all players share: it must be a secret.
@@ -168,8 +170,9 @@ export function createGateway(options: GatewayOptions) {
       finish(request, route, response);
     })
     .use(cors.plugin)
-    .use(servesDocs(surface) ? docsRoutes(allRoutes) : new Elysia())
+    .use(servesDocs(surface) ? docsRoutes([...allRoutes, ...Object.values(operationsRoutes)]) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
+    .use(servesDocs(surface) ? new Elysia().get("/", ({ request }) => json(200, index, requestIdOf(request.headers))) : new Elysia())
     .get("/readyz", async ({ request }) => {
       const backup = options.backups ? { backup: options.backups() } : {};
       const state = drain.state.draining ? { ready: false, draining: true } : { ...(await readiness()), ...backup };
@@ -234,7 +237,7 @@ export function createGateway(options: GatewayOptions) {
     const requestId = requestIdOf(request.headers);
     const response =
       code === "NOT_FOUND"
-        ? errorResponse(fail.notFound("Route"), requestId, log)
+        ? errorResponse(routeNotFound(request, !!adminToken, servesConsole(surface)), requestId, log)
         : code === "PARSE"
           ? errorResponse(fail.invalidRequest([{ path: "body", message: "Malformed body" }]), requestId, log)
           : errorResponse(error, requestId, log);

@@ -3,7 +3,7 @@ import { createLogger } from "../../shared/process/log.ts";
 import { openBus, stopOnSignal } from "../../shared/process/open.ts";
 import { startOrExit } from "../../shared/process/standalone.ts";
 import { createGateway } from "./app.ts";
-import { createDrain } from "./drain.ts";
+import { createDrain, drainOnStop, pendingRequests } from "./drain.ts";
 import { adminApi, gatewaySettings, listenGateway, tlsFilesOf } from "./listen.ts";
 
 // The gateway alone, for the distributed deployment: run as many copies as you like behind a balancer.
@@ -16,11 +16,16 @@ await startOrExit("gateway", async () => {
   const options = { bus, log, drain, ...gatewaySettings(env) };
   const admin = env.SAVEPOINT_ADMIN_ADDRESS;
   const listen = { tls: tlsFilesOf(env), trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, log };
-  const server = listenGateway(createGateway({ ...options, surface: admin ? "public" : "all" }), env, listen);
+  const gateway = createGateway({ ...options, surface: admin ? "public" : "all" });
+  const server = listenGateway(gateway, env, listen);
   // The admin API and /metrics on their own address when one is set (README, Operators), with the same certificate.
-  const adminServer = admin ? listenGateway(createGateway({ ...options, surface: "admin" }), { HOST: admin.host, PORT: admin.port }, listen) : undefined;
+  const adminGateway = admin ? createGateway({ ...options, surface: "admin" }) : undefined;
+  const adminServer = admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;
+  // Installed before "listening" is logged: a signal sent on that line drains instead of killing.
+  // Stop taking requests, finish those in flight, then leave the bus.
+  // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
+  const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(gateway, adminGateway));
+  stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
   const { url, localUrl } = server;
   log.info("gateway listening", { url, ...(localUrl ? { localUrl } : {}), adminApi: adminApi(env), ...(adminServer ? { adminUrl: adminServer.url } : {}) });
-  // Stop taking requests, finish those in flight, then leave the bus.
-  stopOnSignal(log, [() => drain.begin(env.SAVEPOINT_DRAIN_MS), () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
 });

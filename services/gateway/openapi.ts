@@ -27,6 +27,7 @@ const tagDescriptions: Record<string, string> = {
   billing: "Signed billing webhooks.",
   saves: "The save-based model.",
   admin: "Operator API; exists only when SAVEPOINT_ADMIN_TOKEN is set.",
+  operations: "Readiness and metrics, for balancers and Prometheus; answered by the gateway itself.",
 };
 
 const requestTooLarge = "Request Header Fields Too Large: headers or URL over 16 KiB, refused by the HTTP server before any route runs, with no body.";
@@ -94,7 +95,8 @@ function convert(schemas: readonly z.ZodType[], io: Io, name: (id: string) => st
  */
 function routeSchemas(routes: readonly Route[]) {
   const inputs = [...new Set(routes.flatMap((r) => [r.params, r.query, ...(r.body ? [r.body] : [])]))];
-  const outputs = [...new Set([ErrorResponse, ...routes.flatMap((r) => [r.ok[1], ...(r.conflict ? [r.conflict] : [])])])];
+  const outputsOf = (r: Route) => [r.ok[1], ...(r.conflict ? [r.conflict] : []), ...(r.answers ?? []).map((a) => a.schema)];
+  const outputs = [...new Set([ErrorResponse, ...routes.flatMap(outputsOf)])];
   let renamed = new Set<string>();
   for (;;) {
     const input = convert(inputs, "input", (id) => (renamed.has(id) ? `${id}Input` : id));
@@ -159,7 +161,9 @@ export function openApiDocument(routes: readonly Route[]) {
   const error = output(ErrorResponse);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const responses: Record<string, unknown> = { [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: jsonContent(output(r.ok[1])) } };
+    const okContent = r.contentType ? { [r.contentType]: { schema: output(r.ok[1]) } } : jsonContent(output(r.ok[1]));
+    const responses: Record<string, unknown> = { [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: okContent } };
+    for (const a of r.answers ?? []) responses[a.status] = { description: a.description, content: jsonContent(output(a.schema)) };
     const idempotent = takesIdempotencyKey(r);
     const statuses = errorStatusesOf(r);
     for (const status of statuses) {

@@ -58,16 +58,16 @@ export const adminRoutes = {
     params: Admin.ProjectEnvPath, body: Admin.CreateRuntimeKeyRequest, bodyOptional: true, ok: [201, Admin.RuntimeKeyResponse],
     errors: admin, auditRead: "adminGetRuntimeKey", subject: "config.runtime-key.create", ...adminDocs.createRuntimeKey,
   }),
-  // The audit's read of a key's writes: one key, so a creation's entry costs the same at any key count.
-  getRuntimeKey: route({
-    operationId: "adminGetRuntimeKey", method: "GET", path: "/admin/v1/runtime-keys/:keyId", summary: "Read one runtime key, never the key itself",
-    tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RuntimeKey], errors: [400, ...admin], subject: "config.runtime-key.get",
-    ...adminDocs.getRuntimeKey,
-  }),
   listRuntimeKeys: route({
     operationId: "adminListRuntimeKeys", method: "GET", path: "/admin/v1/projects/:projectId/runtime-keys",
     summary: "A project's runtime keys, never the keys themselves", tag: "admin", auth: "admin", params: Admin.ProjectPath,
     ok: [200, Admin.RuntimeKeyList], errors: admin, subject: "config.runtime-key.list", ...adminDocs.listRuntimeKeys,
+  }),
+  // Also the audit's read of a key's writes: one key, so a creation's entry costs the same at any key count.
+  getRuntimeKey: route({
+    operationId: "adminGetRuntimeKey", method: "GET", path: "/admin/v1/runtime-keys/:keyId",
+    summary: "One runtime key by id, never the key itself", tag: "admin", auth: "admin", params: Admin.KeyPath, ok: [200, Admin.RuntimeKeyView],
+    errors: admin, subject: "config.runtime-key.get", ...adminDocs.getRuntimeKey,
   }),
   revokeRuntimeKey: route({
     operationId: "adminRevokeRuntimeKey", method: "DELETE", path: "/admin/v1/runtime-keys/:keyId",

@@ -34,8 +34,14 @@ export const RuntimeKey = z
     revokedAt: Timestamp.optional(),
   })
   .meta({ id: "RuntimeKey" });
+/** One runtime key by id (`key get`, the audit of its writes): also its workspace. */
+export const RuntimeKeyView = RuntimeKey.extend({ workspaceId: z.string() }).meta({ id: "RuntimeKeyView" });
 
-export const SyncPolicyPatch = SyncPolicy.partial().strict().meta({ id: "SyncPolicyPatch" });
+// An empty change would be written and audited as one: refused instead (docs/api-rules.md#sync-policy-and-game-config).
+export const SyncPolicyPatch = SyncPolicy.partial()
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, "Give at least one field of the sync policy to change.")
+  .meta({ id: "SyncPolicyPatch", minProperties: 1 });
 
 /** One identity provider of one environment (docs/api-rules.md#identity-providers). */
 export const AuthProviderPath = ProjectEnvPath.extend({ provider: AuthProvider });

@@ -63,7 +63,7 @@ export const isClientErrorCode = (code: string): code is ErrorCode => (ErrorCode
 export const ErrorResponse = z
   .object({
     error: z.object({
-      code: z.string(),
+      code: ErrorCode.describe("One of the closed set of error codes (docs/error-codes.md); the HTTP status follows from it."),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),
@@ -156,7 +156,8 @@ export class AppError extends Error {
     this.name = "AppError";
   }
 
-  toJSON(): ErrorResponse["error"] {
+  /** Over the bus it may carry a bus-only code too; the gateway answers clients only with the closed set. */
+  toJSON(): Omit<ErrorResponse["error"], "code"> & { code: ErrorCode | BusOnlyErrorCode } {
     return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
   }
 }

@@ -77,6 +77,10 @@ export interface Route {
   readonly subject?: string;
   /** Answered by the gateway itself, with no bus request (health). */
   readonly gatewayOnly?: true;
+  /** The success answer's media type, when it is not JSON (`/metrics`). */
+  readonly contentType?: string;
+  /** Other answers that are not errors, with their own body (`/readyz`'s 503). */
+  readonly answers?: readonly { status: number; schema: z.ZodType; description: string }[];
 }
 
 /** A route's texts for the API reference, kept per tag in `shared/contract/docs/`. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PlanName } from "../contract/plans.ts";
+import { notPlaceholder } from "./placeholder.ts";
 
 const optional = z.string().trim().min(1).optional();
 
@@ -19,7 +20,7 @@ export const Env = z.object({
   NATS_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DB: z.string().default("savepoint"),
-  SAVEPOINT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SAVEPOINT_ADMIN_TOKEN: notPlaceholder(z.string().min(16, "must be at least 16 characters")).optional(),
   SAVEPOINT_PLANS: optional,
   /** The plan of a workspace created without one; unset: `self_hosted`, or `free` when Stripe billing is on. */
   SAVEPOINT_DEFAULT_PLAN: PlanName.optional(),
@@ -77,9 +78,9 @@ export const Env = z.object({
     .default("")
     .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
   /** Key of the transfer codes' HMAC; every transfer-service copy needs the same one. */
-  SAVEPOINT_TRANSFER_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SAVEPOINT_TRANSFER_SECRET: notPlaceholder(z.string().min(32, "must be at least 32 characters")).optional(),
   /** Key of identity links' hashes (provider and subject); every auth-bridge copy needs the same one. */
-  SAVEPOINT_LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SAVEPOINT_LINK_SECRET: notPlaceholder(z.string().min(32, "must be at least 32 characters")).optional(),
   /** How soon a token signed by an unknown key may make the auth bridge fetch a provider's key set again. */
   SAVEPOINT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
   /** Days the admin audit log keeps an entry; older days are pruned whole (README, Console). */

@@ -63,13 +63,13 @@ export async function openStore(env: Env, service: string, log: Logger): Promise
 }
 
 /** Runs `stops` in order on SIGTERM or SIGINT, then exits 0. */
-export function stopOnSignal(log: Logger, stops: (() => Promise<unknown> | unknown)[]): void {
+export function stopOnSignal(log: Logger, stops: ((signal: "SIGTERM" | "SIGINT") => Promise<unknown> | unknown)[]): void {
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: "SIGTERM" | "SIGINT") => {
     if (stopping) return;
     stopping = true;
     log.info("stopping", { signal });
-    for (const s of stops) await Promise.resolve(s()).catch((err) => log.error("stop failed", { err }));
+    for (const s of stops) await Promise.resolve(s(signal)).catch((err) => log.error("stop failed", { err }));
     log.info("stopped");
     process.exit(0);
   };

@@ -37,6 +37,27 @@ forEachDeployment("operator API", ({ d }) => {
     expect((await call(d, "POST", "/api/v1/accounts", { key: t.key })).status).toBe(401);
   });
 
+  test("one runtime key by its id: project, environment, label and last use, never the key; an unknown id is 404", async () => {
+    const t = await newTenant(d);
+    await call(d, "GET", "/api/v1/runtime-config", { key: t.key });
+    const one = await admin(d, "GET", `/admin/v1/runtime-keys/${t.keyId}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual({
+      keyId: t.keyId,
+      projectId: t.projectId,
+      workspaceId: t.workspaceId,
+      environment: "stage",
+      label: "t",
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+    });
+    expect(JSON.stringify(one.body)).not.toContain(t.key);
+    await admin(d, "DELETE", `/admin/v1/runtime-keys/${t.keyId}`);
+    expect((await admin(d, "GET", `/admin/v1/runtime-keys/${t.keyId}`)).body.revokedAt).toEqual(expect.any(String));
+    const missing = await admin(d, "GET", "/admin/v1/runtime-keys/key_missing");
+    expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
+  });
+
   test("keys are per environment: a prod key does not see stage accounts", async () => {
     const t = await newTenant(d);
     const prod = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/prod/runtime-keys`, {});
@@ -54,6 +75,17 @@ forEachDeployment("operator API", ({ d }) => {
     expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { unknown: 1 })).status).toBe(400);
     const acc = await newAccount(d, t.key);
     expect(acc.created.body.syncPolicy).toMatchObject({ minRemoteSyncIntervalSeconds: 300, syncOnReconnect: false, forceSyncCooldownSeconds: 10 });
+  });
+
+  test("a sync-policy change with no field is 400 naming what to send, writes nothing and leaves no audit entry", async () => {
+    const t = await newTenant(d);
+    const before = await admin(d, "GET", `/admin/v1/projects/${t.projectId}/sync-policy`);
+    const empty = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {});
+    expect([empty.status, empty.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(JSON.stringify(empty.body.error.details)).toContain("at least one field");
+    expect((await admin(d, "GET", `/admin/v1/projects/${t.projectId}/sync-policy`)).body).toEqual(before.body);
+    const audit = await admin(d, "GET", `/admin/v1/audit?target=${t.projectId}`);
+    expect(audit.body.entries.map((e: { action: string }) => e.action)).not.toContain("adminSetSyncPolicy");
   });
 
   test("suspend refuses the account's sessions with 403 at once; unsuspend restores them", async () => {
@@ -105,6 +137,17 @@ test("the admin API is off (404) when SAVEPOINT_ADMIN_TOKEN is unset", async () 
   try {
     const a = await call(d, "POST", "/admin/v1/workspaces", { key: "anything-anything", body: { name: "x" } });
     expect(a.status).toBe(404);
+    // Each answer names its path and says how to turn the admin API on, in the error envelope.
+    for (const [method, path] of [["POST", "/admin/v1/workspaces"], ["GET", "/admin"], ["GET", "/admin/v1/nothing"], ["GET", "/console"], ["GET", "/console/sign-in"]]) {
+      const off = await call(d, method!, path!, { key: "anything-anything", ...(method === "POST" ? { body: { name: "x" } } : {}) });
+      expect([path, off.status, off.body.error.code]).toEqual([path, 404, "not_found"]);
+      expect(off.body.error.message).toContain(path);
+      expect(off.body.error.message).toContain("SAVEPOINT_ADMIN_TOKEN");
+      expect(off.body.error.details).toMatchObject({ path, adminApi: "off" });
+    }
+    // Another path's 404 does not send anyone looking for the admin token.
+    const typo = await call(d, "GET", "/api/v1/acounts", {});
+    expect(typo.body.error.message).not.toContain("SAVEPOINT_ADMIN_TOKEN");
   } finally {
     await d.stop();
   }

@@ -31,10 +31,19 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
     const missing = await call(d, "GET", "/api/v1/nothing-here", { key: tenant.key });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
+    // The answer names what was asked for, so a typo shows itself.
+    expect(missing.body.error.message).toBe("No route answers GET /api/v1/nothing-here: the API reference is at /docs.");
+    expect(missing.body.error.details).toEqual({ method: "GET", path: "/api/v1/nothing-here" });
     const wrong = await call(d, "PUT", "/api/v1/accounts", { key: tenant.key });
     expect(wrong.status).toBe(405);
     expect(wrong.body.error.code).toBe("method_not_allowed");
     expect(wrong.headers.get("allow")).toBe("POST");
+  });
+
+  test("GET / points at the API reference and the health checks", async () => {
+    const index = await call(d, "GET", "/");
+    expect(index.status).toBe(200);
+    expect(index.body).toEqual({ service: "savepoint", docs: "/docs", openapi: "/openapi.json", healthz: "/healthz", readyz: "/readyz" });
   });
 
   test("X-Request-Id is echoed when sane and generated otherwise", async () => {

@@ -275,12 +275,30 @@ describe("embedded start and the operator CLI", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ plan: "self_hosted" });
   });
 
+  test("without $USER the audit log still names who ran the CLI: the account the process runs as", async () => {
+    const env: Record<string, string | undefined> = { ...process.env, SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken };
+    delete env.USER;
+    delete env.LOGNAME;
+    const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), "workspace", "create", "--name", "NoUser", "--json"], { env, stdout: "pipe", stderr: "pipe" });
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+    expect(code).toBe(0);
+    const { workspaceId } = JSON.parse(stdout) as { workspaceId: string };
+    const audit = JSON.parse((await cli("audit", "list", "--target", workspaceId, "--json")).stdout) as { entries: { actor: string }[] };
+    // Bun's os.userInfo() reads $USER too: `id -un` asks the system.
+    const name = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
+    expect(audit.entries.map((e) => e.actor)).toEqual([`cli:${name}`]);
+  });
+
   test("a restart on the same data does not create or print another key", async () => {
     await server.stop();
     server = await start({ SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken });
     await Bun.sleep(200);
     expect(server.out.stdout).toContain("Savepoint listening");
     expect(server.out.stdout).not.toContain("spk_");
+    // ...but says how to get one, for the project the first start made.
+    const projectId = /project (prj_[A-Za-z0-9]+)/.exec(firstOutput)![1];
+    await server.waitFor(/key create/);
+    expect(server.out.stdout).toContain(`npx savepoint key create --project ${projectId} --env stage`);
   });
 });
 
@@ -347,5 +365,45 @@ describe("HOST", () => {
       await gateway.stop();
       nats.stop();
     }
+  });
+});
+
+describe("stopping npm start", () => {
+  // A drain of 10 minutes: a stop that waited for it would end this test by its timeout instead.
+  const longDrain = { SAVEPOINT_DRAIN_MS: "600000", LOG_LEVEL: "info", HOST: "127.0.0.1" };
+
+  test("Ctrl-C (SIGINT) with nothing in flight stops at once instead of waiting out the drain, and exits 0", async () => {
+    const server = await start({ ...longDrain, SAVEPOINT_DATA_DIR: tempDir("sigint"), PORT: String(freePort()) });
+    server.proc.kill("SIGINT");
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
+    expect(server.out.stderr).toContain('"nothing in flight"');
+  });
+
+  test("Ctrl-C with a request in flight answers it first, then stops", async () => {
+    const port = freePort();
+    const server = await start({ ...longDrain, SAVEPOINT_DATA_DIR: tempDir("sigint-busy"), PORT: String(port) });
+    await server.waitFor(/Stage runtime key/);
+    const key = /spk_stage_[A-Za-z0-9]+/.exec(server.out.stdout)![0];
+    // The body is promised but not sent yet: the request stays in flight until the rest arrives.
+    const body = '{"deviceLabel":"x"}';
+    const answered = new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = connect({ port, host: "127.0.0.1" }, () => {
+        socket.write(`POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`);
+        setTimeout(() => {
+          server.proc.kill("SIGINT");
+          setTimeout(() => socket.write(body.slice(1)), 300);
+        }, 300);
+      });
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const answer = await answered;
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 201 Created");
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
   });
 });

@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { buildFerretdb } from "../../scripts/build-ferretdb.ts";
+import { ensureNats } from "../../scripts/ensure-test-tools.ts";
 import { adminToken, startDistributed } from "../helpers/deployments.ts";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
 import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
@@ -28,6 +30,18 @@ const root = join(import.meta.dir, "..", "..");
 const taskset = smoke ? null : Bun.which("taskset");
 const startTimeoutMs = smoke ? 300_000 : 60_000;
 const busTimeoutMs = smoke ? "60000" : "5000";
+
+// What it runs against, made here as `dev:distributed` does: nats-server (apt-get when root) and the
+// FerretDB build its distributed rows need, which a fresh clone has not got. Once, before pinning.
+if (!process.env.BENCH_PINNED) {
+  await ensureNats();
+  await buildFerretdb();
+}
+// Stops here when asked to: the tool check alone (tests/unit/bench-tools.test.ts).
+if (process.env.BENCH_TOOLS_ONLY === "1") {
+  console.log("bench: tools ready (BENCH_TOOLS_ONLY=1: not measuring)");
+  process.exit(0);
+}
 
 // The load generator on core 0; children get their own cores explicitly (they would inherit ours).
 if (taskset && !process.env.BENCH_PINNED) {

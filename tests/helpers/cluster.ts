@@ -255,7 +255,7 @@ async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
  * and says so (`handler`, `note`). `stop()` drops the database.
  */
 export async function startFerretOnPostgres(): Promise<FerretServer> {
-  if (!(await Bun.file(ferretdbBin).exists())) throw new Error(`FerretDB is not built at ${ferretdbBin}: run npm test once (it builds it), or set FERRETDB_BIN`);
+  if (!(await Bun.file(ferretdbBin).exists())) throw new Error(`FerretDB is not built at ${ferretdbBin}: run npm test or npm run bench once (each builds it), or set FERRETDB_BIN`);
   const port = freePort();
   const dir = tempDir("ferret");
   const log = join(dir, "ferretdb.log");

@@ -28,7 +28,9 @@ export const adminDocs = {
     errorCases: [missing("project")],
   },
   getRuntimeKey: {
-    description: "Reads one runtime key: its project, environment, label, creation, last use and revocation; never the key itself.",
+    description:
+      "Shows one runtime key by its id (as `key list` and the audit log name it): its project, workspace, environment, label, " +
+      "creation, last use and revocation; never the key itself, which is shown only when it is made.",
     errorCases: [missing("runtime key")],
   },
   revokeRuntimeKey: {

@@ -6,7 +6,7 @@ export const runtimeDocs = {
     description:
       "Answers `{ok: true}` while the gateway runs, with no credentials and counted in no quota: for load balancers and uptime checks. " +
       "It does not ask the services or the store (`/readyz` does).",
-    errorCases: [],
+    errorCases: [{ code: "invalid_request", when: "The Host header cannot name a host (answered before any route, on every path)." }],
   },
   runtimeConfig: {
     description:

@@ -47,7 +47,50 @@ export type CreateAccountSlotRequest = {
 
 export type ErrorResponse = {
   error: {
-    code: string;
+    /** One of the closed set of error codes (docs/error-codes.md); the HTTP status follows from it. */
+    code:
+        | "invalid_request"
+        | "unauthorized"
+        | "session_revoked"
+        | "session_expired"
+        | "payment_required"
+        | "monthly_quota_exceeded"
+        | "forbidden"
+        | "account_suspended"
+        | "auth_bridge_requires_paid_plan"
+        | "origin_not_allowed"
+        | "not_found"
+        | "method_not_allowed"
+        | "conflict"
+        | "idempotency_key_reused"
+        | "slot_already_exists"
+        | "slot_limit_reached"
+        | "storage_quota_exceeded"
+        | "slot_archived"
+        | "provider_not_configured"
+        | "provider_not_enabled"
+        | "account_auth_conflict"
+        | "account_deleted"
+        | "slot_deleted"
+        | "payload_too_large"
+        | "rate_limited"
+        | "transfer_code_invalid"
+        | "transfer_code_expired"
+        | "transfer_code_consumed"
+        | "transfer_code_rate_limited"
+        | "provider_not_supported"
+        | "firebase_token_invalid"
+        | "supabase_token_invalid"
+        | "auth0_token_invalid"
+        | "firebase_project_mismatch"
+        | "supabase_project_mismatch"
+        | "auth0_project_mismatch"
+        | "invalid_signature"
+        | "webhook_not_configured"
+        | "internal_error"
+        | "not_implemented"
+        | "service_unavailable"
+        | "service_timeout";
     message: string;
     details?: Record<string, unknown>;
   };
