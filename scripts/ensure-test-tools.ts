@@ -1,5 +1,5 @@
 import { buildFerretdb } from "./build-ferretdb.ts";
-import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, natsServerBin } from "../tests/helpers/tools.ts";
+import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, monoTools, natsServerBin } from "../tests/helpers/tools.ts";
 
 /**
  * Finds or installs what the integration tests run against: nats-server and Chromium (Debian's
@@ -44,6 +44,15 @@ async function ensureHaproxy() {
   throw new Error("haproxy is missing: install it (apt-get install haproxy) or set HAPROXY_BIN to its executable");
 }
 
+// The C# client's suite (tests/unity) compiles with Mono's mcs and runs NUnit 2.6 headless with its console runner.
+async function ensureMono() {
+  if (monoTools()) return;
+  let installed = true;
+  for (const pkg of ["mono-complete", "libnewtonsoft-json-cil-dev", "libnunit-cil-dev", "nunit-console"]) installed = installed && (await aptInstall(pkg));
+  if (installed && monoTools()) return;
+  throw new Error("Mono is missing: apt-get install mono-complete libnewtonsoft-json-cil-dev libnunit-cil-dev nunit-console");
+}
+
 async function ensureFerretdb() {
   if (process.env.MONGODB_URL || (await Bun.file(ferretdbBin).exists())) return;
   if (!Bun.which("go") && (await dockerAnswers())) return;
@@ -53,4 +62,5 @@ async function ensureFerretdb() {
 await ensureNats();
 await ensureChromium();
 await ensureHaproxy();
+await ensureMono();
 await ensureFerretdb();

@@ -16,6 +16,12 @@ namespace Savepoint
         public int Saves;
     }
 
+    public sealed class SignInResult
+    {
+        public string AccountId;
+        public bool IsNewAccount;
+    }
+
     /// <summary>What the player is asked before a transfer replaces this device's account (never asked for its own account).</summary>
     public sealed class TransferPrompt
     {
@@ -90,13 +96,13 @@ namespace Savepoint
         }
 
         /// <summary>Signs in with an identity provider's token; a different account than the local one replaces it.</summary>
-        public async Task<(string AccountId, bool IsNewAccount)> SignInAsync(string provider, string token)
+        public async Task<SignInResult> SignInAsync(string provider, string token)
         {
             var a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel).ConfigureAwait(false);
             if (a.AccountId != c.AccountId) c.ResetLocal();
             c.AdoptEnvelope(a.AccountId, a.AccountSessionToken, a.SyncPolicy, null);
             await Quietly(c.PullAsync()).ConfigureAwait(false);
-            return (a.AccountId, a.IsNewAccount);
+            return new SignInResult { AccountId = a.AccountId, IsNewAccount = a.IsNewAccount };
         }
 
         /// <summary>Links a provider identity to this device's account (route 4 with the session); true when it was new for the account.</summary>

@@ -31,6 +31,14 @@ namespace Savepoint
         public Action<string, long, long> OnAnswer;
     }
 
+    /// <summary>Route 2's answer: NotModified (304) means "keep your cached copy".</summary>
+    public sealed class RuntimeConfigAnswer
+    {
+        public bool NotModified;
+        public RuntimeConfigResponse Config;
+        public string ETag;
+    }
+
     /// <summary>Per-call extras.</summary>
     public sealed class CallInput
     {
@@ -144,7 +152,7 @@ namespace Savepoint
             }
             if (res.Status == route.Ok || res.Status == 304) return new ApiAnswer { Status = res.Status, Body = body, Raw = res };
             if (res.Status == 409 && body is JObject o && (string)o["status"] == "conflict") return new ApiAnswer { Status = 409, Body = body, Raw = res };
-            throw Errors.FromAnswer(res.Status, body, res.Header);
+            throw Errors.FromAnswer(res.Status, body, res.Header, DateTimeOffset.FromUnixTimeMilliseconds(Options.Clock.Now()));
         }
 
         string Acc(string accountId)
@@ -184,13 +192,13 @@ namespace Savepoint
         public Task<HealthResponse> Health() { return Run<HealthResponse>(Routes.Health, In("-")); }
 
         /// <summary>2: null config with NotModified true means "keep your cached copy" (ETag).</summary>
-        public async Task<(bool NotModified, RuntimeConfigResponse Config, string ETag)> RuntimeConfig(int? gameConfigVersion = null, string etag = null)
+        public async Task<RuntimeConfigAnswer> RuntimeConfig(int? gameConfigVersion = null, string etag = null)
         {
             var c = In("-");
             if (gameConfigVersion != null) c.Query["gameConfigVersion"] = gameConfigVersion.Value.ToString();
             if (etag != null) c.Headers["if-none-match"] = etag;
             var a = await Call(Routes.GetRuntimeConfig, c).ConfigureAwait(false);
-            return (a.Status == 304, a.Status == 304 ? null : a.As<RuntimeConfigResponse>(), a.Raw.Header("etag"));
+            return new RuntimeConfigAnswer { NotModified = a.Status == 304, Config = a.Status == 304 ? null : a.As<RuntimeConfigResponse>(), ETag = a.Raw.Header("etag") };
         }
 
         /// <summary>3</summary>
@@ -256,7 +264,7 @@ namespace Savepoint
         }
 
         /// <summary>16</summary>
-        public Task<SlotListResponse> ArchiveSlot(string slotId, string accountId = null) { return Run<SlotListResponse>(Routes.ArchiveSlot, In(accountId, null, null, "slotId", slotId)); }
+        public Task<AccountResponse> ArchiveSlot(string slotId, string accountId = null) { return Run<AccountResponse>(Routes.ArchiveSlot, In(accountId, null, null, "slotId", slotId)); }
 
         /// <summary>17: for servers relaying signed Stripe events; a game never calls it.</summary>
         public Task<StripeWebhookResponse> StripeWebhook(string payload, string signature)
@@ -267,10 +275,11 @@ namespace Savepoint
         }
 
         /// <summary>18: the save-based model's write; a conflict comes back with Status "conflict".</summary>
-        public Task<SaveSyncResponse> SyncSave(string saveId, int baseVersion, JObject state, JObject metadata = null, string externalUserId = null, string idempotencyKey = null)
+        public async Task<SaveWriteResult> SyncSave(string saveId, int baseVersion, JObject state, JObject metadata = null, string externalUserId = null, string idempotencyKey = null)
         {
             var c = In("-", Obj("baseVersion", baseVersion, "state", state, "metadata", metadata, "externalUserId", externalUserId), idempotencyKey, "saveId", saveId);
-            return Run<SaveSyncResponse>(Routes.SyncSave, c);
+            var a = await Call(Routes.SyncSave, c).ConfigureAwait(false);
+            return a.Status == 409 ? new SaveWriteResult { Conflict = a.As<SaveConflictResponse>() } : new SaveWriteResult { Accepted = a.As<SaveSyncResponse>() };
         }
 
         public Task<SaveResponse> GetSave(string saveId) { return Run<SaveResponse>(Routes.GetSave, In("-", null, null, "saveId", saveId)); }

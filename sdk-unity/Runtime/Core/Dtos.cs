@@ -275,7 +275,22 @@ namespace Savepoint
     {
         [JsonProperty("status")] public string Status;
         [JsonProperty("save")] public Save Save;
+    }
+
+    /// <summary>Route 18's 409: the save as the server has it.</summary>
+    [Preserve] public sealed class SaveConflictResponse
+    {
+        [JsonProperty("status")] public string Status;
+        [JsonProperty("save")] public Save Save;
         [JsonProperty("details")] public JObject Details;
+    }
+
+    /// <summary>Route 18's answer: accepted, or the conflict body (a value, not an exception).</summary>
+    public sealed class SaveWriteResult
+    {
+        public SaveSyncResponse Accepted;
+        public SaveConflictResponse Conflict;
+        public bool IsConflict { get { return Conflict != null; } }
     }
 
     [Preserve] public sealed class DeleteSaveResponse

@@ -44,7 +44,8 @@ namespace Savepoint
                 }
                 catch (SavepointException e) when (n < o.Attempts && Errors.IsRetryable(e))
                 {
-                    await clock.Delay(Backoff(n, o.BaseDelayMs, o.MaxDelayMs, (o.Random ?? NextRandom)(), e)).ConfigureAwait(false);
+                    var wait = Backoff(n, o.BaseDelayMs, o.MaxDelayMs, (o.Random ?? NextRandom)(), e);
+                    if (wait > 0) await clock.Delay(wait).ConfigureAwait(false);
                 }
             }
         }
