@@ -29,7 +29,8 @@ await fetch(`${api}/admin/v1/projects/${bootstrap.projectId}/sync-policy`, {
 });
 const saves = process.env.SAVEPOINT_IDLE_SAVES ?? join(dir, "saves");
 console.log(`Savepoint API on ${api}; the game saves to ${saves}`);
-const proc = Bun.spawn([monoTools()!.mono, game, api, bootstrap.runtimeKey, saves, process.env.SAVEPOINT_IDLE_TICKS ?? "10"], { stdout: "inherit", stderr: "inherit" });
+const proc = Bun.spawn([monoTools()!.mono, game, api, bootstrap.runtimeKey, saves, process.env.SAVEPOINT_IDLE_TICKS ?? "10"], { stdout: "inherit",
+    stderr: "inherit" });
 const code = await proc.exited;
 await gateway.stop(true);
 for (const s of [...stops].reverse()) await s();

@@ -32,7 +32,8 @@ async function runAsync(cmd: string[], env: Record<string, string>) {
 }
 
 function compile(name: string, target: "library" | "exe", sources: string[], refs: string[]) {
-  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http", ...refs.map((x) => `-r:${x}`), ...sources]);
+  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
+      ...refs.map((x) => `-r:${x}`), ...sources]);
   return { ok: r.code === 0, text: r.text };
 }
 
@@ -51,7 +52,8 @@ if (tools) {
     stub: compile("UnityEngine.dll", "library", cs(join(import.meta.dir, "unity-stub")), []),
   };
   built.unity = compile("Savepoint.Client.Unity.dll", "library", cs(join(pkg, "Runtime", "Unity")), [newtonsoft, core, stub]);
-  built.sampleScene = compile("IdleGameScene.dll", "library", cs(join(pkg, "Samples~", "IdleGame", "Unity")), [newtonsoft, core, stub, join(out, "Savepoint.Client.Unity.dll")]);
+  built.sampleScene = compile("IdleGameScene.dll", "library", cs(join(pkg, "Samples~", "IdleGame", "Unity")), [newtonsoft, core, stub, join(out,
+      "Savepoint.Client.Unity.dll")]);
   built.sampleGame = compile("IdleGame.exe", "exe", cs(join(pkg, "Samples~", "IdleGame", "Console")), [newtonsoft, core]);
   built.tests = compile("Savepoint.Tests.dll", "library", cs(join(import.meta.dir, "cs")), [
     newtonsoft, core, stub, join(out, "Savepoint.Client.Unity.dll"), tools.nunitFramework, "System.Xml.Linq",
@@ -60,7 +62,8 @@ if (tools) {
     const server = await startEmbedded();
     try {
       const vectors = process.env.SAVEPOINT_VECTORS_DIR ?? join(root, "sdk-vectors");
-      const r = await runAsync([tools.mono, "--debug", tools.nunitConsole, "-nologo", "-noshadow", "-nothread", "-labels", "-timeout=30000", `-xml=${join(out, "results.xml")}`, join(out, "Savepoint.Tests.dll")], {
+      const r = await runAsync([tools.mono, "--debug", tools.nunitConsole, "-nologo", "-noshadow", "-nothread", "-labels", "-timeout=30000",
+          `-xml=${join(out, "results.xml")}`, join(out, "Savepoint.Tests.dll")], {
         SAVEPOINT_URL: server.base,
         SAVEPOINT_ADMIN_TOKEN: adminToken,
         SAVEPOINT_VECTORS_DIR: vectors,
@@ -90,7 +93,8 @@ function parseNunit(xml: string): Result[] {
     const result = /result="([^"]+)"/.exec(m[0])?.[1] ?? (m[2] === "True" ? "Success" : "Ignored");
     const message = /<message><!\[CDATA\[([\s\S]*?)\]\]><\/message>/.exec(m[5] ?? "")?.[1] ?? "";
     const trace = /<stack-trace><!\[CDATA\[([\s\S]*?)\]\]><\/stack-trace>/.exec(m[5] ?? "")?.[1] ?? "";
-    cases.push({ name, ok: result === "Success", skipped: result === "Ignored", message: `${result}: ${message}\n${trace.split("\n").slice(0, 6).join("\n")}` });
+    cases.push({ name, ok: result === "Success", skipped: result === "Ignored",
+        message: `${result}: ${message}\n${trace.split("\n").slice(0, 6).join("\n")}` });
   }
   return cases;
 }

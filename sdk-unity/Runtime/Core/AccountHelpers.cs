@@ -157,7 +157,8 @@ namespace Savepoint
             var baseVersion = r?.Base?.Version ?? (await c.Api.GetSlot(slotId).ConfigureAwait(false)).Version;
             var answer = await c.Api.RestoreSlot(slotId, version, baseVersion).ConfigureAwait(false);
             if (answer.IsConflict)
-                throw new SavepointException("conflict", slotId + " changed on the server; pull and try again", 409, new JObject { ["serverVersion"] = answer.Conflict.Slot.Version });
+                throw new SavepointException("conflict", slotId + " changed on the server; pull and try again", 409,
+                    new JObject { ["serverVersion"] = answer.Conflict.Slot.Version });
             await c.PullAsync().ConfigureAwait(false);
             return answer.Accepted.Version;
         }

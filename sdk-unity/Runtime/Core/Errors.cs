@@ -47,7 +47,8 @@ namespace Savepoint
             var messageToken = error?["message"];
             var message = messageToken != null && messageToken.Type == JTokenType.String ? (string)messageToken : "HTTP " + status;
             var details = error?["details"] as JObject ?? new JObject();
-            return new SavepointException(code, message, status, details, RetryAfter(header("retry-after"), now ?? DateTimeOffset.UtcNow), header("x-request-id"));
+            return new SavepointException(code, message, status, details, RetryAfter(header("retry-after"), now ?? DateTimeOffset.UtcNow),
+                header("x-request-id"));
         }
 
         /// <summary>Retry-After as seconds, or as an HTTP date; null when absent or unreadable.</summary>
@@ -55,7 +56,8 @@ namespace Savepoint
         {
             if (string.IsNullOrEmpty(value)) return null;
             double seconds;
-            if (double.TryParse(value.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) && !double.IsNaN(seconds) && !double.IsInfinity(seconds))
+            if (double.TryParse(value.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) && !double.IsNaN(seconds)
+                && !double.IsInfinity(seconds))
                 return Math.Max(0, seconds);
             DateTimeOffset date;
             if (DateTimeOffset.TryParse(value, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out date))

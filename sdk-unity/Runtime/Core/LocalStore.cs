@@ -117,15 +117,18 @@ namespace Savepoint
                         var dataText = Storage.Get(SnapKey(r.Target, seq));
                         if (dataText == null) continue;
                         have.Add(seq);
-                        r.Snapshots.Add(new Snapshot { Seq = seq, Data = Json.ParseObject(dataText), SlotInfo = s["slotInfo"] as JObject, SavedAt = (long)s["savedAt"] });
+                        r.Snapshots.Add(new Snapshot { Seq = seq, Data = Json.ParseObject(dataText), SlotInfo = s["slotInfo"] as JObject,
+                            SavedAt = (long)s["savedAt"] });
                     }
                     if (stored["base"] is JObject b)
-                        r.Base = new BaseState { Version = (int)b["version"], Data = DataOf(b, r), SlotInfo = b["slotInfo"] as JObject, UpdatedAt = (long)b["updatedAt"] };
+                        r.Base = new BaseState { Version = (int)b["version"], Data = DataOf(b, r), SlotInfo = b["slotInfo"] as JObject,
+                            UpdatedAt = (long)b["updatedAt"] };
                     if (stored["inflight"] is JObject w)
                     {
                         r.Inflight = new Inflight
                         {
-                            Key = (string)w["key"], Seq = (long)w["seq"], BaseVersion = (int?)w["baseVersion"], Data = DataOf(w, r), SlotInfo = w["slotInfo"] as JObject,
+                            Key = (string)w["key"], Seq = (long)w["seq"], BaseVersion = (int?)w["baseVersion"], Data = DataOf(w, r),
+                                SlotInfo = w["slotInfo"] as JObject,
                         };
                     }
                     if (stored["queuedKeys"] is JObject q) r.QueuedKeys = q.Properties().ToDictionary(p => long.Parse(p.Name), p => (string)p.Value);

@@ -71,7 +71,8 @@ namespace Savepoint
         {
             DateTimeOffset at;
             if (string.IsNullOrEmpty(date) || receivedAt < sentAt) return null;
-            if (!DateTimeOffset.TryParse(date, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AssumeUniversal, out at)) return null;
+            if (!DateTimeOffset.TryParse(date, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AssumeUniversal,
+                out at)) return null;
             return at.ToUnixTimeMilliseconds() + 500 - (sentAt + receivedAt) / 2;
         }
 

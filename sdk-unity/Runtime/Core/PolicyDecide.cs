@@ -32,7 +32,8 @@ namespace Savepoint
         /// What the engine does on each trigger (saved, force, background, foreground, reconnected, failed), as a
         /// pure function: the TypeScript SDK's policy decision, checked by both against sdk-vectors/policy.json.
         /// </summary>
-        public static PolicyDecision Decide(SyncPolicy p, PolicyState s, string ev, long now, string onCooldown, long retryBaseMs, long retryMaxMs, Func<double> random)
+        public static PolicyDecision Decide(SyncPolicy p, PolicyState s, string ev, long now, string onCooldown, long retryBaseMs, long retryMaxMs,
+            Func<double> random)
         {
             switch (ev)
             {
@@ -44,7 +45,8 @@ namespace Savepoint
                 case "force":
                     var f = PolicyDecisions.ForceDecision(now, s.LastForcedAt ?? long.MinValue, p.ForceSyncCooldownSeconds, onCooldown);
                     if (f.Action == "push") return new PolicyDecision { Action = "push" };
-                    return f.Action == "refuse" ? new PolicyDecision { Action = "refuse", RetryAt = f.RetryAt } : new PolicyDecision { Action = "defer", Until = f.RetryAt };
+                    return f.Action == "refuse" ? new PolicyDecision { Action = "refuse", RetryAt = f.RetryAt }
+                        : new PolicyDecision { Action = "defer", Until = f.RetryAt };
                 case "background":
                     return p.SyncOnAppBackground ? new PolicyDecision { Action = "push", Keepalive = true } : new PolicyDecision { Action = "nothing" };
                 case "foreground":

@@ -136,7 +136,8 @@ namespace Savepoint
                     var merged = Json.Copy(d.Resolution(r.Target).Resolve(Json.Copy(baseData), Json.Copy(server.Data), Json.Copy(local), context));
                     ev = new ConflictEvent
                     {
-                        Target = r.Target, ServerUpdatedAt = server.UpdatedAt, LocalSavedAt = newest.SavedAt, Base = Json.Copy(baseData), Server = Json.Copy(server.Data),
+                        Target = r.Target, ServerUpdatedAt = server.UpdatedAt, LocalSavedAt = newest.SavedAt, Base = Json.Copy(baseData),
+                            Server = Json.Copy(server.Data),
                         Local = Json.Copy(local), Merged = Json.Copy(merged), ServerVersion = server.Version, Attempt = conflicts,
                     };
                     r.Base = new BaseState { Version = server.Version, Data = server.Data, SlotInfo = server.SlotInfo, UpdatedAt = server.UpdatedAt };
@@ -153,15 +154,18 @@ namespace Savepoint
                     {
                         var slotInfo = localSlotInfo ?? server.SlotInfo;
                         var s = r.Add(merged, slotInfo, d.SaveTime(), d.MaxSnapshots());
-                        r.Inflight = new Inflight { Key = SavepointApi.NewIdempotencyKey(), Seq = s.Seq, BaseVersion = server.Version, Data = merged, SlotInfo = slotInfo };
+                        r.Inflight = new Inflight { Key = SavepointApi.NewIdempotencyKey(), Seq = s.Seq, BaseVersion = server.Version, Data = merged,
+                            SlotInfo = slotInfo };
                         d.Store.Put(r);
                     }
                 }
                 d.Conflicted(ev);
-                d.Changed(new ChangeEvent { Target = r.Target, Data = Json.Copy(serverWins ? server.Data : ev.Merged), SlotInfo = serverWins ? server.SlotInfo : r.Inflight?.SlotInfo });
+                var changedInfo = serverWins ? server.SlotInfo : r.Inflight?.SlotInfo;
+                d.Changed(new ChangeEvent { Target = r.Target, Data = Json.Copy(serverWins ? server.Data : ev.Merged), SlotInfo = changedInfo });
                 if (serverWins) return;
                 if (conflicts > d.MaxConflictRetries)
-                    throw new SavepointException("conflict", r.Target + ": still conflicting after " + d.MaxConflictRetries + " merges", 409, new JObject { ["target"] = r.Target });
+                    throw new SavepointException("conflict", r.Target + ": still conflicting after " + d.MaxConflictRetries + " merges", 409,
+                        new JObject { ["target"] = r.Target });
             }
         }
     }

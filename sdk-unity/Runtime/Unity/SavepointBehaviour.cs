@@ -75,7 +75,8 @@ namespace Savepoint.Unity
 
         static void Forget(System.Threading.Tasks.Task t)
         {
-            t.ContinueWith(x => Debug.LogWarning("savepoint: " + x.Exception?.InnerException?.Message), System.Threading.Tasks.TaskContinuationOptions.OnlyOnFaulted);
+            t.ContinueWith(x => Debug.LogWarning("savepoint: " + x.Exception?.InnerException?.Message),
+                System.Threading.Tasks.TaskContinuationOptions.OnlyOnFaulted);
         }
     }
 }

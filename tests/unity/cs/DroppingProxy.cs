@@ -83,7 +83,8 @@ namespace Savepoint.Tests
                         var i = line.IndexOf(':');
                         headers.Add(new KeyValuePair<string, string>(line.Substring(0, i).Trim(), line.Substring(i + 1).Trim()));
                     }
-                    var length = headers.Where(h => h.Key.Equals("content-length", StringComparison.OrdinalIgnoreCase)).Select(h => int.Parse(h.Value)).FirstOrDefault();
+                    var length = headers.Where(h => h.Key.Equals("content-length",
+                        StringComparison.OrdinalIgnoreCase)).Select(h => int.Parse(h.Value)).FirstOrDefault();
                     var body = new byte[length];
                     for (var read = 0; read < length;) read += s.Read(body, read, length - read);
                     var m = new HttpRequestMessage(new HttpMethod(parts[0]), upstream + parts[1]);

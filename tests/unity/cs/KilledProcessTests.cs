@@ -12,7 +12,8 @@ namespace Savepoint.Tests
     {
         static Process Start(params string[] args)
         {
-            var p = new ProcessStartInfo(Environment.GetEnvironmentVariable("MONO_BIN"), "\"" + Environment.GetEnvironmentVariable("SAVEPOINT_IDLE_GAME") + "\" " + string.Join(" ", args))
+            var p = new ProcessStartInfo(Environment.GetEnvironmentVariable("MONO_BIN"),
+                "\"" + Environment.GetEnvironmentVariable("SAVEPOINT_IDLE_GAME") + "\" " + string.Join(" ", args))
             {
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
@@ -52,7 +53,8 @@ namespace Savepoint.Tests
             Assert.AreEqual(137, game.ExitCode, "killed by SIGKILL");
 
             // The server never saw it: the child was killed before any push (interval 3600 s).
-            var reader = new SavepointClient(new ClientOptions { BaseUrl = TestServer.Url, RuntimeKey = key, Storage = new FileStorage(dir), ConfigRefreshSeconds = 0 });
+            var reader = new SavepointClient(new ClientOptions { BaseUrl = TestServer.Url, RuntimeKey = key, Storage = new FileStorage(dir),
+                ConfigRefreshSeconds = 0 });
             Assert.AreEqual(4242, (int)reader.Load("main")["coins"], "the next start reads the save from the disk");
             var session = TestServer.SessionOf(reader);
             var before = await Caught(TestServer.Api(key, session).GetSlot("main"));

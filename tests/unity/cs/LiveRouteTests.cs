@@ -28,13 +28,15 @@ namespace Savepoint.Tests
         {
             var (key, _) = await TestServer.Tenant();
             Session session = null;
-            var api = new SavepointApi(new ApiOptions { BaseUrl = TestServer.Url, RuntimeKey = key, Session = () => session, Retry = new RetryOptions { Attempts = 1 } });
+            var api = new SavepointApi(new ApiOptions { BaseUrl = TestServer.Url, RuntimeKey = key, Session = () => session,
+                Retry = new RetryOptions { Attempts = 1 } });
             Assert.IsTrue((await api.Health()).Ok);
             var config = await api.RuntimeConfig();
             Assert.AreEqual(25, config.Config.SyncPolicy.MaxQueuedLocalSnapshots);
             Assert.IsTrue((await api.RuntimeConfig(null, config.ETag)).NotModified);
 
-            var created = await api.CreateAccount(new JObject { ["accountData"] = new JObject { ["coins"] = 1 }, ["slot"] = new JObject { ["slotId"] = "main", ["data"] = new JObject { ["level"] = 1 } } });
+            var created = await api.CreateAccount(new JObject { ["accountData"] = new JObject { ["coins"] = 1 },
+                ["slot"] = new JObject { ["slotId"] = "main", ["data"] = new JObject { ["level"] = 1 } } });
             Assert.AreEqual(1, created.Slot.Version);
             session = new Session { AccountId = created.AccountId, Token = created.AccountSessionToken };
             Assert.AreEqual(1, (int)(await api.GetAccount()).AccountData["coins"]);

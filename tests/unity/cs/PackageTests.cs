@@ -47,7 +47,8 @@ namespace Savepoint.Tests
             foreach (var f in core) StringAssert.DoesNotContain("UnityEngine", File.ReadAllText(f), f);
             // Every .cs under Runtime/ is in one of the two assemblies, and every one has its .meta-free layout.
             var all = Directory.GetFiles(Path.Combine(Root, "Runtime"), "*.cs", SearchOption.AllDirectories);
-            Assert.IsTrue(all.All(f => f.Contains(Path.DirectorySeparatorChar + "Core" + Path.DirectorySeparatorChar) || f.Contains(Path.DirectorySeparatorChar + "Unity" + Path.DirectorySeparatorChar)));
+            Assert.IsTrue(all.All(f => f.Contains(Path.DirectorySeparatorChar + "Core" + Path.DirectorySeparatorChar)
+                || f.Contains(Path.DirectorySeparatorChar + "Unity" + Path.DirectorySeparatorChar)));
         }
 
         [Test]

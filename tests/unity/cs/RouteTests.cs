@@ -17,14 +17,20 @@ namespace Savepoint.Tests
         static readonly Dictionary<string, Type> okTypes = new Dictionary<string, Type>
         {
             ["health"] = typeof(HealthResponse), ["getRuntimeConfig"] = typeof(RuntimeConfigResponse), ["createAccount"] = typeof(AccountEnvelopeResponse),
-            ["exchangeAuthSession"] = typeof(AuthSessionResponse), ["listLinkedProviders"] = typeof(LinkedAuthProvider), ["getAccount"] = typeof(AccountResponse),
-            ["deleteAccount"] = typeof(DeleteAccountResponse), ["syncAccountData"] = typeof(SyncAcceptedResponse), ["createTransferCode"] = typeof(CreateTransferCodeResponse),
+            ["exchangeAuthSession"] = typeof(AuthSessionResponse), ["listLinkedProviders"] = typeof(LinkedAuthProvider),
+                ["getAccount"] = typeof(AccountResponse),
+            ["deleteAccount"] = typeof(DeleteAccountResponse), ["syncAccountData"] = typeof(SyncAcceptedResponse),
+                ["createTransferCode"] = typeof(CreateTransferCodeResponse),
             ["consumeTransferCode"] = typeof(AccountEnvelopeResponse), ["listSlots"] = typeof(SlotListResponse), ["createSlot"] = typeof(CreateSlotResponse),
-            ["getSlot"] = typeof(SlotResponse), ["deleteSlot"] = typeof(DeleteSlotResponse), ["syncSlot"] = typeof(SyncAcceptedResponse), ["archiveSlot"] = typeof(AccountResponse),
-            ["stripeWebhook"] = typeof(StripeWebhookResponse), ["syncSave"] = typeof(SaveSyncResponse), ["getSave"] = typeof(SaveResponse), ["deleteSave"] = typeof(DeleteSaveResponse),
+            ["getSlot"] = typeof(SlotResponse), ["deleteSlot"] = typeof(DeleteSlotResponse), ["syncSlot"] = typeof(SyncAcceptedResponse),
+                ["archiveSlot"] = typeof(AccountResponse),
+            ["stripeWebhook"] = typeof(StripeWebhookResponse), ["syncSave"] = typeof(SaveSyncResponse), ["getSave"] = typeof(SaveResponse),
+                ["deleteSave"] = typeof(DeleteSaveResponse),
             ["listSessions"] = typeof(SessionListResponse), ["signOutCurrentSession"] = typeof(SignOutResponse), ["signOutSession"] = typeof(SignOutResponse),
-            ["listSlotRestorePoints"] = typeof(SlotRestorePointList), ["getSlotRestorePoint"] = typeof(SlotVersionResponse), ["restoreSlot"] = typeof(SyncAcceptedResponse),
-            ["listAccountDataRestorePoints"] = typeof(DataRestorePointList), ["getAccountDataRestorePoint"] = typeof(DataVersionResponse), ["restoreAccountData"] = typeof(SyncAcceptedResponse),
+            ["listSlotRestorePoints"] = typeof(SlotRestorePointList), ["getSlotRestorePoint"] = typeof(SlotVersionResponse),
+                ["restoreSlot"] = typeof(SyncAcceptedResponse),
+            ["listAccountDataRestorePoints"] = typeof(DataRestorePointList), ["getAccountDataRestorePoint"] = typeof(DataVersionResponse),
+                ["restoreAccountData"] = typeof(SyncAcceptedResponse),
         };
 
         static JObject doc;
@@ -43,7 +49,8 @@ namespace Savepoint.Tests
             if (s != null && s["allOf"] is JArray all)
             {
                 var merged = new JObject { ["properties"] = new JObject() };
-                foreach (var part in all) foreach (var p in (Resolve(d, part)?["properties"] as JObject ?? new JObject()).Properties()) ((JObject)merged["properties"])[p.Name] = p.Value;
+                foreach (var part in all) foreach (var p in (Resolve(d,
+                    part)?["properties"] as JObject ?? new JObject()).Properties()) ((JObject)merged["properties"])[p.Name] = p.Value;
                 return merged;
             }
             return s;
@@ -88,7 +95,8 @@ namespace Savepoint.Tests
                 var fields = okTypes[r.OperationId].GetFields(BindingFlags.Public | BindingFlags.Instance)
                     .Select(f => f.GetCustomAttribute<JsonPropertyAttribute>()?.PropertyName).Where(n => n != null).ToList();
                 Assert.IsNotEmpty(fields, r.OperationId);
-                foreach (var f in fields) Assert.IsNotNull(props[f], r.OperationId + ": " + okTypes[r.OperationId].Name + "." + f + " is not in the server's answer");
+                foreach (var f in fields) Assert.IsNotNull(props[f],
+                    r.OperationId + ": " + okTypes[r.OperationId].Name + "." + f + " is not in the server's answer");
                 foreach (var required in (schema["required"] as JArray ?? new JArray()).Select(x => (string)x))
                     CollectionAssert.Contains(fields, required, r.OperationId + ": the server's required " + required + " has no field");
             }

@@ -57,7 +57,8 @@ namespace Savepoint.Tests
             // rule, base, device A's save (reaches the server first), device B's save, what both end with
             yield return new TestCaseData("max", "{\"best\":10}", "{\"best\":30}", "{\"best\":20}", "{\"best\":30}");
             yield return new TestCaseData("sum", "{\"coins\":100}", "{\"coins\":130}", "{\"coins\":90}", "{\"coins\":120}");
-            yield return new TestCaseData("union", "{\"items\":[\"a\"]}", "{\"items\":[\"a\",\"b\"]}", "{\"items\":[\"a\",\"c\"]}", "{\"items\":[\"a\",\"b\",\"c\"]}");
+            yield return new TestCaseData("union", "{\"items\":[\"a\"]}", "{\"items\":[\"a\",\"b\"]}", "{\"items\":[\"a\",\"c\"]}",
+                "{\"items\":[\"a\",\"b\",\"c\"]}");
             yield return new TestCaseData("latest", "{\"name\":\"x\"}", "{\"name\":\"server\"}", "{\"name\":\"local\"}", "{\"name\":\"local\"}");
             yield return new TestCaseData("server", "{\"v\":1}", "{\"v\":2}", "{\"v\":3}", "{\"v\":2}");
             yield return new TestCaseData("local", "{\"v\":1}", "{\"v\":2}", "{\"v\":3}", "{\"v\":3}");

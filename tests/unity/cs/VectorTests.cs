@@ -51,7 +51,8 @@ namespace Savepoint.Tests
             Assert.IsTrue(Directory.Exists(Dir), "no shared vectors at " + Dir);
             var kinds = new Dictionary<string, string>
             {
-                ["merge.json"] = "merge", ["policy.json"] = "policy", ["errors.json"] = "errors", ["idempotency.json"] = "idempotency", ["json-refusal.json"] = "json-refusal",
+                ["merge.json"] = "merge", ["policy.json"] = "policy", ["errors.json"] = "errors", ["idempotency.json"] = "idempotency",
+                    ["json-refusal.json"] = "json-refusal",
             };
             foreach (var f in Directory.GetFiles(Dir, "*.json"))
             {
@@ -66,7 +67,8 @@ namespace Savepoint.Tests
         {
             Known(c, "name", "resolution", "rules", "otherwise", "context", "base", "server", "local", "merged");
             var resolution = (string)c["resolution"] ?? "rules";
-            var context = new MergeContext { Target = "main", ServerUpdatedAt = (long?)c["context"]?["serverUpdatedAt"] ?? 0, LocalSavedAt = (long?)c["context"]?["localSavedAt"] ?? 0 };
+            var context = new MergeContext { Target = "main", ServerUpdatedAt = (long?)c["context"]?["serverUpdatedAt"] ?? 0,
+                LocalSavedAt = (long?)c["context"]?["localSavedAt"] ?? 0 };
             Resolution r;
             if (resolution == "server") r = Resolution.Server;
             else if (resolution == "local") r = Resolution.Local;
@@ -76,7 +78,8 @@ namespace Savepoint.Tests
                 r = Resolution.With(MergeRules.Create(rules, c["otherwise"] != null ? Rule.Named((string)c["otherwise"]) : null));
             }
             var merged = r.Resolve((JObject)c["base"], (JObject)c["server"], (JObject)c["local"], context);
-            Assert.IsTrue(Json.Same(c["merged"], merged), "expected " + c["merged"].ToString(Newtonsoft.Json.Formatting.None) + " got " + merged.ToString(Newtonsoft.Json.Formatting.None));
+            Assert.IsTrue(Json.Same(c["merged"], merged),
+                "expected " + c["merged"].ToString(Newtonsoft.Json.Formatting.None) + " got " + merged.ToString(Newtonsoft.Json.Formatting.None));
         }
 
         static JObject Over(JToken defaults, JToken mine)
@@ -100,12 +103,14 @@ namespace Savepoint.Tests
                 LastForcedAt = (long?)s["lastForcedAt"], Failures = (int?)s["failures"] ?? 1, RetryAfterSeconds = (double?)s["retryAfterSeconds"] ?? 0,
             };
             var random = (double)o["random"];
-            var d = PolicyDecide.Decide(policy, state, (string)c["event"], (long)c["now"], (string)o["onCooldown"], (long)o["retryBaseMs"], (long)o["retryMaxMs"], () => random);
+            var d = PolicyDecide.Decide(policy, state, (string)c["event"], (long)c["now"], (string)o["onCooldown"], (long)o["retryBaseMs"],
+                (long)o["retryMaxMs"], () => random);
             var got = new JObject { ["action"] = d.Action };
             if (d.Keepalive) got["keepalive"] = true;
             if (d.Until != null) got["until"] = d.Until.Value;
             if (d.RetryAt != null) got["retryAt"] = d.RetryAt.Value;
-            Assert.IsTrue(Json.Same(c["decision"], got), "expected " + c["decision"].ToString(Newtonsoft.Json.Formatting.None) + " got " + got.ToString(Newtonsoft.Json.Formatting.None));
+            Assert.IsTrue(Json.Same(c["decision"], got),
+                "expected " + c["decision"].ToString(Newtonsoft.Json.Formatting.None) + " got " + got.ToString(Newtonsoft.Json.Formatting.None));
         }
 
         /// <summary>Answers every request with one scripted answer.</summary>
@@ -158,10 +163,12 @@ namespace Savepoint.Tests
         {
             var idem = File_("idempotency.json");
             if (idem != null)
-                foreach (JObject c in (JArray)idem["scenarios"]) yield return new TestCaseData("the scripted-server runner").SetName("idempotency: " + (string)c["name"]);
+                foreach (JObject c in (JArray)idem["scenarios"])
+                    yield return new TestCaseData("the scripted-server runner").SetName("idempotency: " + (string)c["name"]);
             var refusal = File_("json-refusal.json");
             if (refusal != null)
-                foreach (JObject c in (JArray)refusal["cases"]) yield return new TestCaseData("strict JSON refusal").SetName("json-refusal: " + (string)c["name"]);
+                foreach (JObject c in (JArray)refusal["cases"])
+                    yield return new TestCaseData("strict JSON refusal").SetName("json-refusal: " + (string)c["name"]);
         }
 
         /// <summary>Cases the C# client cannot run yet: reported as not run (bun shows them as skipped), never as passed.</summary>

@@ -40,13 +40,15 @@ namespace Savepoint.Samples
             var rest = mode == null ? args : Shift(args);
             var baseUrl = Arg(rest, 0, "SAVEPOINT_URL", "http://127.0.0.1:3000");
             var key = Arg(rest, 1, "SAVEPOINT_RUNTIME_KEY", null);
-            var folder = Arg(rest, 2, "SAVEPOINT_SAVE_DIR", Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.LocalApplicationData), "savepoint-idle"));
+            var folder = Arg(rest, 2, "SAVEPOINT_SAVE_DIR", Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.LocalApplicationData),
+                "savepoint-idle"));
             if (key == null)
             {
                 Console.Error.WriteLine("usage: mono IdleGame.exe <baseUrl> <runtimeKey> [saveFolder] [ticks]");
                 return 64;
             }
-            var client = SavepointClient.Open(new ClientOptions { BaseUrl = baseUrl, RuntimeKey = key, Storage = new FileStorage(folder), DeviceLabel = "idle console" });
+            var client = SavepointClient.Open(new ClientOptions { BaseUrl = baseUrl, RuntimeKey = key, Storage = new FileStorage(folder),
+                DeviceLabel = "idle console" });
             client.Synced += e => Console.WriteLine("synced " + e.Target + " v" + e.Version);
             client.Conflict += e => Console.WriteLine("merged a conflict on " + e.Target + ": " + e.Merged.ToString(Newtonsoft.Json.Formatting.None));
             client.StatusChanged += s => Console.WriteLine("status " + s.State + (s.Pending.Count > 0 ? " pending " + string.Join(",", s.Pending) : ""));
@@ -68,7 +70,8 @@ namespace Savepoint.Samples
             if (mode == "--sync")
             {
                 var r = await client.SyncAsync(true);
-                Console.WriteLine("sync " + r.Status + " coins " + client.Load("main")?["coins"] + " version " + (r.Targets.ContainsKey("main") ? r.Targets["main"].Version : null));
+                Console.WriteLine("sync " + r.Status + " coins " + client.Load("main")?["coins"] + " version " + (r.Targets.ContainsKey("main")
+                    ? r.Targets["main"].Version : null));
                 return r.Status == SyncOutcome.Synced ? 0 : 1;
             }
 
