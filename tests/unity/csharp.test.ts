@@ -25,14 +25,14 @@ function run(cmd: string[], env: Record<string, string> = {}) {
 /** The NUnit run is asynchronous: the embedded server it talks to answers from this process's event loop. */
 async function runAsync(cmd: string[], env: Record<string, string>) {
   const p = Bun.spawn(cmd, { cwd: out, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => p.kill(9), 150_000);
+  const timer = setTimeout(() => p.kill(9), 240_000);
   const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   clearTimeout(timer);
   return { code, text: `${stdout}${stderr}` };
 }
 
 function compile(name: string, target: "library" | "exe", sources: string[], refs: string[]) {
-  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
+  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http", "-r:System.Numerics",
       ...refs.map((x) => `-r:${x}`), ...sources]);
   return { ok: r.code === 0, text: r.text };
 }

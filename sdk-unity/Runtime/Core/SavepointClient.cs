@@ -239,7 +239,9 @@ namespace Savepoint
 
         Snapshot SaveTarget(string target, JObject data, JObject slotInfo)
         {
-            if (data == null) throw new ArgumentNullException("data");
+            // Refused before anything is written: a value that would not come back as saved never reaches the disk.
+            JsonCheck.Assert(target == LocalStore.AccountTarget ? "accountData" : "data", data, true);
+            if (slotInfo != null) JsonCheck.Assert("slotInfo", slotInfo, true);
             LoadLocal();
             Snapshot s;
             lock (gate)

@@ -17,13 +17,17 @@ namespace Savepoint.Tests
     {
         static readonly string Dir = Environment.GetEnvironmentVariable("SAVEPOINT_VECTORS_DIR") ?? "sdk-vectors";
 
-        static JObject File_(string name)
+        internal static JObject File_(string name)
         {
             var path = Path.Combine(Dir, name);
-            return File.Exists(path) ? JObject.Parse(File.ReadAllText(path)) : null;
+            if (!File.Exists(path)) return null;
+            // Newtonsoft repairs a lone surrogate escape while parsing: each \uD800-\uDFFF escape is kept as a marker, made a char again
+            // where the case's value is built (VectorScenarioTests.Build), as sdk-vectors/README.md asks of such parsers.
+            var text = System.Text.RegularExpressions.Regex.Replace(File.ReadAllText(path), @"\\u([dD][89a-fA-F][0-9a-fA-F]{2})", "@@SURR$1@@");
+            return JObject.Parse(text);
         }
 
-        static IEnumerable<TestCaseData> Cases(string file, string kind)
+        internal static IEnumerable<TestCaseData> Cases(string file, string kind)
         {
             var f = File_(file);
             if (f == null)
@@ -34,7 +38,7 @@ namespace Savepoint.Tests
             foreach (JObject c in (JArray)f["cases"]) yield return new TestCaseData(c).SetName(kind + ": " + (string)c["name"]);
         }
 
-        static void Known(JObject c, params string[] fields)
+        internal static void Known(JObject c, params string[] fields)
         {
             Assert.IsNotNull(c, "the vectors folder is missing: " + Dir);
             var unknown = c.Properties().Select(p => p.Name).Except(fields).ToList();
@@ -157,25 +161,6 @@ namespace Savepoint.Tests
             if (want["message"] != null) Assert.AreEqual((string)want["message"], e.Message);
             Assert.AreEqual((double?)want["retryAfterSeconds"], e.RetryAfterSeconds, "retryAfterSeconds");
             Assert.AreEqual((string)want["requestId"], e.RequestId, "requestId");
-        }
-
-        public static IEnumerable<TestCaseData> NotYetRun()
-        {
-            var idem = File_("idempotency.json");
-            if (idem != null)
-                foreach (JObject c in (JArray)idem["scenarios"])
-                    yield return new TestCaseData("the scripted-server runner").SetName("idempotency: " + (string)c["name"]);
-            var refusal = File_("json-refusal.json");
-            if (refusal != null)
-                foreach (JObject c in (JArray)refusal["cases"])
-                    yield return new TestCaseData("strict JSON refusal").SetName("json-refusal: " + (string)c["name"]);
-        }
-
-        /// <summary>Cases the C# client cannot run yet: reported as not run (bun shows them as skipped), never as passed.</summary>
-        [TestCaseSource("NotYetRun")]
-        public void NotYet(string missing)
-        {
-            Assert.Ignore("the C# client has no " + missing + " yet (sdk-unity/README.md, Not yet)");
         }
 
         [Test]
