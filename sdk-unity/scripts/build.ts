@@ -19,7 +19,8 @@ export async function buildIdleGame(out: string): Promise<string> {
   const newtonsoft = join(out, "Newtonsoft.Json.dll");
   await Bun.write(newtonsoft, Bun.file(tools.newtonsoft));
   const mcs = (target: string, name: string, files: string[], refs: string[]) => {
-    const r = Bun.spawnSync([tools.mcs, "-langversion:7.2", "-nologo", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http", "-r:System.Numerics",
+    const r = Bun.spawnSync([tools.mcs, "-langversion:7.2", "-nologo", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
+        "-r:System.Numerics",
         ...refs.map((x) => `-r:${x}`), ...files]);
     if (r.exitCode !== 0) throw new Error(`mcs ${name}:\n${r.stdout.toString()}${r.stderr.toString()}`);
   };

@@ -32,8 +32,8 @@ async function runAsync(cmd: string[], env: Record<string, string>) {
 }
 
 function compile(name: string, target: "library" | "exe", sources: string[], refs: string[]) {
-  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http", "-r:System.Numerics",
-      ...refs.map((x) => `-r:${x}`), ...sources]);
+  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
+    "-r:System.Numerics", ...refs.map((x) => `-r:${x}`), ...sources]);
   return { ok: r.code === 0, text: r.text };
 }
 
