@@ -56,6 +56,7 @@ namespace Savepoint.Tests
             // The server never saw it: the child was killed before any push (interval 3600 s).
             var reader = new SavepointClient(new ClientOptions { BaseUrl = TestServer.Url, RuntimeKey = key, Storage = new FileStorage(dir),
                 ConfigRefreshSeconds = 0 });
+            Assert.IsNotNull(reader.Load("main"), "the next start finds the save on the disk");
             Assert.AreEqual(4242, (int)reader.Load("main")["coins"], "the next start reads the save from the disk");
             var session = TestServer.SessionOf(reader);
             var before = await Caught(TestServer.Api(key, session).GetSlot("main"));

@@ -121,11 +121,15 @@ namespace Savepoint.Tests
                 await c.EnsureAccountAsync();
                 c.Save("main", new JObject { ["n"] = 1 });
                 Assert.AreEqual(SyncOutcome.Synced, (await c.SyncAsync(true)).Status);
+                var conflicts = 0;
+                c.Conflict += e => conflicts++;
                 proxy.DropNext("/sync");
                 clock.Advance(1000);
                 c.Save("main", new JObject { ["n"] = 2 });
                 var r = await c.SyncAsync(true);
                 Assert.AreEqual(1, proxy.Dropped, "the proxy dropped one answer");
+                // The same key: the server answers the retry with the first write's answer, not a conflict with it.
+                Assert.AreEqual(0, conflicts, "the retry conflicted with its own first attempt");
                 Assert.AreEqual(SyncOutcome.Synced, r.Status);
                 Assert.AreEqual(2, r.Targets["main"].Version);
                 var server = await TestServer.Api(key, TestServer.SessionOf(c)).GetSlot("main");
