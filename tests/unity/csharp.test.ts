@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { adminToken, startEmbedded } from "../helpers/deployments.ts";
+import { admin, newTenant } from "../helpers/api.ts";
+import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { monoTools } from "../helpers/tools.ts";
 
 /**
@@ -61,6 +63,15 @@ if (tools) {
   if (Object.values(built).every((b) => b.ok)) {
     const server = await startEmbedded();
     try {
+      // Provider sign-in needs signed tokens: a Firebase-like key set here, tokens minted for two users.
+      const signer = await newSigner("RS256");
+      const jwksUrl = startKeyServer().publish("/firebase", [signer]);
+      const tenant = await newTenant(server);
+      await admin(server, "PUT", `/admin/v1/projects/${tenant.projectId}/environments/stage/auth-providers/firebase`, {
+        enabled: true, ...testProviders.firebase.settings, jwksUrl,
+      });
+      const [a, b] = [`u-${crypto.randomUUID()}`, `u-${crypto.randomUUID()}`];
+      const tokens = { a1: await mint("firebase", signer, a), a2: await mint("firebase", signer, a), b1: await mint("firebase", signer, b) };
       const vectors = process.env.SAVEPOINT_VECTORS_DIR ?? join(root, "sdk-vectors");
       const r = await runAsync([tools.mono, "--debug", tools.nunitConsole, "-nologo", "-noshadow", "-nothread", "-labels", "-timeout=30000",
           `-xml=${join(out, "results.xml")}`, join(out, "Savepoint.Tests.dll")], {
@@ -70,6 +81,8 @@ if (tools) {
         SAVEPOINT_IDLE_GAME: join(out, "IdleGame.exe"),
         SAVEPOINT_PACKAGE: pkg,
         MONO_BIN: tools.mono,
+        SAVEPOINT_PROVIDER_KEY: tenant.key,
+        SAVEPOINT_PROVIDER_TOKENS: JSON.stringify(tokens),
       });
       const xml = existsSync(join(out, "results.xml")) ? readFileSync(join(out, "results.xml"), "utf8") : "";
       results = parseNunit(xml);

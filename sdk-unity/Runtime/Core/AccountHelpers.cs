@@ -95,10 +95,22 @@ namespace Savepoint
             return true;
         }
 
-        /// <summary>Signs in with an identity provider's token; a different account than the local one replaces it.</summary>
+        /// <summary>
+        /// Signs in with an identity provider's token. An account on this device without that provider gets it
+        /// linked (route 4 with the session: an anonymous player keeps their progress). An identity of another
+        /// account (account_auth_conflict) signs in to that account instead, which replaces the local one.
+        /// </summary>
         public async Task<SignInResult> SignInAsync(string provider, string token)
         {
-            var a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel).ConfigureAwait(false);
+            AuthSessionResponse a;
+            try
+            {
+                a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel).ConfigureAwait(false);
+            }
+            catch (SavepointException e) when (e.Code == "account_auth_conflict" && c.AccountId != null)
+            {
+                a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel, withSession: false).ConfigureAwait(false);
+            }
             if (a.AccountId != c.AccountId) c.ResetLocal();
             c.AdoptEnvelope(a.AccountId, a.AccountSessionToken, a.SyncPolicy, null);
             await Quietly(c.PullAsync()).ConfigureAwait(false);
