@@ -133,7 +133,8 @@ namespace Savepoint
                     again = true;
                     return running;
                 }
-                done = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+                // Continuations run where the push ends (Unity's main thread on WebGL): never queued to a thread pool.
+                done = new TaskCompletionSource<bool>();
                 running = done.Task;
             }
             Loop(done);

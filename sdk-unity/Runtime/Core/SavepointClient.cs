@@ -165,8 +165,15 @@ namespace Savepoint
             {
                 if (disposed || every <= 0) return;
                 var due = PolicyDecisions.ConfigRefreshDueAt(Clock.Now(), every);
-                pollTimer = Clock.SetTimeout(() => RefreshConfig().ContinueWith(_ => PlanPoll()), due - Clock.Now());
+                pollTimer = Clock.SetTimeout(PollOnce, due - Clock.Now());
             }
+        }
+
+        /// <summary>One timed read of the policy, then the next is planned; no continuation goes to a thread pool (WebGL has none).</summary>
+        async void PollOnce()
+        {
+            await RefreshConfig().ConfigureAwait(false);
+            PlanPoll();
         }
 
         /// <summary>Completes when the runtime config asked at start has answered (or failed).</summary>

@@ -73,10 +73,17 @@ namespace Savepoint.Unity
             Client?.Dispose();
         }
 
-        static void Forget(System.Threading.Tasks.Task t)
+        /// <summary>Logs a failure where it happens (awaited, not continued on a thread pool: WebGL has none).</summary>
+        static async void Forget(System.Threading.Tasks.Task t)
         {
-            t.ContinueWith(x => Debug.LogWarning("savepoint: " + x.Exception?.InnerException?.Message),
-                System.Threading.Tasks.TaskContinuationOptions.OnlyOnFaulted);
+            try
+            {
+                await t;
+            }
+            catch (Exception e)
+            {
+                Debug.LogWarning("savepoint: " + e.Message);
+            }
         }
     }
 }
