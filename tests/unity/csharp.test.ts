@@ -71,7 +71,8 @@ if (tools) {
         enabled: true, ...testProviders.firebase.settings, jwksUrl,
       });
       const [a, b] = [`u-${crypto.randomUUID()}`, `u-${crypto.randomUUID()}`];
-      const tokens = { a1: await mint("firebase", signer, a), a2: await mint("firebase", signer, a), b1: await mint("firebase", signer, b) };
+      const tokens = { a1: await mint("firebase", signer, a), a2: await mint("firebase", signer, a), a3: await mint("firebase", signer, a),
+          b1: await mint("firebase", signer, b) };
       const vectors = process.env.SAVEPOINT_VECTORS_DIR ?? join(root, "sdk-vectors");
       const r = await runAsync([tools.mono, "--debug", tools.nunitConsole, "-nologo", "-noshadow", "-nothread", "-labels", "-timeout=30000",
           `-xml=${join(out, "results.xml")}`, join(out, "Savepoint.Tests.dll")], {

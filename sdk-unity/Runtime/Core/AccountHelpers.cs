@@ -81,14 +81,8 @@ namespace Savepoint
                 await Quietly(c.FlushNowAsync()).ConfigureAwait(false);
                 return true;
             }
-            if (c.Status.Pending.Count > 0) await Quietly(c.FlushNowAsync()).ConfigureAwait(false);
-            var prompt = new TransferPrompt { Incoming = envelope.Account, CurrentAccountId = c.AccountId, Unsynced = Unsynced() };
-            if (!await confirm(prompt).ConfigureAwait(false))
-            {
-                var session = new Session { AccountId = envelope.AccountId, Token = envelope.AccountSessionToken };
-                await Quietly(c.Api.SignOutCurrent(envelope.AccountId, session)).ConfigureAwait(false);
-                return false;
-            }
+            var incomingSession = new Session { AccountId = envelope.AccountId, Token = envelope.AccountSessionToken };
+            if (!await MayReplace(() => Task.FromResult(envelope.Account), incomingSession, confirm, true).ConfigureAwait(false)) return false;
             c.ResetLocal();
             c.AdoptEnvelope(envelope.AccountId, envelope.AccountSessionToken, envelope.SyncPolicy, envelope.Account);
             await c.PullAsync().ConfigureAwait(false);
@@ -97,10 +91,13 @@ namespace Savepoint
 
         /// <summary>
         /// Signs in with an identity provider's token. An account on this device without that provider gets it
-        /// linked (route 4 with the session: an anonymous player keeps their progress). An identity of another
-        /// account (account_auth_conflict) signs in to that account instead, which replaces the local one.
+        /// linked (route 4 with the session: an anonymous player keeps their progress); an identity of another
+        /// account (account_auth_conflict) signs in to that account instead. The device's own account, or a new
+        /// one for a device that had none, keeps every local save. Another account replaces the local data only
+        /// when nothing would be lost, or <paramref name="confirm"/> says yes to the same prompt as a transfer's;
+        /// else this throws unsynced_saves (details.pending) and nothing local changes.
         /// </summary>
-        public async Task<SignInResult> SignInAsync(string provider, string token)
+        public async Task<SignInResult> SignInAsync(string provider, string token, Func<TransferPrompt, Task<bool>> confirm = null)
         {
             AuthSessionResponse a;
             try
@@ -111,10 +108,38 @@ namespace Savepoint
             {
                 a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel, withSession: false).ConfigureAwait(false);
             }
-            if (a.AccountId != c.AccountId) c.ResetLocal();
+            var keeps = a.AccountId == c.AccountId || (a.IsNewAccount && c.AccountId == null);
+            if (!keeps)
+            {
+                var session = new Session { AccountId = a.AccountId, Token = a.AccountSessionToken };
+                if (!await MayReplace(() => c.Api.GetAccount(a.AccountId, session), session, confirm, false).ConfigureAwait(false))
+                {
+                    var pending = new JArray(Unsynced().Select(u => u.Target));
+                    throw new SavepointException("unsynced_saves", "signing in to another account would drop saves the server does not have", 0,
+                        new JObject { ["pending"] = pending });
+                }
+                c.ResetLocal();
+            }
             c.AdoptEnvelope(a.AccountId, a.AccountSessionToken, a.SyncPolicy, null);
             await Quietly(c.PullAsync()).ConfigureAwait(false);
             return new SignInResult { AccountId = a.AccountId, IsNewAccount = a.IsNewAccount };
+        }
+
+        /// <summary>
+        /// Before another account replaces this device's: pushes what it can, then asks the player with what would
+        /// still be lost (<paramref name="ask"/>: even when nothing would). No (or nobody to ask): the incoming
+        /// session is signed out again and nothing local changes.
+        /// </summary>
+        async Task<bool> MayReplace(Func<Task<AccountResponse>> incoming, Session session, Func<TransferPrompt, Task<bool>> confirm, bool ask)
+        {
+            if (c.Status.Pending.Count > 0) await Quietly(c.FlushNowAsync()).ConfigureAwait(false);
+            var unsynced = Unsynced();
+            if (!ask && unsynced.Count == 0) return true;
+            var yes = confirm != null
+                && await confirm(new TransferPrompt { Incoming = await incoming().ConfigureAwait(false), CurrentAccountId = c.AccountId, Unsynced = unsynced })
+                    .ConfigureAwait(false);
+            if (!yes) await Quietly(c.Api.SignOutCurrent(session.AccountId, session)).ConfigureAwait(false);
+            return yes;
         }
 
         /// <summary>Links a provider identity to this device's account (route 4 with the session); true when it was new for the account.</summary>

@@ -38,7 +38,16 @@ namespace Savepoint
         /// <summary>5</summary>
         public Task<List<LinkedAuthProvider>> ListLinkedProviders() { return Run<List<LinkedAuthProvider>>(Routes.ListLinkedProviders, In("-")); }
         /// <summary>6</summary>
-        public Task<AccountResponse> GetAccount(string accountId = null) { return Run<AccountResponse>(Routes.GetAccount, In(accountId)); }
+        public Task<AccountResponse> GetAccount(string accountId = null, Session session = null)
+        {
+            var c = In(accountId ?? session?.AccountId);
+            if (session != null)
+            {
+                c.Session = session;
+                c.OverrideSession = true;
+            }
+            return Run<AccountResponse>(Routes.GetAccount, c);
+        }
         /// <summary>7</summary>
         public Task<DeleteAccountResponse> DeleteAccount(string accountId = null) { return Run<DeleteAccountResponse>(Routes.DeleteAccount, In(accountId)); }
 

@@ -21,6 +21,8 @@ namespace Savepoint
         }
 
         public SyncPolicy Policy { get { lock (gate) return policy; } }
+        /// <summary>Whether the last refresh brought a new answer (not a 304 or an unchanged game config).</summary>
+        public bool LastRefreshChanged { get; private set; }
         public GameConfig GameConfig { get { lock (gate) return gameConfig; } }
 
         internal void Load()
@@ -56,7 +58,8 @@ namespace Savepoint
             var answer = await api.RuntimeConfig(version, tag).ConfigureAwait(false);
             lock (gate)
             {
-                if (!answer.NotModified && answer.Config != null)
+                LastRefreshChanged = !answer.NotModified && answer.Config != null;
+                if (LastRefreshChanged)
                 {
                     var incoming = answer.Config.GameConfig;
                     if (incoming != null && incoming.Unchanged == true && gameConfig != null) incoming.Data = gameConfig.Data;

@@ -29,6 +29,7 @@ namespace Savepoint
         Task configRefresh;
         object pollTimer;
         bool disposed;
+        bool configAnnounced;
 
         public event Action<SyncStatus> StatusChanged;
         public event Action<SavedEvent> Saved;
@@ -147,7 +148,14 @@ namespace Savepoint
             try
             {
                 var current = await Config.Refresh().ConfigureAwait(false);
-                Emit(() => ConfigChanged?.Invoke(current));
+                // Once per run, then only for a new answer: the timer's 304s are no news.
+                bool first;
+                lock (gate)
+                {
+                    first = !configAnnounced;
+                    configAnnounced = true;
+                }
+                if (first || Config.LastRefreshChanged) Emit(() => ConfigChanged?.Invoke(current));
                 engine.Replan();
             }
             catch (Exception e)

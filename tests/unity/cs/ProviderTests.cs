@@ -13,6 +13,17 @@ namespace Savepoint.Tests
     [TestFixture]
     public class ProviderTests
     {
+        sealed class NoWrites : IHttpTransport
+        {
+            readonly IHttpTransport inner;
+            public NoWrites(IHttpTransport inner) { this.inner = inner; }
+            public Task<HttpAnswer> SendAsync(HttpRequest r)
+            {
+                if (r.Method == "POST" && r.Url.Contains("/slots")) throw new System.Net.Http.HttpRequestException("offline");
+                return inner.SendAsync(r);
+            }
+        }
+
         [Test]
         public async Task LinkOnOneDeviceThenSignInOnAnotherFindsTheSameAccountAndItsSaves()
         {
@@ -42,9 +53,26 @@ namespace Savepoint.Tests
             Assert.AreEqual(other.AccountId, second.AccountId);
             Assert.IsNull(second.Load("main"), "another account replaced the local one");
 
+            // Another account while a save is not on the server: refused unless the player says yes.
+            var blocked = second.Api.Options.Transport;
+            second.Save("main", new JObject { ["n"] = 9 });
+            second.Api.Options.Transport = new NoWrites(blocked);
+            var kept = Assert.Throws<SavepointException>(() => second.Account.SignInAsync("firebase", (string)tokens["a3"]).GetAwaiter().GetResult());
+            Assert.AreEqual("unsynced_saves", kept.Code);
+            CollectionAssert.AreEqual(new[] { "main" }, kept.Details["pending"].Select(x => (string)x).ToArray());
+            Assert.AreEqual(other.AccountId, second.AccountId, "nothing local changed");
+            Assert.AreEqual(9, (int)second.Load("main")["n"]);
+            TransferPrompt asked = null;
+            var yes = await second.Account.SignInAsync("firebase", (string)tokens["a3"], p => { asked = p; return Task.FromResult(true); });
+            Assert.AreEqual(first.AccountId, yes.AccountId);
+            Assert.AreEqual(first.AccountId, asked.Incoming.AccountId);
+            Assert.AreEqual(9, (int)asked.Unsynced.Single().Data["n"]);
+            Assert.AreEqual(1, (int)second.Load("main")["n"], "said yes: the incoming account's save");
+            second.Api.Options.Transport = blocked;
+
             var refused = Assert.Throws<SavepointException>(() => second.Account.SignInAsync("firebase", "not-a-token").GetAwaiter().GetResult());
             Assert.That(refused.Status, Is.InRange(400, 401), refused.Code);
-            Assert.AreEqual(other.AccountId, second.AccountId, "a refused sign-in changes nothing");
+            Assert.AreEqual(first.AccountId, second.AccountId, "a refused sign-in changes nothing");
         }
     }
 }
