@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { adminToken, startEmbedded } from "../helpers/deployments.ts";
@@ -83,6 +83,8 @@ if (tools) {
         SAVEPOINT_PACKAGE: pkg,
         MONO_BIN: tools.mono,
         SAVEPOINT_PROVIDER_KEY: tenant.key,
+        // The suite's save folders, removed with the build when it ends.
+        SAVEPOINT_CS_TMP: join(out, "tmp"),
         SAVEPOINT_PROVIDER_TOKENS: JSON.stringify(tokens),
       });
       const xml = existsSync(join(out, "results.xml")) ? readFileSync(join(out, "results.xml"), "utf8") : "";
@@ -92,6 +94,7 @@ if (tools) {
       await server.stop();
     }
   } else suiteError = "a part did not compile: the suite did not run";
+  rmSync(out, { recursive: true, force: true });
 }
 
 function unescape(s: string) {

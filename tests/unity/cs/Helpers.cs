@@ -65,7 +65,8 @@ namespace Savepoint.Tests
 
         public static string TempDir()
         {
-            var d = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "savepoint-cs-" + Guid.NewGuid().ToString("N"));
+            var root = Environment.GetEnvironmentVariable("SAVEPOINT_CS_TMP") ?? System.IO.Path.GetTempPath();
+            var d = System.IO.Path.Combine(root, "savepoint-cs-" + Guid.NewGuid().ToString("N"));
             System.IO.Directory.CreateDirectory(d);
             return d;
         }
