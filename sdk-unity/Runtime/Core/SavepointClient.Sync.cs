@@ -120,26 +120,5 @@ namespace Savepoint
             }
             engine.Dispose();
         }
-
-        /// <summary>The ring of local saves of a slot, oldest first (maxQueuedLocalSnapshots of them).</summary>
-        public List<Snapshot> LocalSnapshots(string slotId)
-        {
-            LoadLocal();
-            lock (gate)
-            {
-                var r = Store.Get(slotId);
-                return r == null ? new List<Snapshot>() : r.Snapshots.Select(s => new Snapshot { Seq = s.Seq, Data = Json.Copy(s.Data),
-                    SlotInfo = Json.Copy(s.SlotInfo), SavedAt = s.SavedAt }).ToList();
-            }
-        }
-
-        /// <summary>Local undo: saves the snapshot before the newest again, as a new save.</summary>
-        public Snapshot Undo(string slotId)
-        {
-            var ring = LocalSnapshots(slotId);
-            if (ring.Count < 2) return null;
-            var previous = ring[ring.Count - 2];
-            return SaveTarget(slotId, previous.Data, previous.SlotInfo);
-        }
     }
 }

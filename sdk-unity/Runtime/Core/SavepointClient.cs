@@ -133,14 +133,23 @@ namespace Savepoint
         /// <summary>Loads the device's saves and session, refreshes the policy beside, and plans what is pending. Safe to call twice.</summary>
         public void Start()
         {
+            var ready = new TaskCompletionSource<bool>();
             lock (gate)
             {
                 if (configRefresh != null) return;
                 LoadLocal();
-                configRefresh = RefreshConfig();
+                configRefresh = ready.Task;
             }
+            // Outside the lock: a transport that answers at once runs the refresh and its event right here.
+            Refresh(ready);
             engine.Schedule();
             PlanPoll();
+        }
+
+        async void Refresh(TaskCompletionSource<bool> done)
+        {
+            await RefreshConfig().ConfigureAwait(false);
+            done.TrySetResult(true);
         }
 
         async Task RefreshConfig()
@@ -269,31 +278,6 @@ namespace Savepoint
             Emit(() => Saved?.Invoke(new SavedEvent { Target = target, Seq = seq }));
             engine.Saved();
             return new Snapshot { Seq = s.Seq, Data = Json.Copy(s.Data), SlotInfo = Json.Copy(s.SlotInfo), SavedAt = s.SavedAt };
-        }
-
-        /// <summary>The slot's data as the device knows it (its newest save, else the server's last state).</summary>
-        public JObject Load(string slotId)
-        {
-            LoadLocal();
-            lock (gate) return Json.Copy(Store.Get(slotId)?.Current()?.Data);
-        }
-
-        public JObject SlotInfo(string slotId)
-        {
-            LoadLocal();
-            lock (gate) return Json.Copy(Store.Get(slotId)?.Current()?.SlotInfo);
-        }
-
-        public JObject AccountData()
-        {
-            return Load(LocalStore.AccountTarget);
-        }
-
-        /// <summary>Slot ids known on this device.</summary>
-        public List<string> Slots()
-        {
-            LoadLocal();
-            return Store.All().Select(r => r.Target).Where(t => t != LocalStore.AccountTarget).ToList();
         }
     }
 }
