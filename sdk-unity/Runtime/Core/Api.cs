@@ -163,6 +163,7 @@ namespace Savepoint
             return id;
         }
 
+        /// <summary>A call's input: <paramref name="accountId"/> "-" for routes without one, null for the session's; then path parameters as pairs.</summary>
         CallInput In(string accountId = null, JToken body = null, string key = null, params string[] pairs)
         {
             var c = new CallInput { Body = body, IdempotencyKey = key };
