@@ -1,11 +1,12 @@
 import { buildFerretdb } from "./build-ferretdb.ts";
-import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, natsServerBin } from "../tests/helpers/tools.ts";
+import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, monoTools, natsServerBin } from "../tests/helpers/tools.ts";
 
 /**
- * Finds or installs what the integration tests run against: nats-server and Chromium (Debian's
+ * Finds or installs what the integration tests run against: nats-server, Chromium, haproxy and Mono (Debian's
  * packages) and FerretDB 1.24.2 (built once from the Go module proxy into the tool cache). Where an
  * explicit URL or a Docker engine provides a component, nothing is installed for it. Throws when
  * something is missing and cannot be had: the tests would otherwise fail one by one with the same cause.
+ * Mono alone only warns: the one suite that needs it is skipped, saying why.
  */
 async function run(cmd: string[], cwd?: string, env?: Record<string, string>) {
   console.log(`$ ${cmd.join(" ")}`);
@@ -44,6 +45,16 @@ async function ensureHaproxy() {
   throw new Error("haproxy is missing: install it (apt-get install haproxy) or set HAPROXY_BIN to its executable");
 }
 
+// The C# client's suite (tests/unity) compiles with Mono's mcs and runs NUnit 2.6 headless with its console runner.
+// Where the packages cannot be installed (not root, no apt-get) that suite is skipped and says so; nothing else needs Mono.
+async function ensureMono() {
+  if (monoTools()) return;
+  let installed = true;
+  for (const pkg of ["mono-complete", "libnewtonsoft-json-cil-dev", "libnunit-cil-dev", "nunit-console"]) installed = installed && (await aptInstall(pkg));
+  if (installed && monoTools()) return;
+  console.warn("Mono is missing (apt-get install mono-complete libnewtonsoft-json-cil-dev libnunit-cil-dev nunit-console): the C# client's suite is skipped");
+}
+
 async function ensureFerretdb() {
   if (process.env.MONGODB_URL || (await Bun.file(ferretdbBin).exists())) return;
   if (!Bun.which("go") && (await dockerAnswers())) return;
@@ -55,5 +66,6 @@ if (import.meta.main) {
   await ensureNats();
   await ensureChromium();
   await ensureHaproxy();
+  await ensureMono();
   await ensureFerretdb();
 }

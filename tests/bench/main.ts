@@ -341,6 +341,18 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   row("S2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
 }
 
+// ---- the C# client (sdk-unity/README.md): the same two rows under Mono ------------------------------------------
+
+{
+  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "csharp.ts")], { stdout: "pipe", stderr: "inherit" });
+  const lines = (await new Response(proc.stdout).text()).split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, any>);
+  if ((await proc.exited) !== 0 || lines.length < 4) throw new Error(`tests/bench/csharp.ts failed: ${JSON.stringify(lines)}`);
+  const [save, replay, direct, ratio] = lines as [Record<string, number>, Record<string, number>, Record<string, number>, Record<string, number>];
+  row("C1", `C# Save() on FileStorage, durable when it returns: p50 (p99 ${save.p99!.toFixed(2)} ms)`, save.p50!, "ms", "<= 16", save.p50! <= 16, save);
+  const what = `C# replay of ${replay.versionsAdded} queued changes (${replay.localWrites} local writes) vs the same syncs sent directly`;
+  row("C2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
+}
+
 /** Median CPU seconds per request of each service's processes (copies summed), over the rounds. */
 function cpuByService(d: { processes: { name: string; pid: number }[] }, runs: Measured[]): Record<string, number> {
   const out: Record<string, number> = {};

@@ -10,7 +10,7 @@ import { tempDir } from "../helpers/infra.ts";
 
 /** A busy machine (2 cores, other suites running) has taken 90 s; the limit leaves room for far worse. */
 const smokeDeadlineMs = 540_000;
-const ids = ["G1", "G1c", "G2", "G2s", "G3e", "G4", "G4m", "G5e", "G6", "R1", "M1", "G3", "G5d", "D1", "D2", "L1", "S1", "S2"];
+const ids = ["G1", "G1c", "G2", "G2s", "G3e", "G4", "G4m", "G5e", "G6", "R1", "M1", "G3", "G5d", "D1", "D2", "L1", "S1", "S2", "C1", "C2"];
 
 test("the benchmark's smoke run prints and records every row", async () => {
   const out = tempDir("bench-out");

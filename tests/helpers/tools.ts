@@ -38,3 +38,16 @@ export async function dockerAnswers(): Promise<boolean> {
     return false;
   }
 }
+
+/** Mono and the C# client's test references (Debian: mono-complete, libnewtonsoft-json-cil-dev, nunit-console). */
+export function monoTools(): { mcs: string; mono: string; nunitConsole: string; nunitFramework: string; newtonsoft: string } | undefined {
+  const mcs = Bun.which("mcs");
+  const mono = Bun.which("mono");
+  const nunitConsole = existsSync("/usr/lib/nunit/nunit-console.exe") ? "/usr/lib/nunit/nunit-console.exe" : undefined;
+  // The framework the console runner loads: the GAC's copy of its own version.
+  const gac = "/usr/lib/mono/gac/nunit.framework";
+  const version = existsSync(gac) ? [...new Bun.Glob("*/nunit.framework.dll").scanSync(gac)].sort().at(-1) : undefined;
+  const newtonsoft = "/usr/lib/cli/Newtonsoft.Json-5.0/Newtonsoft.Json.dll";
+  if (!mcs || !mono || !nunitConsole || !version || !existsSync(newtonsoft)) return undefined;
+  return { mcs, mono, nunitConsole, nunitFramework: join(gac, version), newtonsoft };
+}
