@@ -137,7 +137,7 @@ async function startCount(deps: Deps, account: AccountDoc): Promise<AccountDoc> 
   // Only the write that starts the count reserves it from the environment (unbounded: it is stored already).
   const set = await deps.repo.accounts.update(
     { _id: account._id, storedBytes: null },
-    { storedBytes: stored, currentBytes: current, envReserved: (account.envReserved ?? 0) + stored },
+    { storedBytes: stored, currentBytes: current, envReserved: stored },
     [envReserve(deps, account.envId, stored)],
   );
   return (set ?? (await deps.repo.accounts.get(account._id))) ?? { ...account, storedBytes: stored, currentBytes: current, envReserved: stored };
