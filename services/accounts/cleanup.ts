@@ -3,7 +3,7 @@ import { type CleanupJob, internal, queues } from "../../shared/contract/interna
 import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./deps.ts";
 import { dropSnapshot } from "./storage.ts";
-import { ensureEnvCount, envCount } from "./environment-budget.ts";
+import { ensureEnvCount, envReserve } from "./environment-budget.ts";
 import { keptForever } from "./sessions/prune-sessions.ts";
 
 /**
@@ -34,8 +34,9 @@ export async function runCleanup(deps: Deps, job: CleanupJob): Promise<void> {
 }
 
 /**
- * The erased account's counts go to zero, and what they held leaves its environment's count, in one
- * write: conditional on the counts read, so a restore point pruned meanwhile is not given back twice.
+ * The erased account's counts go to zero, and all it held reserved (its stored bytes, for an account
+ * counted before reservations) goes back to its environment, in one write: conditional on the counts
+ * read, so a restore point pruned meanwhile is not given back twice.
  */
 async function zeroCounts(deps: Deps, accountId: string): Promise<void> {
   for (let round = 0; round < 10; round++) {
@@ -43,9 +44,10 @@ async function zeroCounts(deps: Deps, accountId: string): Promise<void> {
     if (!a) return;
     const counted = a.storedBytes != null;
     if (counted) await ensureEnvCount(deps, a.envId);
-    const then = counted && a.storedBytes !== 0 ? [envCount(deps, a.envId, -a.storedBytes!, -(a.currentBytes ?? 0))] : [];
-    const filter = { _id: accountId, storedBytes: a.storedBytes ?? null, currentBytes: a.currentBytes ?? null };
-    if (await deps.repo.accounts.update(filter, { cleanupPending: false, storedBytes: 0, currentBytes: 0 }, then)) return;
+    const reserved = counted ? (a.envReserved ?? a.storedBytes!) : 0;
+    const then = reserved !== 0 ? [envReserve(deps, a.envId, -reserved)] : [];
+    const filter = { _id: accountId, storedBytes: a.storedBytes ?? null, currentBytes: a.currentBytes ?? null, envReserved: a.envReserved ?? null };
+    if (await deps.repo.accounts.update(filter, { cleanupPending: false, storedBytes: 0, currentBytes: 0, envReserved: 0 }, then)) return;
   }
   throw new Error(`account ${accountId}: its counts kept changing during its cleanup`); // the job comes back
 }

@@ -8,7 +8,7 @@ import { newId } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { BudgetExceededError, DuplicateKeyError, FollowerFailedError, type Quota, QuotaExceededError, type Write } from "../../shared/store/port.ts";
-import { ensureEnvCount, envCount, environmentRefusal } from "./environment-budget.ts";
+import { chunkOf, ensureEnvCount, envReserve, environmentRefusal } from "./environment-budget.ts";
 import { snapshotWrites } from "./history/history.ts";
 import { newSlot } from "./slots/create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
@@ -95,7 +95,14 @@ export async function openAccount(
   account.currentBytes = byteLength(account.accountData) + (first ? slotBytes(first.slot) : 0);
   account.storedBytes = account.currentBytes + history;
   await ensureEnvCount(deps, tenant.envId);
-  writes.push(envCount(deps, tenant.envId, account.storedBytes, account.currentBytes, deps.plans[tenant.plan].storage.bytesPerEnvironmentAccounts));
+  // It reserves a chunk beyond its bytes (its first growths then touch no environment document) while
+  // the environment, as read, has room for that; else exactly its bytes. A read that went stale refuses
+  // at most a chunk early; retrying would count the address's creation quota twice on MongoDB.
+  const budget = deps.plans[tenant.plan].storage.bytesPerEnvironmentAccounts;
+  const chunk = chunkOf(deps, tenant.plan);
+  const reservedNow = (await repo.usage.get(tenant.envId))?.reservedBytes ?? 0;
+  account.envReserved = account.storedBytes + (reservedNow + account.storedBytes + chunk <= budget ? chunk : 0);
+  writes.push(envReserve(deps, tenant.envId, account.envReserved, budget));
   try {
     await repo.accounts.insert(account, writes, quota);
   } catch (err) {

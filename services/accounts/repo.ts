@@ -41,6 +41,11 @@ export type AccountDoc = SyncedDoc & {
   storedBytes?: number;
   /** The part of `storedBytes` that is current state (accountData and slots): what is never evicted. */
   currentBytes?: number;
+  /**
+   * Bytes the account holds reserved from its environment's budget, at least `storedBytes` but for a
+   * race (environment-budget.ts): its writes within it touch no environment document.
+   */
+  envReserved?: number;
   /** When restore points were last evicted for the budget; the write their deletes ride on (storage.ts). */
   evictedAt?: string;
 };

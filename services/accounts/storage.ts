@@ -5,7 +5,7 @@ import { FollowerFailedError, type Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
 import { snapshotWrites, syncStamp } from "./history/history.ts";
 import type { AccountDoc, SnapshotDoc } from "./repo.ts";
-import { ensureEnvCount, envCount } from "./environment-budget.ts";
+import { type EnvTry, adopt, chunkOf, ensureEnvCount, envReserve, giveBackSpare, keptSpare } from "./environment-budget.ts";
 
 /** An account as its counts name it: its own, and its environment's (environment-budget.ts). */
 type Counted = { _id: string; envId: string };
@@ -19,14 +19,15 @@ export const slotBytes = (s: { slotInfo: string; data: string }) => byteLength(s
 const gone = { envId: "", status: "deleted", accountData: "{}", version: 0, createdAt: "", updatedAt: "", snapshotSeq: 0 } as const;
 
 /**
- * The followers that move an account's counts (all it stores; its current states) and its
- * environment's in the commit of the write they count; with `envAtMost`, only while the environment's
- * stays within it.
+ * The followers that move an account's counts (all it stores; its current states) in the commit of the
+ * write they count. With `reserve`, the account reserves that many bytes more from its environment:
+ * the environment's count goes up too, only while it stays within `atMost` (environment-budget.ts).
  */
-export const countBytes = (deps: Deps, account: Counted, stored: number, current = 0, envAtMost?: number): Write[] => [
-  { increment: account._id, by: current === 0 ? { storedBytes: stored } : { storedBytes: stored, currentBytes: current }, init: gone, in: deps.repo.accounts },
-  envCount(deps, account.envId, stored, current, envAtMost),
-];
+export const countBytes = (deps: Deps, account: Counted, stored: number, current = 0, reserve?: { bytes: number; atMost: number }): Write[] => {
+  const by = { storedBytes: stored, ...(current === 0 ? {} : { currentBytes: current }), ...(reserve ? { envReserved: reserve.bytes } : {}) };
+  const own: Write = { increment: account._id, by, init: gone, in: deps.repo.accounts };
+  return reserve ? [envReserve(deps, account.envId, reserve.bytes, reserve.atMost), own] : [own];
+};
 
 /**
  * Deletes one snapshot and gives its bytes back to its account. Only the delete that removed it
@@ -42,11 +43,10 @@ export async function dropSnapshot(deps: Deps, s: SnapshotDoc): Promise<number> 
 async function drop(deps: Deps, s: SnapshotDoc, account: Counted | null): Promise<number | null> {
   if ((await deps.repo.snapshots.delete({ _id: s._id })) === 0) return null;
   if (!account) return 0;
-  await ensureEnvCount(deps, account.envId);
-  const bytes = byteLength(s.payload);
-  const after = (await deps.repo.accounts.increment(s.accountId, "storedBytes", -bytes, gone)).storedBytes ?? 0;
-  await deps.repo.usage.increment(account.envId, "storedBytes", -bytes, { currentBytes: 0 });
-  return after;
+  // Its bytes stay reserved from the environment, unless the account now holds too many unused.
+  const after = await deps.repo.accounts.increment(s.accountId, "storedBytes", -byteLength(s.payload), gone);
+  if ((after.envReserved ?? 0) - (after.storedBytes ?? 0) > 2 * keptSpare) await giveBackSpare(deps, s.accountId);
+  return after.storedBytes ?? 0;
 }
 
 /** Bytes of the account's current states: its accountData and every active and archived slot. */
@@ -131,15 +131,16 @@ async function evict(deps: Deps, account: Counted, budget: number, adding: numbe
  * An account written before stored bytes were counted gets its count from a recount, once: the
  * conditional write leaves a count another write started meanwhile in place.
  */
-async function startCount(deps: Deps, account: AccountDoc): Promise<{ stored: number; current: number }> {
+async function startCount(deps: Deps, account: AccountDoc): Promise<AccountDoc> {
   const current = await currentStateBytes(deps, account);
   const stored = current + (await historyBytes(deps, account._id)).bytes;
-  // Only the write that starts the count adds it to the environment's.
-  const set = await deps.repo.accounts.update({ _id: account._id, storedBytes: null }, { storedBytes: stored, currentBytes: current }, [
-    envCount(deps, account.envId, stored, current),
-  ]);
-  const counted = set ?? (await deps.repo.accounts.get(account._id));
-  return { stored: counted?.storedBytes ?? stored, current: counted?.currentBytes ?? current };
+  // Only the write that starts the count reserves it from the environment (unbounded: it is stored already).
+  const set = await deps.repo.accounts.update(
+    { _id: account._id, storedBytes: null },
+    { storedBytes: stored, currentBytes: current, envReserved: stored },
+    [envReserve(deps, account.envId, stored)],
+  );
+  return (set ?? (await deps.repo.accounts.get(account._id))) ?? { ...account, storedBytes: stored, currentBytes: current, envReserved: stored };
 }
 
 /** A write to an owner's current state (an account's data or a slot), as history and the budget see it. */
@@ -163,11 +164,12 @@ export interface OwnerWrite {
  * would not fit, the write is refused with `storage_quota_exceeded`; otherwise the account's oldest
  * restore points are deleted until the write fits, and when even that is not enough the write keeps
  * no restore point. The current state itself is never deleted. Call `settle` once the write is accepted.
- * A write that grows what the account stores is also bounded by its environment's budget (its count
- * rides as a follower: environment-budget.ts); `noHistory` is its second try, without restore points.
+ * A write that grows the account past its reservation from its environment reserves more in its commit
+ * (environment-budget.ts); `envTry` says how, and its last try keeps no restore point.
  */
-export async function writeWithinBudget(deps: Deps, plan: PlanName, account: AccountDoc, w: OwnerWrite, noHistory = false) {
+export async function writeWithinBudget(deps: Deps, plan: PlanName, account: AccountDoc, w: OwnerWrite, envTry: EnvTry = "chunk") {
   await ensureEnvCount(deps, account.envId);
+  const noHistory = envTry === "noHistory";
   const json = JSON.stringify(w.payload);
   const hash = sha256Hex(json);
   const points = [...(w.replaced ? [{ ...w.replaced, json: JSON.stringify(w.replaced.payload) }] : []), { payload: w.payload, version: w.version, json }];
@@ -180,8 +182,8 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
     ? await Promise.all(points.map((_, i) => seqOf(i, wanted) - kept).map((seq) => (seq >= 1 ? deps.repo.snapshots.get(`${w.owner._id}:${seq}`) : null)))
     : [];
   const budget = deps.plans[plan].storage.bytesPerAccount;
-  const counts = account.storedBytes == null ? await startCount(deps, account) : { stored: account.storedBytes, current: account.currentBytes ?? 0 };
-  const { stored: used, current } = counts;
+  const counted = await adopt(deps, account.storedBytes == null ? await startCount(deps, account) : account);
+  const [used, current, reserved] = [counted.storedBytes ?? 0, counted.currentBytes ?? 0, counted.envReserved ?? 0];
   const stateDelta = w.after - w.before;
 
   let room = true;
@@ -211,13 +213,19 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
       })
     : [];
   const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);
+  // Growth past the account's reservation reserves more first: a chunk ahead, so the next growths
+  // touch no environment document (environment-budget.ts); exactly what is missing when that fails.
+  const missing = added > 0 ? used + added - trimTotal() - reserved : 0;
+  const envBudget = deps.plans[plan].storage.bytesPerEnvironmentAccounts;
+  const reserve = missing > 0 ? { bytes: envTry === "chunk" ? Math.max(chunkOf(deps, plan), missing) : missing, atMost: envBudget } : undefined;
   // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
-  const envBudget = added > 0 ? deps.plans[plan].storage.bytesPerEnvironmentAccounts : undefined;
-  const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, envBudget);
+  const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, reserve);
   const writes = [...snapshot, ...countWrites];
   // Concurrent writes each judged against the count before the others: past half the budget, the
-  // count is read again once written, and what they passed it by together is evicted.
+  // count is read again once written, and what they passed it by together is evicted. A shrink that
+  // leaves too much reserved unused gives some back.
   const settle = async () => {
+    if (used + added - trimTotal() < reserved - 2 * keptSpare) await giveBackSpare(deps, account._id);
     if (used + added - trimTotal() <= budget / 2) return;
     await evict(deps, account, budget, 0, (await deps.repo.accounts.get(account._id))?.storedBytes ?? 0, true);
   };

@@ -26,8 +26,8 @@ export async function commitSync<T extends Doc>(
   recordId: IdempotencyRecordId,
 ): Promise<SyncAcceptedResponse | null> {
   const { collection, filter, changes, ...write } = sync;
-  return withinEnvironment(deps, tenant.plan, async (noHistory) => {
-    const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, { kind: "sync", ...write }, noHistory);
+  return withinEnvironment(deps, tenant.plan, async (envTry) => {
+    const { stamp, writes, settle } = await writeWithinBudget(deps, tenant.plan, account, { kind: "sync", ...write }, envTry);
     const warnings = intervalWarnings(write.owner.lastSyncAt, tenant.syncPolicy.minRemoteSyncIntervalSeconds, stamp.now);
     const stamped = { ...changes, version: write.version, ...stamp.changes, ...stampChanges(recordId, write.version, warnings) } as Partial<T>;
     const { updated, historyRetained } = await updateWithHistory(deps, collection, filter, stamped, writes, stamp.snapshot);

@@ -63,8 +63,8 @@ export async function restoreVersion<T extends Owner>(
     const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
     const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
     const account = await target.account(doc);
-    const accepted = await withinEnvironment(deps, plan, async (noHistory) => {
-      const { stamp, writes, settle } = await writeWithinBudget(deps, plan, account, change, noHistory);
+    const accepted = await withinEnvironment(deps, plan, async (envTry) => {
+      const { stamp, writes, settle } = await writeWithinBudget(deps, plan, account, change, envTry);
       const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
       const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
       const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);

@@ -25,7 +25,7 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: AccountDoc
   const { repo } = deps;
   const cap = deps.plans[plan].maxActiveSlots;
   const next = { slotInfo: JSON.stringify(req.slotInfo ?? {}), data: JSON.stringify(req.data) };
-  return withinEnvironment(deps, plan, (noHistory) => {
+  return withinEnvironment(deps, plan, (envTry) => {
     let budget: Awaited<ReturnType<typeof writeWithinBudget>> | undefined;
     // Each lost round means another create took a seat, so this ends within cap + 1 rounds.
     return inRounds({ rounds: cap + 1 }, async () => {
@@ -38,7 +38,7 @@ export async function insertSlot(deps: Deps, plan: PlanName, account: AccountDoc
       const seatKey = free[Math.floor(Math.random() * free.length)]!;
       // The new slot and its first snapshot must fit the storage budget, checked once the cap let it in.
       const change = { kind: "sync", owner: { _id: "", snapshotSeq: 0 }, before: 0, after: slotBytes(next), payload: firstPayload(req), version: 1 } as const;
-      budget ??= await writeWithinBudget(deps, plan, account, change, noHistory);
+      budget ??= await writeWithinBudget(deps, plan, account, change, envTry);
       const { slot, snapshot } = newSlot(deps, plan, account, req, seatKey, now, budget.stamp.snapshot);
       // The budget's counts ride with the slot; its snapshot writes are newSlot's, under the slot's id.
       // A duplicate id or seat (taken meanwhile) is a lost round: look again.

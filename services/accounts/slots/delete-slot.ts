@@ -8,7 +8,7 @@ import { inRounds, lostRound, updateOrLose } from "../../../shared/store/version
 import { loadAccount, newestWithStatus } from "../load.ts";
 import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "../repo.ts";
 import { countBytes, slotBytes } from "../storage.ts";
-import { ensureEnvCount } from "../environment-budget.ts";
+import { ensureEnvCount, giveBackSpare } from "../environment-budget.ts";
 
 /**
  * Each lost round means another request changed the slot (a DELETE, an archive), so rounds end; the
@@ -44,6 +44,8 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
       account.storedBytes == null ? [] : countBytes(deps, account, -slotBytes(target), -slotBytes(target)),
     );
     if (tombstone === lostRound) return lostRound;
+    // Its bytes stay reserved from the environment, unless the account now holds too many unused.
+    if (account.envReserved != null) await giveBackSpare(deps, account._id);
     await deps.bus.enqueue(queues.cleanup.name, { kind: "slot", id: target._id });
     return answer(deps, account._id, slotId, tombstone, false);
   });
