@@ -77,7 +77,14 @@ export class AccountHelpers {
    * refuses with `unsynced_saves` (details.pending) and nothing local changes.
    */
   async signIn(provider: AuthProvider, token: string, confirm?: Confirm): Promise<{ accountId: string; isNewAccount: boolean }> {
-    const a = await this.client.api.exchangeAuthSession({ provider, token, ...this.label() });
+    const body = { provider, token, ...this.label() };
+    // With the device's session, route 4 links the identity to this account; when it cannot (the identity is
+    // another account's, or this account has another identity of the provider), the sign-in is to the
+    // identity's own account: asked again without the session, as a device without one would.
+    const a = await this.client.api.exchangeAuthSession(body).catch((e: unknown) => {
+      if (!(e instanceof SavepointError && e.code === "account_auth_conflict" && this.client.accountId)) throw e;
+      return this.client.api.exchangeAuthSession(body, { session: null });
+    });
     const session = { accountId: a.accountId, token: a.accountSessionToken };
     const incoming = () => this.client.api.getAccount(a.accountId, { session });
     const decision = await this.mayReplace({ via: "signIn", incomingAccountId: a.accountId, isNewAccount: a.isNewAccount }, incoming, session, confirm);

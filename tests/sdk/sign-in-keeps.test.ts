@@ -74,4 +74,24 @@ forEachDeployment("sdk: provider sign-in keeps unsynced saves", ({ d }) => {
     expect(client.accountId).toBe(theirs);
     expect(client.slots()).toEqual([]);
   });
+
+  test("a device whose account has another identity of that provider signs in to the identity's account (as the C# client does)", async () => {
+    const { t, token } = await withFirebase(d);
+    const [mine, theirs] = [`u-${crypto.randomUUID()}`, `u-${crypto.randomUUID()}`];
+    const owner = testClient(d, t.key).client;
+    const ownerAccount = await owner.ensureAccount();
+    await owner.account.linkProvider("firebase", await token(theirs));
+
+    const { client } = testClient(d, t.key);
+    const accountId = await client.ensureAccount();
+    await client.account.linkProvider("firebase", await token(mine));
+    expect(await client.account.signIn("firebase", await token(theirs))).toEqual({ accountId: ownerAccount, isNewAccount: false });
+    expect(client.accountId).toBe(ownerAccount);
+    expect(accountId).not.toBe(ownerAccount);
+    // A subject no account has yet: a new account, not a second identity of the provider on this one.
+    const fresh = await client.account.signIn("firebase", await token(`u-${crypto.randomUUID()}`));
+    expect(fresh.isNewAccount).toBe(true);
+    expect(client.accountId).toBe(fresh.accountId);
+    expect((await client.account.providers()).length).toBe(1);
+  });
 });

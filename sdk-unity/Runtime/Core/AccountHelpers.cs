@@ -51,17 +51,7 @@ namespace Savepoint
         /// <summary>Every record with saves the server has not acknowledged.</summary>
         public List<UnsyncedChange> Unsynced()
         {
-            lock (c.Store.Gate)
-            {
-                return c.Store.All().Where(r => r.IsPending).Select(r =>
-                {
-                    var newest = r.Snapshots.LastOrDefault();
-                    var data = newest != null && newest.Seq > r.SyncedSeq ? newest.Data : r.Inflight?.Data;
-                    var slotInfo = newest != null && newest.Seq > r.SyncedSeq ? newest.SlotInfo : r.Inflight?.SlotInfo;
-                    var saves = Math.Max(1, r.Snapshots.Count(s => s.Seq > r.SyncedSeq));
-                    return new UnsyncedChange { Target = r.Target, Data = Json.Copy(data ?? new JObject()), SlotInfo = Json.Copy(slotInfo), Saves = saves };
-                }).ToList();
-            }
+            lock (c.Store.Gate) return Reattach.UnsyncedOf(c.Store.All());
         }
 
         /// <summary>
@@ -74,7 +64,7 @@ namespace Savepoint
         public async Task<bool> AttachTransferCodeAsync(string transferCode, Func<TransferPrompt, Task<bool>> confirm)
         {
             var envelope = await c.Api.ConsumeTransferCode(transferCode, c.Options.DeviceLabel).ConfigureAwait(false);
-            if (envelope.AccountId == c.AccountId)
+            if (Reattach.KeepsLocal("transfer", c.AccountId, envelope.AccountId, false))
             {
                 c.AdoptEnvelope(envelope.AccountId, envelope.AccountSessionToken, envelope.SyncPolicy, envelope.Account);
                 await Quietly(c.PullAsync()).ConfigureAwait(false);
@@ -82,7 +72,8 @@ namespace Savepoint
                 return true;
             }
             var incomingSession = new Session { AccountId = envelope.AccountId, Token = envelope.AccountSessionToken };
-            if (!await MayReplace(() => Task.FromResult(envelope.Account), incomingSession, confirm, true).ConfigureAwait(false)) return false;
+            if (!await MayReplace("transfer", envelope.AccountId, false, () => Task.FromResult(envelope.Account), incomingSession, confirm)
+                .ConfigureAwait(false)) return false;
             c.ResetLocal();
             c.AdoptEnvelope(envelope.AccountId, envelope.AccountSessionToken, envelope.SyncPolicy, envelope.Account);
             await c.PullAsync().ConfigureAwait(false);
@@ -108,11 +99,11 @@ namespace Savepoint
             {
                 a = await c.Api.ExchangeAuthSession(provider, token, c.Options.DeviceLabel, withSession: false).ConfigureAwait(false);
             }
-            var keeps = a.AccountId == c.AccountId || (a.IsNewAccount && c.AccountId == null);
-            if (!keeps)
+            if (!Reattach.KeepsLocal("signIn", c.AccountId, a.AccountId, a.IsNewAccount))
             {
                 var session = new Session { AccountId = a.AccountId, Token = a.AccountSessionToken };
-                if (!await MayReplace(() => c.Api.GetAccount(a.AccountId, session), session, confirm, false).ConfigureAwait(false))
+                if (!await MayReplace("signIn", a.AccountId, a.IsNewAccount, () => c.Api.GetAccount(a.AccountId, session), session, confirm)
+                    .ConfigureAwait(false))
                 {
                     var pending = new JArray(Unsynced().Select(u => u.Target));
                     throw new SavepointException("unsynced_saves", "signing in to another account would drop saves the server does not have", 0,
@@ -126,18 +117,19 @@ namespace Savepoint
         }
 
         /// <summary>
-        /// Before another account replaces this device's: pushes what it can, then asks the player with what would
-        /// still be lost (<paramref name="ask"/>: even when nothing would). No (or nobody to ask): the incoming
-        /// session is signed out again and nothing local changes.
+        /// Before another account replaces this device's: pushes what it can, then decides (Reattach.Decide): replace
+        /// when nothing would be lost on a sign-in, else asks the player with what would still be lost (a transfer always
+        /// asks). No (or nobody to ask): the incoming session is signed out again and nothing local changes.
         /// </summary>
-        async Task<bool> MayReplace(Func<Task<AccountResponse>> incoming, Session session, Func<TransferPrompt, Task<bool>> confirm, bool ask)
+        async Task<bool> MayReplace(string via, string incomingAccountId, bool isNewAccount, Func<Task<AccountResponse>> incoming, Session session,
+            Func<TransferPrompt, Task<bool>> confirm)
         {
             if (c.Status.Pending.Count > 0) await Quietly(c.FlushNowAsync()).ConfigureAwait(false);
-            var unsynced = Unsynced();
-            if (!ask && unsynced.Count == 0) return true;
+            var decision = Reattach.Decide(via, c.AccountId, incomingAccountId, isNewAccount, Unsynced());
+            if (decision.Action != "ask") return true;
             var yes = confirm != null
-                && await confirm(new TransferPrompt { Incoming = await incoming().ConfigureAwait(false), CurrentAccountId = c.AccountId, Unsynced = unsynced })
-                    .ConfigureAwait(false);
+                && await confirm(new TransferPrompt { Incoming = await incoming().ConfigureAwait(false), CurrentAccountId = c.AccountId,
+                    Unsynced = decision.Unsynced }).ConfigureAwait(false);
             if (!yes) await Quietly(c.Api.SignOutCurrent(session.AccountId, session)).ConfigureAwait(false);
             return yes;
         }

@@ -20,25 +20,19 @@ namespace Savepoint
             {
                 atCall = Store.All().Where(r => r.IsPending).Select(r => (r.Target, r.NewestSeq)).ToList();
                 var now = d.Clock.Now();
-                if (force)
+                var decision = Decide(force ? "force" : "sync", now);
+                if (decision.Action == "refuse")
                 {
-                    var decision = PolicyDecisions.ForceDecision(now, lastForcedAt, d.Policy().ForceSyncCooldownSeconds, d.OnCooldown);
-                    if (decision.Action == "refuse")
-                    {
-                        var wait = (decision.RetryAt - now) / 1000.0;
-                        var error = new SavepointException("sync_cooldown", "a forced sync is allowed again in " + wait + " s (forceSyncCooldownSeconds)", 0,
-                            new JObject { ["retryAt"] = decision.RetryAt }, wait);
-                        return SyncResult.Summarize(atCall.ToDictionary(t => t.Target, t => new TargetResult { Status = SyncOutcome.Refused,
-                            Error = error, RetryAt = decision.RetryAt }));
-                    }
-                    if (decision.Action == "defer") return Held(atCall, decision.RetryAt);
-                    lastForcedAt = now;
+                    var retryAt = decision.RetryAt.Value;
+                    var wait = (retryAt - now) / 1000.0;
+                    var error = new SavepointException("sync_cooldown", "a forced sync is allowed again in " + wait + " s (forceSyncCooldownSeconds)", 0,
+                        new JObject { ["retryAt"] = retryAt }, wait);
+                    return SyncResult.Summarize(atCall.ToDictionary(t => t.Target, t => new TargetResult { Status = SyncOutcome.Refused,
+                        Error = error, RetryAt = retryAt }));
                 }
-                else
-                {
-                    var due = DueAt();
-                    if (due > now) return Held(atCall, due);
-                }
+                // A plain SyncAsync inside the interval, or a forced one inside the cooldown: deferred until it ends.
+                if (decision.Action == "defer") return Held(atCall, decision.Until.Value);
+                if (force) lastForcedAt = now;
             }
             await Flush().ConfigureAwait(false);
             return Outcome(atCall, null);
@@ -56,32 +50,34 @@ namespace Savepoint
             {
                 var at = retryAt ?? timerAt;
                 long? when = at == long.MaxValue ? (long?)null : at;
+                var engine = new EngineState { Stopped = stopped, HasSession = d.HasSession(), Offline = state == SyncState.Offline, LastError = lastError,
+                    RetryAt = when };
                 var targets = new Dictionary<string, TargetResult>();
                 foreach (var t in atCall)
                 {
                     var r = Store.Get(t.Target);
-                    var acknowledged = r != null && r.SyncedSeq >= t.Seq && !(r.Inflight != null && r.Inflight.Seq <= t.Seq);
-                    SavepointException refused = null;
-                    if (r != null && blocked.TryGetValue(t.Target, out var b) && b.Seq == r.NewestSeq) refused = b.Error;
-                    TargetResult result;
-                    if (acknowledged && r.Base != null) result = new TargetResult { Status = SyncOutcome.Synced, Version = r.Base.Version };
-                    else if (refused != null) result = new TargetResult { Status = refused.Code == "conflict" ? SyncOutcome.Conflict
-                        : SyncOutcome.Refused, Error = refused };
-                    else if (stopped) result = new TargetResult { Status = SyncOutcome.Refused, Error = lastError ?? NoSession() };
-                    else if (!d.HasSession()) result = new TargetResult { Status = SyncOutcome.Refused, Error = NoSession() };
-                    else if (state == SyncState.Offline)
-                        result = new TargetResult { Status = SyncOutcome.Offline, Error = lastError ?? new SavepointException("network_error",
-                            "offline", 0), RetryAt = when };
-                    else result = new TargetResult { Status = SyncOutcome.Deferred, RetryAt = when };
-                    targets[t.Target] = result;
+                    var target = new TargetState { SeqAtCall = t.Seq, SyncedSeq = r?.SyncedSeq ?? 0, InflightSeq = r?.Inflight?.Seq,
+                        Version = r?.Base?.Version };
+                    if (r != null && blocked.TryGetValue(t.Target, out var b) && b.Seq == r.NewestSeq) target.Refused = b.Error;
+                    targets[t.Target] = SyncResult.Of(target, engine);
                 }
                 return SyncResult.Summarize(targets);
             }
         }
 
-        static SavepointException NoSession()
+        /// <summary>The policy decision (PolicyDecide, the shared vectors' rules) on the engine's own state.</summary>
+        public PolicyDecision Decide(string ev, long now)
         {
-            return new SavepointException("unauthorized", "this device has no account: create one, sign in or attach a transfer code", 0);
+            lock (gate)
+            {
+                var s = new PolicyState
+                {
+                    LastRemoteSyncAt = lastRemoteSyncAt == long.MinValue ? (long?)null : lastRemoteSyncAt,
+                    LastForcedAt = lastForcedAt == long.MinValue ? (long?)null : lastForcedAt, Pending = Pending(), HasSession = d.HasSession(),
+                    Stopped = stopped, Failures = System.Math.Max(1, failures),
+                };
+                return PolicyDecide.Decide(d.Policy(), s, ev, now, d.OnCooldown, d.RetryBaseMs, d.RetryMaxMs, d.Random);
+            }
         }
     }
 }

@@ -20,13 +20,13 @@ namespace Savepoint
         /// <summary>The app goes to the background: the last saves leave now, if the policy says so.</summary>
         public Task Background()
         {
-            return d.Policy().SyncOnAppBackground ? Flush() : Task.CompletedTask;
+            return Decide("background", d.Clock.Now()).Action == "push" ? Flush() : Task.CompletedTask;
         }
 
         /// <summary>The network is back.</summary>
         public Task Reconnected()
         {
-            return d.Policy().SyncOnReconnect ? Flush() : Task.CompletedTask;
+            return Decide("reconnected", d.Clock.Now()).Action == "push" ? Flush() : Task.CompletedTask;
         }
 
         public void Disconnected()

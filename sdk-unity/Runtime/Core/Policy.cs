@@ -44,6 +44,10 @@ namespace Savepoint
         readonly Action<long> persist;
         long offset;
         long persisted;
+        /// <summary>How far the offset may be from the truth: half its round trip plus the Date's half second (MaxValue: a guess).</summary>
+        long uncertainty = long.MaxValue;
+        /// <summary>A new answer this much less certain than the kept one still replaces it: the offset follows a drifting clock.</summary>
+        const long SharperByMs = 250;
 
         public ServerClock(IClock clock, Action<long> persist)
         {
@@ -80,7 +84,14 @@ namespace Savepoint
         {
             var o = OffsetFromDate(date, sentAt, receivedAt);
             if (o == null) return;
+            // A slow answer (a loaded machine, a congested network) knows the server's time less well: it does not
+            // replace a sharper offset it agrees with. One that disagrees beyond both error bars means the device
+            // clock was changed: it is taken at once.
+            var mine = (receivedAt - sentAt) / 2 + 500;
+            var agrees = uncertainty != long.MaxValue && Math.Abs(o.Value - offset) <= mine + uncertainty;
+            if (agrees && mine > uncertainty + SharperByMs) return;
             offset = o.Value;
+            uncertainty = mine;
             // A change smaller than the Date header's grain is not a new clock: not worth a storage write.
             if (Math.Abs(offset - persisted) < 2000) return;
             persisted = offset;

@@ -17,7 +17,7 @@ namespace Savepoint
         public double RetryAfterSeconds;
     }
 
-    /// <summary>push (Keepalive: the app may be closing), defer (Until), refuse (RetryAt), pull or nothing.</summary>
+    /// <summary>push (Keepalive: the app may be closing), defer (Until), refuse (RetryAt), refresh (read the policy), pull (then push) or nothing.</summary>
     public sealed class PolicyDecision
     {
         public string Action;
@@ -29,7 +29,7 @@ namespace Savepoint
     public static partial class PolicyDecide
     {
         /// <summary>
-        /// What the engine does on each trigger (saved, force, background, foreground, reconnected, failed), as a
+        /// What the engine does on each trigger (saved, sync, force, background, foreground, policyRead, reconnected, failed), as a
         /// pure function: the TypeScript SDK's policy decision, checked by both against sdk-vectors/policy.json.
         /// </summary>
         public static PolicyDecision Decide(SyncPolicy p, PolicyState s, string ev, long now, string onCooldown, long retryBaseMs, long retryMaxMs,
@@ -42,6 +42,10 @@ namespace Savepoint
                     if (s.Stopped || !s.HasSession || !s.Pending) return new PolicyDecision { Action = "nothing" };
                     var due = PolicyDecisions.PushDueAt(now, s.LastRemoteSyncAt ?? long.MinValue, p.MinRemoteSyncIntervalSeconds);
                     return due <= now ? new PolicyDecision { Action = "push" } : new PolicyDecision { Action = "defer", Until = due };
+                case "sync":
+                    // A plain SyncAsync keeps the interval too; its answer says the changes are deferred, and until when.
+                    var next = PolicyDecisions.PushDueAt(now, s.LastRemoteSyncAt ?? long.MinValue, p.MinRemoteSyncIntervalSeconds);
+                    return next <= now ? new PolicyDecision { Action = "push" } : new PolicyDecision { Action = "defer", Until = next };
                 case "force":
                     var f = PolicyDecisions.ForceDecision(now, s.LastForcedAt ?? long.MinValue, p.ForceSyncCooldownSeconds, onCooldown);
                     if (f.Action == "push") return new PolicyDecision { Action = "push" };
@@ -50,7 +54,10 @@ namespace Savepoint
                 case "background":
                     return p.SyncOnAppBackground ? new PolicyDecision { Action = "push", Keepalive = true } : new PolicyDecision { Action = "nothing" };
                 case "foreground":
-                    // Refresh the policy, pull, then push what is pending.
+                    // The policy is read whatever the cached flags say: a flag turned off must be able to come back on.
+                    return new PolicyDecision { Action = "refresh" };
+                case "policyRead":
+                    // Asked with the policy just read (the cached one when the read failed): the flag governs pull and push.
                     return p.SyncOnAppForeground ? new PolicyDecision { Action = "pull" } : new PolicyDecision { Action = "nothing" };
                 case "reconnected":
                     return p.SyncOnReconnect ? new PolicyDecision { Action = "push" } : new PolicyDecision { Action = "nothing" };

@@ -28,12 +28,15 @@ namespace Savepoint
             return engine.Background();
         }
 
-        /// <summary>The app comes back: reads the policy whatever it said, then pulls and pushes if it allows.</summary>
+        /// <summary>
+        /// The app comes back: reads the policy whatever the cached flags say (a flag turned off must be able to come
+        /// back on), then pulls and pushes if the policy it now holds (the cached one when the read failed) allows.
+        /// </summary>
         public async Task ForegroundAsync()
         {
             Start();
-            await RefreshConfig().ConfigureAwait(false);
-            if (!Config.Policy.SyncOnAppForeground) return;
+            if (engine.Decide("foreground", Clock.Now()).Action == "refresh") await RefreshConfig().ConfigureAwait(false);
+            if (engine.Decide("policyRead", Clock.Now()).Action != "pull") return;
             try
             {
                 await PullAsync().ConfigureAwait(false);

@@ -76,5 +76,27 @@ namespace Savepoint.Tests
             Assert.IsNull(ServerClock.OffsetFromDate(null, 1000, 1200));
             Assert.IsNull(ServerClock.OffsetFromDate("soon", 1000, 1200));
         }
+
+        /// <summary>Which answer's Date the clock keeps: the TypeScript SDK's rule (sdk-vectors/README.md, server-clock.json).</summary>
+        [Test]
+        public void ASlowAnswerThatAgreesKeepsTheSharperOffsetOneThatDisagreesIsTaken()
+        {
+            const string date = "Thu, 26 Nov 2026 20:00:00 GMT";
+            var server = System.DateTimeOffset.Parse("2026-11-26T20:00:00Z").ToUnixTimeMilliseconds();
+            var slow = new ServerClock(new ManualClock(0), _ => { });
+            slow.Observe(date, server - 50, server + 50); // 100 ms round trip: offset 500 +- 550
+            slow.Observe(date, server - 3000, server + 1000); // 4 s round trip (a loaded machine): offset 1500 +- 2500
+            Assert.AreEqual(500, slow.OffsetMs, "a slow answer that agrees does not replace a sharper one");
+
+            var changed = new ServerClock(new ManualClock(0), _ => { });
+            changed.Observe(date, server - 50, server + 50);
+            changed.Observe(date, server - 3600000 - 1000, server - 3600000 + 1000); // the device went back an hour, slow answer
+            Assert.AreEqual(3600500, changed.OffsetMs, "one that disagrees beyond both uncertainties: the device clock was changed");
+
+            var restored = new ServerClock(new ManualClock(0), _ => { });
+            restored.Restore(10000);
+            restored.Observe(date, server - 3000, server + 1000);
+            Assert.AreEqual(1500, restored.OffsetMs, "an offset from storage gives way to the first answer");
+        }
     }
 }

@@ -113,6 +113,25 @@ namespace Savepoint.Tests
         }
 
         [Test]
+        public async Task ForegroundReadsThePolicyWhateverTheCachedFlagSays()
+        {
+            var (key, pid) = await TestServer.Tenant(P("{\"minRemoteSyncIntervalSeconds\":3600,\"syncOnAppForeground\":false}"));
+            var c = TestServer.Client(key, clock: new ManualClock());
+            await c.EnsureAccountAsync();
+            c.Save("main", new JObject { ["n"] = 1 });
+            await c.SyncAsync(true);
+            Assert.IsFalse(c.Config.Policy.SyncOnAppForeground);
+            await TestServer.Api(key, TestServer.SessionOf(c)).SyncSlot("main", 1, new JObject { ["n"] = 7 });
+            await c.ForegroundAsync();
+            Assert.AreEqual(1, (int)c.Load("main")["n"], "flag off: no pull");
+
+            await TestServer.Admin("PUT", "/admin/v1/projects/" + pid + "/sync-policy", P("{\"syncOnAppForeground\":true,\"minRemoteSyncIntervalSeconds\":5}"));
+            await c.ForegroundAsync();
+            Assert.AreEqual(5, c.Config.Policy.MinRemoteSyncIntervalSeconds, "the cached flag off did not keep the policy from being read");
+            Assert.AreEqual(7, (int)c.Load("main")["n"], "the flag back on: the same foreground pulls");
+        }
+
+        [Test]
         public async Task SyncOnReconnectRetriesAFailedSyncWithBackoff()
         {
             foreach (var on in new[] { true, false })

@@ -56,7 +56,8 @@ namespace Savepoint.Tests
             var kinds = new Dictionary<string, string>
             {
                 ["merge.json"] = "merge", ["policy.json"] = "policy", ["errors.json"] = "errors", ["idempotency.json"] = "idempotency",
-                    ["json-refusal.json"] = "json-refusal",
+                    ["json-refusal.json"] = "json-refusal", ["sync-result.json"] = "sync-result", ["server-clock.json"] = "server-clock",
+                    ["reattach.json"] = "reattach",
             };
             foreach (var f in Directory.GetFiles(Dir, "*.json"))
             {
