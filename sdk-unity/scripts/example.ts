@@ -16,7 +16,8 @@ import { buildIdleGame } from "./build.ts";
 const dir = mkdtempSync(join(tmpdir(), "savepoint-idle-"));
 const game = await buildIdleGame(join(dir, "bin"));
 const adminToken = crypto.randomUUID();
-const env = readEnv({ SAVEPOINT_DATA_DIR: join(dir, "server"), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" });
+// Request lines would interleave with the game's own output: only errors are logged.
+const env = readEnv({ SAVEPOINT_DATA_DIR: join(dir, "server"), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", SAVEPOINT_REQUEST_LOG: "errors" });
 const { gateway, bootstrap, stops } = await startAllInOne(env, createLogger({ service: "example" }));
 const server = gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: 0 })).server!;
 const api = `http://127.0.0.1:${server.port}`;

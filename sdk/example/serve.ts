@@ -18,7 +18,7 @@ const gamePort = Number(process.env.SAVEPOINT_EXAMPLE_PORT ?? 8788);
 const dataDir = process.env.SAVEPOINT_DATA_DIR ?? mkdtempSync(join(tmpdir(), "savepoint-example-"));
 
 await buildSdk();
-const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" });
+const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", SAVEPOINT_REQUEST_LOG: "errors" });
 const { gateway, bootstrap } = await startAllInOne(env, createLogger({ service: "example" }));
 gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: apiPort }));
 const api = `http://127.0.0.1:${apiPort}`;
