@@ -131,7 +131,9 @@ export class Tabs {
   }
 
   private post(m: Message) {
-    this.channel?.postMessage(encode(m));
+    try {
+      this.channel?.postMessage(encode(m));
+    } catch {} // a closed channel (the tab is closing): the other tabs send again to the next syncing tab
   }
 
   /** The syncing tab wrote a record: the other tabs read it again. */
