@@ -232,16 +232,16 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   }
   /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
   flushNow = async (): Promise<void> => (await this.start(), void (await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {}))));
-  /** Call when the app goes to the background (browsers: automatic). */
+  /** Call when the app goes to the background (browsers: automatic). Another tab syncing is asked to push. */
   async background(): Promise<void> {
     await this.start();
-    await this.engine.background();
+    await (this.tabs.leading ? this.engine.background() : this.engine.decide("background").action === "push" && this.flushNow());
   }
   /** The app comes back (browsers: automatic): reads the policy whatever it said, then pulls and pushes if it allows. */
   async foreground(): Promise<void> {
     await this.start();
     if (this.engine.decide("foreground").action === "refresh") await this.config.refresh().catch(() => {});
-    if (this.engine.decide("policyRead").action !== "pull" || !this.tabs.leading) return;
+    if (this.engine.decide("policyRead").action !== "pull") return;
     await this.pull().catch((e) => this.events.emit("error", { error: e as SavepointError }));
     await this.engine.flush();
   }

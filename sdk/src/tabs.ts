@@ -67,6 +67,7 @@ export class Tabs {
   private readonly waiting = new Map<string, { message: Message; resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private release: () => void = () => {};
   private closed = false;
+  private reading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly host: TabHost,
@@ -123,11 +124,16 @@ export class Tabs {
   }
 
   /** Reads again what the syncing tab wrote: records, and the session (`$session`); other values are read when used. */
-  async changed(targets: string[]): Promise<void> {
-    for (const t of targets) {
-      if (t === "$session") await this.host.readSession();
-      else if (!t.startsWith("$")) await this.host.reload(t);
-    }
+  changed(targets: string[]): Promise<void> {
+    const read = async () => {
+      for (const t of targets) {
+        if (t === "$session") await this.host.readSession();
+        else if (!t.startsWith("$")) await this.host.reload(t);
+      }
+    };
+    // In the order told, and an answer waits for the reads told before it: after sync(), status() is current.
+    // A read that fails leaves this tab's view as it was, until the next one.
+    return (this.reading = this.reading.then(read).catch(() => {}));
   }
 
   private post(m: Message) {
@@ -151,6 +157,7 @@ export class Tabs {
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);
+    await this.reading;
     if (m.error) w.reject(asError(m.error));
     else w.resolve(m.value);
   }

@@ -63,6 +63,30 @@ forEachDeployment("sdk: tabs taking turns", ({ d }) => {
     b.close();
   });
 
+  test("a tab that does not sync asks the syncing one to push when it goes to the background, and to pull when it comes back", async () => {
+    const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, syncOnAppBackground: true, syncOnAppForeground: true });
+    const map = new Map<string, string>();
+    const a = client(t.key, sharedStorage(map), "lifecycle");
+    await a.ensureAccount();
+    await a.save("main", { n: 1 });
+    await a.sync({ force: true });
+    const b = client(t.key, sharedStorage(map), "lifecycle");
+    await b.start();
+    expect(b.isSyncingTab).toBe(false);
+    await b.save("main", { n: 2 });
+    await a.settled();
+    expect((await a.api.getSlot("main")).version).toBe(1); // inside the interval
+    await b.background();
+    expect(await a.api.getSlot("main")).toMatchObject({ version: 2, data: { n: 2 } });
+    expect(b.status().pending).toEqual([]);
+
+    await a.api.syncSlot("main", { baseVersion: 2, data: { n: "another device" } });
+    await b.foreground();
+    expect([a.load("main"), b.load("main")]).toEqual([{ n: "another device" }, { n: "another device" }]);
+    a.close();
+    b.close();
+  });
+
   test("without Web Locks every client syncs on its own, as before", async () => {
     const t = await tenantWithPolicy(d);
     const locks = nav.locks;
