@@ -16,6 +16,7 @@ import { mergeRules, type Resolution } from "./merge.ts";
 import { ServerClock } from "./server-clock.ts";
 import { memoryStorage } from "./storage/adapter.ts";
 import type { SyncResult } from "./sync-result.ts";
+import { Tabs } from "./tabs.ts";
 import type { AnySlots, JsonFields, SlotId, SlotTypes } from "./typed-slots.ts";
 
 export type { ClientOptions, Session } from "./client-options.ts";
@@ -44,6 +45,17 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   private configRefresh: Promise<void> | undefined;
   private loaded = false;
   private stopPolling: () => void = () => {};
+  private readonly tabs: Tabs = new Tabs({
+    save: (a, id) => this.saveTarget(a.target, a.data, a.slotInfo, id),
+    account: (body) => this.ensureAccount(body),
+    sync: (force) => this.engine.sync(force),
+    flush: () => this.engine.flush(),
+    pull: () => this.pull(),
+    lead: async () => (await this.store.load(), await this.tabs.changed(["$session"]), () => this.engine.resume()),
+    reload: async (target) => (await this.store.reload(target), this.events.emit("status", this.status())),
+    readSession: async () => void (this.session = await this.store.getValue<Session>("session")),
+    settled: () => this.engine.settled(),
+  }, this.events);
 
   constructor(readonly options: ClientOptions) {
     this.clock = options.clock ?? systemClock;
@@ -68,13 +80,15 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
       retryBaseMs: options.reconnectBackoff?.baseMs ?? 1000,
       retryMaxMs: options.reconnectBackoff?.maxMs ?? 60_000,
       random: options.retry?.random ?? Math.random,
-      hasSession: () => this.session !== undefined,
+      hasSession: () => this.session !== undefined && this.tabs.leading,
     });
   }
 
   /** Loads the device's saves and session, refreshes the policy, and pushes what is pending. Safe to call twice. */
   start(): Promise<void> {
     return (this.started ??= (async () => {
+      await this.tabs.join(this.store.storage.shared, this.store.namespace);
+      this.store.onWrite = (target) => this.tabs.written(target);
       await this.store.load();
       await this.config.load();
       this.session = await this.store.getValue<Session>("session");
@@ -95,6 +109,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
       );
       this.engine.schedule();
       this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () => this.config.refresh());
+      this.tabs.serve();
     })());
   }
 
@@ -114,6 +129,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async ensureAccount(body: CreateAccountRequest = {}): Promise<string> {
     await this.ready();
     if (this.session) return this.session.accountId;
+    if (!this.tabs.leading) return (await this.tabs.call("account", body), await this.tabs.changed(["$session"]), this.session!.accountId);
     const label = this.options.deviceLabel;
     const created = await this.api.createAccount({ ...(label ? { deviceLabel: label } : {}), ...body });
     await this.adoptEnvelope(created);
@@ -148,18 +164,27 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async saveAccountData(data: A): Promise<Snapshot<A>> {
     return this.saveTarget(accountTarget, data as JsonObject, undefined) as Promise<Snapshot<never>>;
   }
-  private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined): Promise<Snapshot> {
+  private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined, tab?: string): Promise<Snapshot> {
     // Refused before anything is written: the ring, the storage and the server keep the last good save.
     assertJson(target === accountTarget ? "accountData" : "data", data, { object: true });
     if (slotInfo !== undefined) assertJson("slotInfo", slotInfo, { object: true });
     await this.start();
+    // Another tab syncs: it writes the save durably and answers; this tab reads it back (README, Several tabs).
+    if (!this.tabs.leading) return this.tabs.handOver({ target, data, slotInfo });
     const r = this.store.getOrCreate(target);
+    const done = tab === undefined ? undefined : r.snapshots.find((x) => x.tab === tab);
+    if (done) return done;
     // On the server's clock: the `latest` rule sets it against the server's updatedAt.
     const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.serverClock.now(), this.config.policy.maxQueuedLocalSnapshots);
+    if (tab !== undefined) s.tab = tab;
     await this.store.put(r);
     this.events.emit("saved", { target, seq: s.seq });
     this.engine.saved();
     return s;
+  }
+  /** True where this tab pushes: it holds the Web Lock, or there are none (README, Several tabs). */
+  get isSyncingTab(): boolean {
+    return this.tabs.leading;
   }
 
   /** Before `start()` has loaded the saves, "no save" is a guess a fresh save would overwrite progress on: refused. */
@@ -202,14 +227,15 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   /** Pushes if the interval (`force`: the cooldown) allows; answers what became of each pending change (README, Sync results). */
   async sync(options: { force?: boolean } = {}): Promise<SyncResult> {
     await this.start();
+    if (!this.tabs.leading) return this.tabs.call("sync", { force: options.force === true }) as Promise<SyncResult>;
     return this.engine.sync(options.force === true);
   }
   /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
-  flushNow = async (): Promise<void> => (await this.start(), await this.engine.flush());
-  /** Call when the app goes to the background (browsers: automatic). */
+  flushNow = async (): Promise<void> => (await this.start(), void (await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {}))));
+  /** Call when the app goes to the background (browsers: automatic). Another tab syncing is asked to push. */
   async background(): Promise<void> {
     await this.start();
-    await this.engine.background();
+    await (this.tabs.leading ? this.engine.background() : this.engine.decide("background").action === "push" && this.flushNow());
   }
   /** The app comes back (browsers: automatic): reads the policy whatever it said, then pulls and pushes if it allows. */
   async foreground(): Promise<void> {
@@ -227,6 +253,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
   async pull(): Promise<void> {
     await this.start();
+    if (!this.tabs.leading) return void (await this.tabs.call("pull", {}));
     if (this.session) await pullAll({ api: this.api, store: this.store, events: this.events, serverNow: () => this.serverClock.now() });
   }
 
@@ -259,6 +286,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     this.detach();
     this.stopPolling();
     this.engine.dispose();
+    void this.tabs.close();
   }
 }
 

@@ -8,6 +8,8 @@ export interface Snapshot<T = JsonObject> {
   slotInfo?: JsonObject;
   /** When it was saved, in ms on the server's clock as the device estimates it (README, Conflicts). */
   savedAt: number;
+  /** The id of the request another tab handed this save over with: a request sent again is not saved twice. */
+  tab?: string;
 }
 
 /** The write being sent: kept with its Idempotency-Key so a retry after a crash is the same request. */
@@ -78,31 +80,41 @@ export class LocalStore {
   private key = (name: string) => `${this.namespace}:${name}`;
   private snapKey = (target: string, seq: number) => `snap:${target}:${seq}`;
 
+  /** Called once a record (or a value, as `$name`) is durable: the syncing tab tells the others (README, Several tabs). */
+  onWrite: (target: string) => void = () => {};
+
   async load(): Promise<void> {
-    for (const k of await this.storage.keys(this.key("record:"))) {
-      const text = await this.storage.get(k);
-      if (!text) continue;
-      const stored = JSON.parse(text) as StoredRecord;
-      const snapshots: Snapshot[] = [];
-      for (const s of stored.snapshots) {
-        const data = s.data ?? (JSON.parse((await this.storage.get(this.key(this.snapKey(stored.target, s.seq)))) ?? "null") as JsonObject | null);
-        if (data) snapshots.push({ ...s, data });
-      }
-      // Shared objects again, as in memory: a base or a write that is a snapshot's data refers to it.
-      const dataOf = (v: { data: JsonObject } | Ref) => ("dataSeq" in v ? snapshots.find((s) => s.seq === v.dataSeq)?.data ?? {} : v.data);
-      const { base, inflight } = stored;
-      const record: LocalRecord = {
-        target: stored.target,
-        syncedSeq: stored.syncedSeq,
-        nextSeq: stored.nextSeq,
-        snapshots,
-        base: base ? { ...withoutRef(base), data: dataOf(base) } : null,
-        ...(inflight ? { inflight: { ...withoutRef(inflight), data: dataOf(inflight) } } : {}),
-        ...(stored.queuedKeys ? { queuedKeys: stored.queuedKeys } : {}),
-      };
-      this.records.set(record.target, record);
-      this.written.set(record.target, new Set(stored.snapshots.filter((s) => !s.data).map((s) => s.seq)));
+    for (const k of await this.storage.keys(this.key("record:"))) await this.loadRecord(k);
+  }
+  /** Reads one record again, as another tab wrote it. */
+  async reload(target: string): Promise<void> {
+    if (!(await this.loadRecord(this.key(`record:${target}`)))) this.records.delete(target);
+  }
+
+  private async loadRecord(k: string): Promise<boolean> {
+    const text = await this.storage.get(k);
+    if (!text) return false;
+    const stored = JSON.parse(text) as StoredRecord;
+    const snapshots: Snapshot[] = [];
+    for (const s of stored.snapshots) {
+      const data = s.data ?? (JSON.parse((await this.storage.get(this.key(this.snapKey(stored.target, s.seq)))) ?? "null") as JsonObject | null);
+      if (data) snapshots.push({ ...s, data });
     }
+    // Shared objects again, as in memory: a base or a write that is a snapshot's data refers to it.
+    const dataOf = (v: { data: JsonObject } | Ref) => ("dataSeq" in v ? snapshots.find((s) => s.seq === v.dataSeq)?.data ?? {} : v.data);
+    const { base, inflight } = stored;
+    const record: LocalRecord = {
+      target: stored.target,
+      syncedSeq: stored.syncedSeq,
+      nextSeq: stored.nextSeq,
+      snapshots,
+      base: base ? { ...withoutRef(base), data: dataOf(base) } : null,
+      ...(inflight ? { inflight: { ...withoutRef(inflight), data: dataOf(inflight) } } : {}),
+      ...(stored.queuedKeys ? { queuedKeys: stored.queuedKeys } : {}),
+    };
+    this.records.set(record.target, record);
+    this.written.set(record.target, new Set(stored.snapshots.filter((s) => !s.data).map((s) => s.seq)));
+    return true;
   }
 
   get(target: string): LocalRecord | undefined {
@@ -148,6 +160,7 @@ export class LocalStore {
         await this.storage.remove(this.key(this.snapKey(record.target, seq)));
         written.delete(seq);
       }
+      this.onWrite(record.target);
     });
   }
 
@@ -170,7 +183,8 @@ export class LocalStore {
     return text ? (JSON.parse(text) as T) : undefined;
   }
   setValue(name: string, value: unknown): Promise<void> {
-    return this.chain(name, () => (value === undefined ? this.storage.remove(this.key(name)) : this.storage.set(this.key(name), JSON.stringify(value))));
+    const write = () => (value === undefined ? this.storage.remove(this.key(name)) : this.storage.set(this.key(name), JSON.stringify(value)));
+    return this.chain(name, async () => (await write(), this.onWrite(`$${name}`)));
   }
 
   private chain(name: string, run: () => Promise<void>): Promise<void> {

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import type { Status, TransferPrompt } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
-import { type Server, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 // Moving devices and signing in (README, API); the cloud icon's states (README, API).
-describe("sdk: device helpers and status", () => {
+forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("a transfer replaces the local account only after the player confirms", async () => {
     const t = await tenantWithPolicy(d);
     const old = testClient(d, t.key);

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { SavepointClient, SavepointError, manualClock, memoryStorage } from "../../sdk/src/index.ts";
 import { call } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, tenantWithPolicy } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, tenantWithPolicy } from "./helpers.ts";
 
 // What JSON cannot carry exactly is refused before anything is written or sent (sdk/README.md, What JSON can carry).
-let d: Server;
-beforeAll(async () => {
-  d = await startEmbedded();
-});
-afterAll(() => d.stop());
+let d: AnyServer;
 
 class Coin {
   count = 1;
@@ -61,7 +57,8 @@ function client(key: string, storage = memoryStorage(), fetchCount = { n: 0 }) {
   return new SavepointClient({ baseUrl: d.base, runtimeKey: key, ...options });
 }
 
-describe("sdk: data JSON cannot carry exactly is refused with a typed error, and the queue is unharmed", () => {
+forEachDeployment("sdk: data JSON cannot carry exactly is refused with a typed error, and the queue is unharmed", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("save data, slotInfo and account data: each bad value is refused, naming its path; load, snapshots, storage and server keep the good save", async () => {
     const t = await tenantWithPolicy(d);
     const storage = memoryStorage();

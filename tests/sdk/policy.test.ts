@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { SavepointApi, systemClock } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 /** Counts what the SDK asks the server, by method and path, and whether it asked with keepalive. */
 function counted(inner: (url: string, init: RequestInit) => Promise<Response> = fetch) {
@@ -40,7 +38,8 @@ async function setup(policy: Record<string, unknown>, options: Parameters<typeof
 }
 
 // Each sync-policy flag honoured (README, Policy flags), with a clock the test moves.
-describe("sdk: the server's sync policy", () => {
+forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("the policy comes from route 2 and is cached with its ETag", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });
     expect(s.client.config.policy).toMatchObject({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });

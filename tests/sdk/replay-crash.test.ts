@@ -1,20 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { fileStorage } from "../../sdk/src/file.ts";
 import type { FetchFn } from "../../sdk/src/index.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { type Server, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 const queued = 20;
 const lostAt = 9;
 
 // A replay stores the keys of all its queued saves in one write (README, Retries): a process that dies
 // mid-replay, with the answer of its last write lost, replays on the next start without a second copy.
-describe("sdk: a replay cut short", () => {
+forEachDeployment("sdk: a replay cut short", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test(`${queued} queued saves, the process gone after the ${lostAt}th write's answer was lost: each save is one version, in order`, async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1, maxQueuedLocalSnapshots: 50 });
     const dir = tempDir("sdk-replay-crash");

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { type Socket, createServer } from "node:net";
 import { SavepointError, mergeRules, systemClock } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 type Mode = { kind: "drop-answer" } | { kind: "answer"; status: number; headers?: string; times: number };
 
@@ -62,7 +60,8 @@ const keyOf = (head: string) => /\r\nidempotency-key: ([^\r]+)/i.exec(head)?.[1]
 const upstreamPort = () => Number(new URL(d.base).port);
 
 // Retries never double-write (README, Retries).
-describe("sdk: retries", () => {
+forEachDeployment("sdk: retries", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("a connection cut after the request is sent and before the answer: the retry adds exactly one version", async () => {
     const t = await tenantWithPolicy(d);
     const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts\/[^/]+\/slots\/main\/sync /, { kind: "drop-answer" });

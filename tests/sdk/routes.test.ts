@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { SavepointApi, SavepointError, systemClock } from "../../sdk/src/index.ts";
 import { admin, newTenant } from "../helpers/api.ts";
-import { startEmbedded, stripeTestSecret } from "../helpers/deployments.ts";
+import { stripeTestSecret } from "../helpers/deployments.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { event, sign } from "../helpers/stripe-events.ts";
-import type { Server } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import type { AnyServer } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 /** A raw API client holding one device's session, as the SDK's client does. */
 function device(key: string) {
@@ -19,8 +18,9 @@ function device(key: string) {
 
 const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as SavepointError);
 
-// Every runtime route through the SDK against the real embedded server (sdk/README.md).
-describe("sdk: every runtime route", () => {
+// Every runtime route through the SDK against both real deployments (sdk/README.md).
+forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("routes 1-3, 6, 8, 11-16: health, config, accounts, account data and slots; conflicts are values, errors typed", async () => {
     const t = await newTenant(d);
     expect(await device(t.key).api.health()).toEqual({ ok: true });

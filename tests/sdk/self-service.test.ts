@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { type ClientOptions, type ConflictEvent, type Events, type SavepointClient, SavepointError, type Session } from "../../sdk/src/index.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as SavepointError);
 const policy = { minRemoteSyncIntervalSeconds: 1, forceSyncCooldownSeconds: 1 };
@@ -31,8 +29,9 @@ async function secondDevice(key: string, from: SavepointClient, o: Partial<Clien
   return other;
 }
 
-// The player's own routes through the SDK (README, Player self-service), against the real embedded server.
-describe("sdk: player self-service", () => {
+// The player's own routes through the SDK (README, Player self-service), against both real deployments.
+forEachDeployment("sdk: player self-service", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("restore points of a slot: listed, read, restored; the other device's next sync gets the 409 and keeps the restored content", async () => {
     const t = await tenantWithPolicy(d, policy);
     const phone = await device(t.key);

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { SavepointError, createClient, memoryStorage, openClient } from "../../sdk/src/index.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, tenantWithPolicy } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, tenantWithPolicy } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 const options = (key: string, storage = memoryStorage()) => ({ baseUrl: d.base, runtimeKey: key, storage, browserLifecycle: false, retry: { attempts: 1 } });
 
 // The quick start's first lines (sdk/README.md): a game cannot read "no save" before the device's saves are loaded.
-describe("sdk: starting a client", () => {
+forEachDeployment("sdk: starting a client", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("load() before the store is loaded refuses with not_ready instead of answering undefined; openClient() answers a loaded client", async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600 });
     const storage = memoryStorage();

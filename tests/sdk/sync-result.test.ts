@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import type { SyncResult } from "../../sdk/src/index.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 async function device(policy: Record<string, unknown>, o: Parameters<typeof testClient>[2] = {}) {
   const t = await tenantWithPolicy(d, policy);
@@ -17,7 +15,8 @@ async function device(policy: Record<string, unknown>, o: Parameters<typeof test
 }
 
 // What sync() answers is what happened to the changes pending when it was called (sdk/README.md, Sync results).
-describe("sdk: sync() tells what happened", () => {
+forEachDeployment("sdk: sync() tells what happened", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   test("the server down: a forced sync answers offline with the error, not synced", async () => {
     const s = await device({ minRemoteSyncIntervalSeconds: 3600 });
     await s.client.save("main", { coins: 1 });

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { type ConflictEvent, type JsonObject, type Resolution, SavepointApi, mergeRules, systemClock } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
-import { startEmbedded } from "../helpers/deployments.ts";
-import { type Server, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
 
-let d: Server;
-beforeAll(async () => void (d = await startEmbedded()));
-afterAll(() => d.stop());
+let d: AnyServer;
 
 /** The server's view of an account, read with the raw API and the given session. */
 const serverView = (key: string, accountId: string, token: string) =>
@@ -25,7 +23,8 @@ function observed(inner: (url: string, init: RequestInit) => Promise<Response>) 
   return { writes, fetch: fetchFn };
 }
 
-describe("sdk: offline, then online", () => {
+forEachDeployment("sdk: offline, then online", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   for (const replay of ["latest", "all"] as const) {
     test(`saves made offline are all on the server afterwards, in order, versions counted (replay ${replay})`, async () => {
       const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 30 });
@@ -112,7 +111,8 @@ async function race(initial: JsonObject, fromA: JsonObject, fromB: JsonObject, r
   return { ...s, server };
 }
 
-describe("sdk: two devices racing on one slot", () => {
+forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
+  beforeAll(() => void (d = deployed));
   const base = { coins: 100, highScore: 300, unlocks: ["sword"], settings: { music: true }, name: "Ada" };
   const fromA = { coins: 150, highScore: 500, unlocks: ["sword", "shield"], settings: { music: false }, name: "Ada" };
   const fromB = { coins: 80, highScore: 700, unlocks: ["sword", "bow"], settings: { music: true, sfx: false }, name: "Ada B" };

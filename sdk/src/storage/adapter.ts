@@ -8,6 +8,11 @@ export interface StorageAdapter {
   remove(key: string): Promise<void>;
   /** Keys starting with `prefix`. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * Set when other tabs of the origin see the same storage (IndexedDB, localStorage): their clients then
+   * take turns syncing under one Web Lock named after it (README, Several tabs).
+   */
+  readonly shared?: string;
 }
 
 /** React Native's AsyncStorage, localForage, a game engine's key-value store: anything with these. */
@@ -48,6 +53,7 @@ interface WebStorage {
 /** The browser's `localStorage` (synchronous, so durable when `setItem` returns), or any Web Storage. */
 export function localStorageAdapter(storage: WebStorage = (globalThis as unknown as { localStorage: WebStorage }).localStorage): StorageAdapter {
   return {
+    shared: "localStorage",
     get: async (key) => storage.getItem(key),
     set: async (key, value) => storage.setItem(key, value),
     remove: async (key) => storage.removeItem(key),

@@ -51,6 +51,7 @@ export function indexedDbStorage(name = "savepoint", factory: Factory = (globalT
   };
   const read = async <T>(run: (s: Store) => Req<T>) => done(run((await open()).transaction(storeName, "readonly").objectStore(storeName)));
   return {
+    shared: `indexedDB:${name}`,
     get: async (key) => ((await read((s) => s.get(key))) as string | undefined) ?? null,
     set: (key, value) => write((s) => s.put(value, key)),
     remove: (key) => write((s) => s.delete(key)),
