@@ -26,7 +26,7 @@ describe("OpenAPI document: operations and errors", () => {
     const ready = doc.paths["/readyz"]?.get;
     expect(ready?.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ReadinessResponse" });
     expect(ready?.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ReadinessResponse" });
-    expect(Object.keys(doc.components.schemas.ReadinessResponse.properties).sort()).toEqual(["bus", "degraded", "draining", "ready", "services"]);
+    expect(Object.keys(doc.components.schemas.ReadinessResponse.properties).sort()).toEqual(["backup", "bus", "degraded", "draining", "ready", "services"]);
     const metrics = doc.paths["/metrics"]?.get;
     expect(Object.keys(metrics?.responses["200"].content ?? {})).toEqual(["text/plain; version=0.0.4"]);
     // What the document says /readyz answers is what it answers.
