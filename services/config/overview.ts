@@ -22,7 +22,14 @@ export function quantileMs(latency: readonly number[], q: number): number | null
   return latencyBoundsMs[latencyBoundsMs.length - 1]!;
 }
 
-const empty = (): TrafficCounts => ({ requests: 0, syncs: 0, conflicts: 0, clientErrors: 0, serverErrors: 0, latency: new Array(latencyBoundsMs.length + 1).fill(0) });
+const empty = (): TrafficCounts => ({
+  requests: 0,
+  syncs: 0,
+  conflicts: 0,
+  clientErrors: 0,
+  serverErrors: 0,
+  latency: new Array(latencyBoundsMs.length + 1).fill(0),
+});
 const view = ({ latency, ...counts }: TrafficCounts) => ({ ...counts, p50Ms: quantileMs(latency, 0.5), p99Ms: quantileMs(latency, 0.99) });
 function add(into: TrafficCounts, c: TrafficCounts): void {
   for (const k of ["requests", "syncs", "conflicts", "clientErrors", "serverErrors"] as const) into[k] += c[k];

@@ -81,8 +81,9 @@ test("the overview page shows a known workload, the largest accounts in order wi
   const accounts = [];
   for (const [i, size] of sizes.entries()) accounts.push(await newAccount(d, t.key, { playerRef: `player-${i + 1}`, accountData: { blob: "x".repeat(size) } }));
   const [a] = accounts;
-  for (let i = 1; i <= 5; i++) expect((await a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: i, accountData: { n: i } } })).status).toBe(200);
-  for (let i = 0; i < 2; i++) expect((await a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { stale: i } } })).status).toBe(409);
+  const sync = (baseVersion: number, accountData: object) => a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountData } });
+  for (let i = 1; i <= 5; i++) expect((await sync(i, { n: i })).status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await sync(1, { stale: i })).status).toBe(409);
   for (let i = 0; i < 3; i++) expect((await a!.call("GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
   const requests = sizes.length + 5 + 2 + 3;
   const overview = () => call(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview`, { key: adminToken });
@@ -101,7 +102,8 @@ test("the overview page shows a known workload, the largest accounts in order wi
   expect(await tile("4xx answers").textContent()).toBe("5");
   expect(await tile("5xx answers").textContent()).toBe("0");
   expect(await tile("New accounts today").textContent()).toBe("3");
-  const players = await page.locator("table", { has: page.locator("caption", { hasText: "Largest accounts" }) }).locator("tbody tr td:nth-child(2)").allTextContents();
+  const largest = page.locator("table", { has: page.locator("caption", { hasText: "Largest accounts" }) });
+  const players = await largest.locator("tbody tr td:nth-child(2)").allTextContents();
   expect(players).toEqual(["player-2", "player-3", "player-1"]);
   const transfer = (await Promise.all(sizesOnWire)).reduce((x, y) => x + y, 0);
   const shot = join(shots, "console-overview.png");

@@ -32,8 +32,9 @@ forEachDeployment(
       const N = 6;
       const C = 3;
       const E = 4;
-      for (let i = 0; i < N; i++) expect((await via(i, "POST", "/api/v1/accounts/{acc}/data/sync", { baseVersion: i + 1, accountData: { n: i } })).status).toBe(200);
-      for (let i = 0; i < C; i++) expect((await via(i, "POST", "/api/v1/accounts/{acc}/data/sync", { baseVersion: 1, accountData: { stale: i } })).status).toBe(409);
+      const sync = (i: number, baseVersion: number, accountData: object) => via(i, "POST", "/api/v1/accounts/{acc}/data/sync", { baseVersion, accountData });
+      for (let i = 0; i < N; i++) expect((await sync(i, i + 1, { n: i })).status).toBe(200);
+      for (let i = 0; i < C; i++) expect((await sync(i, 1, { stale: i })).status).toBe(409);
       for (let i = 0; i < E; i++) expect((await via(i, "GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
 
       // The account's creation, N + C syncs, E reads of a missing slot.
@@ -59,7 +60,8 @@ forEachDeployment(
       for (const size of sizes) {
         const acc = await newAccount(s.d, t.key, { accountData: { blob: "x".repeat(size) } });
         // A second version: its restore point is history the account stores too.
-        expect((await acc.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { blob: "y".repeat(size) } } })).status).toBe(200);
+        const second = await acc.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { blob: "y".repeat(size) } } });
+        expect(second.status).toBe(200);
         ids.push(acc.accountId);
       }
       const o = await overviewOf(s.d, t.projectId);

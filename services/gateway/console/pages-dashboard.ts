@@ -81,13 +81,16 @@ ${usage("Largest account's storage", o.plan.accountBytes.used, o.plan.accountByt
 </tbody></table>
 <h2>Largest accounts</h2>
 ${o.largestAccounts.length ? html`<table><caption class="sr-only">Largest accounts by stored bytes, history included</caption><thead><tr>
-<th scope="col">Account</th><th scope="col">Player</th><th scope="col">Stored</th><th scope="col">Current state</th><th scope="col">History</th></tr></thead><tbody>
-${o.largestAccounts.map((a) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}"><code>${a.accountId}</code></a></td><td>${a.playerRef ?? ""}</td>
+<th scope="col">Account</th><th scope="col">Player</th><th scope="col">Stored</th><th scope="col">Current state</th>
+<th scope="col">History</th></tr></thead><tbody>
+${o.largestAccounts.map((a) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}"><code>${a.accountId}</code></a></td>
+<td>${a.playerRef ?? ""}</td>
 <td>${bytes(a.storedBytes)}</td><td>${bytes(a.currentBytes)}</td><td>${bytes(a.storedBytes - a.currentBytes)}</td></tr>`)}</tbody></table>`
     : html`<p role="status">No account stores anything yet.</p>`}
 <details><summary>Minute by minute (${rows.length} ${rows.length === 1 ? "minute" : "minutes"} with requests)</summary>
 <table><caption class="sr-only">Traffic minute by minute, newest first</caption><thead><tr><th scope="col">Minute</th><th scope="col">Requests</th>
-<th scope="col">Syncs</th><th scope="col">Conflicts</th><th scope="col">4xx</th><th scope="col">5xx</th><th scope="col">p50</th><th scope="col">p99</th></tr></thead>
+<th scope="col">Syncs</th><th scope="col">Conflicts</th><th scope="col">4xx</th><th scope="col">5xx</th><th scope="col">p50</th>
+<th scope="col">p99</th></tr></thead>
 <tbody>${rows.map((m) => html`<tr><td>${when(m.at)}</td><td>${m.requests}</td><td>${m.syncs}</td><td>${m.conflicts}</td><td>${m.clientErrors}</td>
 <td>${m.serverErrors}</td><td>${ms(m.p50Ms)}</td><td>${ms(m.p99Ms)}</td></tr>`)}</tbody></table></details>`;
 }
@@ -106,12 +109,16 @@ async function overview(ctx: Ctx) {
 async function landing(ctx: Ctx) {
   const { workspaces } = ok(await ctx.api("GET", "/admin/v1/workspaces"));
   const lists = await Promise.all(
-    workspaces.map(async (w: any) => ({ w, projects: ok(await ctx.api("GET", `/admin/v1/workspaces/${enc(w.workspaceId)}/projects?limit=${projectsListed}`)) })),
+    workspaces.map(async (w: any) => {
+      const projects = ok(await ctx.api("GET", `/admin/v1/workspaces/${enc(w.workspaceId)}/projects?limit=${projectsListed}`));
+      return { w, projects };
+    }),
   );
   const body = html`<p>Pick an environment for its traffic, players, largest accounts and plan usage.</p>
 ${lists.map(({ w, projects }) => html`<h2><a href="${href`/console/workspaces/${w.workspaceId}`}">${w.name}</a> <span class="muted">(${w.plan})</span></h2>
 ${projects.projects.length ? html`<ul>${projects.projects.map((p: any) => html`<li>${p.name} <code>${p.projectId}</code>:
-<a href="${href`/console/projects/${p.projectId}/overview/prod`}">prod</a> · <a href="${href`/console/projects/${p.projectId}/overview/stage`}">stage</a></li>`)}</ul>
+<a href="${href`/console/projects/${p.projectId}/overview/prod`}">prod</a> ·
+<a href="${href`/console/projects/${p.projectId}/overview/stage`}">stage</a></li>`)}</ul>
 ${projects.next !== undefined ? html`<p><a href="${href`/console/workspaces/${w.workspaceId}`}">More projects</a></p>` : ""}`
     : html`<p class="muted">No projects yet.</p>`}`)}
 ${workspaces.length === 0 ? html`<p role="status">No workspaces yet: <a href="/console/workspaces">create one</a>.</p>` : ""}`;
