@@ -78,6 +78,7 @@ const table: Record<string, { route: Route; note?: string }> = {
   "history get": { route: adminRoutes.getRestorePoint },
   "save get": { route: adminRoutes.getSave },
   "audit list": { route: adminRoutes.listAudit },
+  "overview get": { route: adminRoutes.getOverview, note: "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request." },
 };
 
 interface Property {

@@ -1,3 +1,4 @@
+import { dayMarksOf } from "./admin/overview.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
 import { perMinuteQuota } from "../../shared/serving/window-counter.ts";
@@ -75,6 +76,7 @@ export async function openAccount(
     updatedAt: at,
     lastSnapshotAt: at,
     snapshotSeq: 1,
+    ...dayMarksOf(now),
   };
   const firstSnapshot = { accountData: body.accountData ?? {} };
   account.snapshotHash = sha256Hex(JSON.stringify(firstSnapshot));

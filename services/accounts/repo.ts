@@ -48,6 +48,9 @@ export type AccountDoc = SyncedDoc & {
   envReserved?: number;
   /** When restore points were last evicted for the budget; the write their deletes ride on (storage.ts). */
   evictedAt?: string;
+  /** UTC days (`YYYY-MM-DD`) of the last session use and of creation, counted by the dashboard (admin/overview.ts). */
+  activeDay?: string;
+  createdDay?: string;
 };
 
 export type SlotStatus = "active" | "archived" | "deleted";
@@ -130,6 +133,10 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "cleanup", fields: ["cleanupPending"] },
       { name: "env_player", fields: ["envId", "playerRef"] },
       { name: "env_external", fields: ["envId", "externalProvider", "externalSubject"] },
+      // The dashboard's counts and its largest accounts (admin/overview.ts).
+      { name: "env_active_day", fields: ["envId", "activeDay"] },
+      { name: "env_created_day", fields: ["envId", "createdDay"] },
+      { name: "env_stored_bytes", fields: ["envId", "storedBytes"] },
     ]),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>("slots", [

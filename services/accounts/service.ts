@@ -1,3 +1,5 @@
+import { overviewEndpoints } from "../../shared/contract/overview.ts";
+import { accountsOverview } from "./admin/overview.ts";
 import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import { defineService } from "../../shared/process/service-module.ts";
@@ -91,6 +93,7 @@ async function serve(deps: Deps): Promise<void> {
   serveRoute(bus, group, adminRoutes.deleteAccount, (m) => adminDeleteAccount(deps, m.params.accountId));
   serveRoute(bus, group, adminRoutes.restoreSlot, (m) => adminRestoreSlot(deps, m.params.accountId, m.params.slotId, m.body.version));
   serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));
+  serveEndpoint(bus, group, overviewEndpoints.accountsOverview, (input) => accountsOverview(deps, input));
   serveEndpoint(bus, group, internal.issueSession, (input) => issueSession(deps, input));
   serveEndpoint(bus, group, internal.replayView, (input) => replayView(deps, input));
   serveEndpoint(bus, group, internal.openAccount, (input) => openReservedAccount(deps, input));

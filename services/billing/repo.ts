@@ -39,6 +39,22 @@ export type BillingStateDoc = {
  */
 export type UsageDoc = { _id: string; scope: string; window: string; n: number; pruneDay?: string; limit?: number };
 
+/**
+ * The dashboard's series: every gateway copy's counts of one environment's minute (`_id` = `envId|minute`),
+ * added by increments (traffic.ts); `l0`..`l11` count requests by latency bucket (shared/contract/overview.ts).
+ */
+export type TrafficDoc = {
+  _id: string;
+  envId: string;
+  minute: number;
+  pruneDay: string;
+  requests?: number;
+  syncs?: number;
+  conflicts?: number;
+  clientErrors?: number;
+  serverErrors?: number;
+} & { [bucket: `l${number}`]: number | undefined };
+
 export interface Repo {
   events: Collection<EventDoc>;
   customers: Collection<CustomerDoc>;
@@ -46,6 +62,7 @@ export interface Repo {
   usage: Collection<UsageDoc>;
   /** Deliveries refused for their signature, by client IP. */
   refusals: Collection<HitDoc>;
+  traffic: Collection<TrafficDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -55,5 +72,9 @@ export async function openRepo(store: Store): Promise<Repo> {
     states: await store.collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
     usage: await store.collection<UsageDoc>("usageCounts", [{ name: "prune_day", fields: ["pruneDay"] }]),
     refusals: await store.collection<HitDoc>("stripeRefusals", hitIndexes),
+    traffic: await store.collection<TrafficDoc>("trafficMinutes", [
+      { name: "env_minute", fields: ["envId", "minute"] },
+      { name: "prune_day", fields: ["pruneDay"] },
+    ]),
   };
 }

@@ -7,6 +7,8 @@ import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { claimUsage } from "./claim-usage.ts";
 import { reportUsage, scheduleUsagePruning } from "./usage.ts";
 import { receiveStripeEvent } from "./webhook.ts";
+import { overviewEndpoints } from "../../shared/contract/overview.ts";
+import { readTraffic, reportTraffic, scheduleTrafficPruning } from "./traffic.ts";
 import type { Deps } from "./deps.ts";
 
 const group = "billing";
@@ -31,6 +33,7 @@ export const service = defineService({
     }
     serve(deps);
     scheduleUsagePruning(deps);
+    scheduleTrafficPruning(deps);
     return deps;
   },
 });
@@ -40,4 +43,6 @@ function serve(deps: Deps): void {
   serveRoute(bus, group, routes.stripeWebhook, (m) => receiveStripeEvent(deps, m));
   serveEndpoint(bus, group, internal.reportUsage, (input) => reportUsage(deps, input));
   serveEndpoint(bus, group, internal.claimUsage, (input) => claimUsage(deps, input));
+  serveEndpoint(bus, group, overviewEndpoints.reportTraffic, (input) => reportTraffic(deps, input));
+  serveEndpoint(bus, group, overviewEndpoints.readTraffic, (input) => readTraffic(deps, input));
 }

@@ -16,6 +16,7 @@ import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbac
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
 import type { Deps } from "./deps.ts";
+import { getOverview } from "./overview.ts";
 
 const group = "config";
 
@@ -52,6 +53,7 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) => setSyncPolicy(deps, m.params.projectId, m.body));
   serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));
   serveEndpoint(bus, group, internal.setWorkspaceBilling, ({ workspaceId, ...changes }) => updateWorkspace(deps, workspaceId, changes));
+  serveRoute(bus, group, adminRoutes.getOverview, (m) => getOverview(deps, m.params.projectId, m.params.env, m.query.minutes));
   serveRoute(bus, group, adminRoutes.getSyncPolicy, async (m) => (await getProject(deps, m.params.projectId)).syncPolicy);
   serveRoute(bus, group, adminRoutes.getSettings, async (m) => (await getProject(deps, m.params.projectId)).settings);
   serveRoute(bus, group, adminRoutes.getGameConfig, (m) => activeGameConfig(deps, m.params.projectId, m.params.env));

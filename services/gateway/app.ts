@@ -29,13 +29,14 @@ import { consoleRoutes } from "./console/index.ts";
 import { type Drain, createDrain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
 import { adminApiOff, index, pathOf, routeNotFound } from "./not-found.ts";
-import { json, renderReply, textOf } from "./reply.ts";
+import { json, renderReply, textOf, wasConflict } from "./reply.ts";
 import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
 import { type RequestLogMode, createRequestLog } from "./request-log.ts";
 import { hsts } from "./tls.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
 import { validate } from "./validate.ts";
+import { createTraffic } from "./traffic.ts";
 
 export interface GatewayOptions {
   bus: Bus;
@@ -64,6 +65,8 @@ export interface GatewayOptions {
   requestLog?: RequestLogMode;
   /** Served over TLS (tls.ts, SAVEPOINT_TLS_CERT): URLs are https, and every answer carries HSTS. */
   tls?: boolean;
+  /** How often this copy adds its dashboard counts to the shared series (traffic.ts, SAVEPOINT_TRAFFIC_FLUSH_MS). */
+  trafficFlushMs?: number;
 }
 
 /**
@@ -81,6 +84,9 @@ export function createGateway(options: GatewayOptions) {
   const cors = createCors();
   const requests = createRequestLog(log, options.requestLog);
   const audit = createAudit(bus, log, timeoutMs);
+  // The dashboard's counts by environment: a request's environment is known once its key is.
+  const traffic = createTraffic(bus, log, options.trafficFlushMs);
+  const envs = new WeakMap<Request, string>();
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
   // Its own claims: failed admin tokens are counted apart from the runtime limits' windows.
@@ -108,6 +114,7 @@ export function createGateway(options: GatewayOptions) {
     const idempotencyKey = takesIdempotencyKey(r) ? idempotencyKeyOf(request.headers, r.auth !== "session") : undefined;
 
     const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
+    if (tenant) envs.set(request, tenant.envId);
     if (tenant) cors.admit(tenant, request);
     if (tenant) limits.requirePayment(tenant);
     if (r.auth === "admin") await checkAdmin(client.ip, () => auth.admin(request.headers));
@@ -194,7 +201,10 @@ export function createGateway(options: GatewayOptions) {
         const response = await answer(r, request, params, query, server);
         const labels = { route: r.operationId, method: r.method, status: response.status };
         metrics.httpRequests.inc(labels);
-        metrics.httpDuration.observe(labels, since(start));
+        const seconds = since(start);
+        metrics.httpDuration.observe(labels, seconds);
+        const envId = envs.get(request);
+        if (envId) traffic.record(envId, r.operationId, response.status, wasConflict(response), seconds * 1000);
         return response;
       },
       { parse: "none" },

@@ -46,6 +46,7 @@ export const gatewaySettings = (env: Env) => ({
   adminToken: env.SAVEPOINT_ADMIN_TOKEN,
   timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS,
   claimDeadlineMs: env.SAVEPOINT_CLAIM_DEADLINE_MS,
+  trafficFlushMs: env.SAVEPOINT_TRAFFIC_FLUSH_MS,
   trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES,
   adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
   requestLog: env.SAVEPOINT_REQUEST_LOG,

@@ -33,6 +33,10 @@ function conflictResponse(response: Response, value: unknown): Response {
   return response;
 }
 
+/** Answers that carried a sync conflict, for the dashboard's counts (traffic.ts). */
+const conflicts = new WeakSet<Response>();
+export const wasConflict = (response: Response) => conflicts.has(response);
+
 const replayedHeader = { "idempotent-replayed": "true" };
 
 /**
@@ -46,9 +50,12 @@ export function renderReply(r: Route, reply: Reply, body: unknown, request: Requ
       return json(r.ok[0], r.completeOk ? r.completeOk(reply.value, body) : reply.value, requestId);
     case "replayed":
       return json(r.ok[0], r.completeOk ? r.completeOk(reply.value, body) : reply.value, requestId, replayedHeader);
-    case "conflict":
+    case "conflict": {
       metrics.conflicts.inc({ route: r.operationId });
-      return conflictResponse(json(409, r.completeConflict ? r.completeConflict(reply.value, body) : reply.value, requestId), reply.value);
+      const response = json(409, r.completeConflict ? r.completeConflict(reply.value, body) : reply.value, requestId);
+      conflicts.add(response);
+      return conflictResponse(response, reply.value);
+    }
     case "error":
       throw reply.error;
     default:

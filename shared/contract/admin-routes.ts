@@ -6,6 +6,7 @@ import { adminDocs } from "./docs/admin.ts";
 import { route } from "./route.ts";
 import { adminSaveRoutes } from "./restore-routes.ts";
 import * as S from "./settings.ts";
+import { Overview, OverviewQuery } from "./overview.ts";
 
 // Each admin route adds the statuses of its own error cases (400 where it takes input, 409 and 410 where they apply).
 const admin = [401, 404, 500] as const;
@@ -221,6 +222,11 @@ export const adminRoutes = {
   getSave: route({
     operationId: "adminGetSave", method: "GET", path: envAdmin("/saves/:saveId"), summary: "A save of the save-based model", tag: "admin",
     auth: "admin", params: Op.AdminSavePath, ok: [200, Op.AdminSave], errors: admin, subject: "saves.admin.get", ...adminDocs.getSave,
+  }),
+  getOverview: route({
+    operationId: "adminGetOverview", method: "GET", path: envAdmin("/overview"),
+    summary: "An environment's traffic, players, largest accounts and plan usage", tag: "admin", auth: "admin", params: Admin.ProjectEnvPath,
+    query: OverviewQuery, ok: [200, Overview], errors: admin, subject: "config.overview.get", ...adminDocs.getOverview,
   }),
   listAudit: route({
     operationId: "adminListAudit", method: "GET", path: "/admin/v1/audit", summary: "Changes made through the admin API, newest first",

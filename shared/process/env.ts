@@ -29,6 +29,8 @@ export const Env = z.object({
   SAVEPOINT_IDEMPOTENCY_DAILY_CAP: z.coerce.number().int().min(1).default(10_000),
   /** How long a runtime request waits for billing to grant a limit's units before its gateway copy counts alone. */
   SAVEPOINT_CLAIM_DEADLINE_MS: z.coerce.number().int().min(1).default(250),
+  /** How often each gateway copy adds its dashboard counts to the shared series (docs/api-rules.md#overview). */
+  SAVEPOINT_TRAFFIC_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Cleanup jobs: deliveries before a job is dead-lettered, the delays between them, and how long a delivery may go unacknowledged. */
   SAVEPOINT_JOB_MAX_DELIVER: z.coerce.number().int().min(1).max(100).default(8),
   SAVEPOINT_JOB_BACKOFF_MS: z

@@ -1,6 +1,7 @@
 import { fail } from "../../../shared/contract/errors.ts";
 import type { ResolvedSession } from "../../../shared/contract/internal.ts";
 import type { Deps } from "../deps.ts";
+import { markActive } from "../admin/overview.ts";
 import type { SessionDoc } from "../repo.ts";
 import { deadlineOf, expiresAtOf, fixedDeadline, idleDaysOf, lastUseResolutionMs } from "./sessions.ts";
 
@@ -38,6 +39,7 @@ export async function resolveSession(deps: Deps, input: { envId: string; tokenHa
     await repo.sessions.update({ _id: session._id, lastUsedAt: session.lastUsedAt ?? null }, fixed);
     used = { createdAt: session.createdAt, ...fixed };
   }
+  if (!deleted && !session.revokedAt) await markActive(deps, account, now);
   const expiresAt = new Date(expiresAtOf(used, input.sessionIdleDays)).toISOString();
   return { sessionId: session.sessionId, accountId: account._id, accountStatus: account.status, expiresAt };
 }

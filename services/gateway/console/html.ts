@@ -57,6 +57,7 @@ export const button = (action: string, csrf: string, label: string, fields: Reco
   );
 
 const navItems = [
+  ["/console", "Overview"],
   ["/console/workspaces", "Workspaces"],
   ["/console/find", "Find a player"],
   ["/console/dead-letters", "Dead letters"],

@@ -16,6 +16,7 @@ import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
+import { dashboardPages } from "./pages-dashboard.ts";
 
 /** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {
@@ -181,7 +182,6 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     res.headers.append("set-cookie", `${cookieName}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`);
     return res;
   });
-  serve("GET", "/console", async () => redirect("/console/workspaces"));
-  for (const [method, path, handler] of [...tenancyPages, ...configPages, ...playerPages, ...opsPages]) serve(method, path, handler);
+  for (const [method, path, handler] of [...dashboardPages, ...tenancyPages, ...configPages, ...playerPages, ...opsPages]) serve(method, path, handler);
   return app;
 }

@@ -48,7 +48,8 @@ async function project(ctx: Ctx, shownKey?: { runtimeKey: string; keyId: string 
   const p = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}`));
   const { keys } = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}/runtime-keys`));
   const body = html`<p><code>${p.projectId}</code> in workspace <a href="${href`/console/workspaces/${p.workspaceId}`}">${p.workspaceId}</a></p>
-<ul><li><a href="${href`/console/projects/${id}/sync-policy`}">Sync policy</a></li>
+<ul><li><a href="${href`/console/projects/${id}/overview/prod`}">Overview, prod</a> · <a href="${href`/console/projects/${id}/overview/stage`}">stage</a></li>
+<li><a href="${href`/console/projects/${id}/sync-policy`}">Sync policy</a></li>
 <li><a href="${href`/console/projects/${id}/game-config/stage`}">Game config, stage</a>
 </li><li><a href="${href`/console/projects/${id}/game-config/prod`}">Game config, prod</a></li><li>
 <a href="${href`/console/find?projectId=${id}`}">Find a player in this project</a></li></ul>

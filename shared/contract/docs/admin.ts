@@ -167,6 +167,14 @@ export const adminDocs = {
       "the old content under the new number on their next runtime-config read.",
     errorCases: [{ code: "not_found", when: "No project has this id, or no such version was published." }],
   },
+  getOverview: {
+    description:
+      "An environment's last `minutes` (default 60, at most 1440) minute by minute: requests, syncs, sync conflicts, 4xx, 5xx and " +
+      "p50/p99 latency (the upper bound of the histogram bucket that holds them), counted by every gateway copy and flushed every " +
+      "`SAVEPOINT_TRAFFIC_FLUSH_MS` (10 s); players active and accounts created today and since yesterday (UTC days); the ten " +
+      "largest accounts by stored bytes, history included; dead letters; the plan's limits against use.",
+    errorCases: [{ code: "not_found", when: "No project has this id." }],
+  },
   findAccounts: {
     description:
       "Finds an environment's accounts by `playerRef`, or by an external account reference (`provider` and `subject`). Operators only: " +

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { startAllInOne } from "../../services/all-in-one.ts";
+import { cookieName } from "../../services/gateway/console/session.ts";
+import { readEnv } from "../../shared/process/env.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { call, newAccount, newTenant } from "../helpers/api.ts";
+import { type Deployment, adminToken } from "../helpers/deployments.ts";
+import { tempDir } from "../helpers/infra.ts";
+import { chromiumBin } from "../helpers/tools.ts";
+
+/**
+ * README, Console: the overview page in real Chromium. A known workload, then the page shows its
+ * counts, the largest accounts in order with links to their pages; no request leaves the machine,
+ * no CSP violation, no axe-core violation of any impact, under 30 KB on the wire.
+ */
+const shots = "/tmp/console-shots";
+const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
+let base: string;
+let d: Deployment;
+let stop: () => Promise<void>;
+let context: BrowserContext;
+let page: Page;
+const blocked: string[] = [];
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("console-dashboard"), SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRAFFIC_FLUSH_MS: "200" });
+  const started = await startAllInOne(env, createLogger({ test: "console-dashboard" }));
+  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
+  base = `http://127.0.0.1:${started.gateway.server!.port}`;
+  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
+  stop = async () => {
+    await started.gateway.stop();
+    for (const s of [...started.stops].reverse()) await s();
+  };
+  const executablePath = chromiumBin();
+  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  context = await chromium.launchPersistentContext(tempDir("console-dashboard-chromium"), {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  await context.route("**/*", (r) => {
+    if (new URL(r.request().url()).host === new URL(base).host) return r.continue();
+    blocked.push(r.request().url());
+    return r.abort("internetdisconnected");
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(10_000);
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  mkdirSync(shots, { recursive: true });
+}, 60_000);
+afterAll(async () => {
+  await context?.close();
+  await stop?.();
+});
+
+async function signIn(): Promise<void> {
+  const form = await fetch(`${base}/console/sign-in`);
+  const pre = form.headers.get("set-cookie")!.split(";")[0]!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const res = await fetch(`${base}/console/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: pre, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _csrf: csrf, token: adminToken }),
+  });
+  const value = res.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!.slice(cookieName.length + 1);
+  await context.addCookies([{ name: cookieName, value, url: `${base}/console` }]);
+}
+
+test("the overview page shows a known workload, the largest accounts in order with links, accessibly, under 30 KB", async () => {
+  const t = await newTenant(d, "growth");
+  const sizes = [3_000, 40_000, 12_000];
+  const accounts = [];
+  for (const [i, size] of sizes.entries()) accounts.push(await newAccount(d, t.key, { playerRef: `player-${i + 1}`, accountData: { blob: "x".repeat(size) } }));
+  const [a] = accounts;
+  const sync = (baseVersion: number, accountData: object) => a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountData } });
+  for (let i = 1; i <= 5; i++) expect((await sync(i, { n: i })).status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await sync(1, { stale: i })).status).toBe(409);
+  for (let i = 0; i < 3; i++) expect((await a!.call("GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
+  const requests = sizes.length + 5 + 2 + 3;
+  const overview = () => call(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview`, { key: adminToken });
+  for (let i = 0; i < 100 && ((await overview()).body.totals?.requests ?? 0) < requests; i++) await Bun.sleep(100);
+
+  await signIn();
+  await page.goto(`${base}/console`, { waitUntil: "networkidle" });
+  expect(await page.locator("h1").textContent()).toBe("Overview");
+  const sizesOnWire: Promise<number>[] = [];
+  page.on("response", (r) => sizesOnWire.push(r.request().sizes().then((s) => s.responseBodySize + s.responseHeadersSize)));
+  await page.goto(`${base}/console/projects/${t.projectId}/overview/stage`, { waitUntil: "networkidle" });
+  const tile = (label: string) => page.locator(".tile", { has: page.locator("dt", { hasText: label }) }).locator(".big");
+  expect(await tile("Requests").textContent()).toBe(String(requests));
+  expect(await tile("Syncs").textContent()).toBe("7");
+  expect(await tile("Sync conflicts").textContent()).toBe("2");
+  expect(await tile("4xx answers").textContent()).toBe("5");
+  expect(await tile("5xx answers").textContent()).toBe("0");
+  expect(await tile("New accounts today").textContent()).toBe("3");
+  const largest = page.locator("table", { has: page.locator("caption", { hasText: "Largest accounts" }) });
+  const players = await largest.locator("tbody tr td:nth-child(2)").allTextContents();
+  expect(players).toEqual(["player-2", "player-3", "player-1"]);
+  const transfer = (await Promise.all(sizesOnWire)).reduce((x, y) => x + y, 0);
+  const shot = join(shots, "console-overview.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  if (process.env.SAVEPOINT_UPDATE_SCREENSHOTS) copyFileSync(shot, join(import.meta.dir, "..", "..", "docs", "images", "console-overview.png"));
+  const result = (await page.evaluate(`${axeSource};axe.run(document, { resultTypes: ["violations"] })`)) as { violations: { id: string }[] };
+  expect(result.violations.map((v) => v.id)).toEqual([]);
+  console.log(`overview page: ${(transfer / 1024).toFixed(1)} KB on the wire (gzip), screenshot ${shot}`);
+  expect(transfer).toBeLessThan(30 * 1024);
+
+  // The drill-down: the largest account's page.
+  await page.getByRole("link", { name: accounts[1]!.accountId }).click();
+  await page.waitForURL(`**/console/accounts/${accounts[1]!.accountId}`);
+  expect(blocked).toEqual([]);
+  expect(cspViolations).toEqual([]);
+}, 60_000);
