@@ -23,7 +23,7 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 function row(e: DiffEntry): Raw {
   if (e.kind === "unchanged") {
-    return html`<tr class="unchanged"><td class="mark">${mark.unchanged}</td><td colspan="3" class="muted">${e.path ? html`<code>${e.path}</code>: ` : ""}${
+    return html`<tr class="unchanged"><td class="mark">${mark.unchanged}</td><td colspan="3" class="muted">${e.path ? html`<code>${e.path}</code>: ` : "top level: "}${
       plural(e.count, "unchanged key")} folded</td></tr>`;
   }
   const before = e.kind === "added" ? "" : shortValue(e.before);
@@ -33,6 +33,17 @@ function row(e: DiffEntry): Raw {
   return html`<tr class="${e.kind}"><td class="mark"><span aria-hidden="true">${mark[e.kind]}</span><span class="sr-only">${word[e.kind]}</span></td><td><code>${
     path}</code> <span class="kind">${word[e.kind]}</span></td><td><code>${before}</code></td><td><code>${
     e.kind === "changed" ? "→ " : ""}${after}</code></td></tr>`;
+}
+
+/**
+ * A value shown whole as pretty JSON when small, else its first `maxChars` with its size: a 256 KB save
+ * does not make a 256 KB page (the CLI's `--json` gives it whole).
+ */
+export function boundedJson(value: unknown, maxChars = 8192): Raw {
+  const text = JSON.stringify(value, null, 2) ?? "";
+  if (text.length <= maxChars) return html`<pre class="json">${text}</pre>`;
+  const size = sizeText(Buffer.byteLength(JSON.stringify(value)));
+  return html`<pre class="json">${text.slice(0, maxChars)}\n…</pre><p class="muted">Cut here: ${size} in all (the CLI's <code>--json</code> prints it whole).</p>`;
 }
 
 /** The summary line: counts by kind, in words. */
@@ -46,7 +57,8 @@ export function diffSummary(d: { added: number; removed: number; changed: number
  * A diff of two JSON values by path (json-path-diff.ts), as a table: path, before, after; unchanged keys
  * folded into counts; each row marked in text too, not by colour alone. Bounded by `diffBounds`.
  */
-export function diffTable(leftLabel: string, left: unknown, rightLabel: string, right: unknown): Raw {
+export function diffTable(leftLabel: string, left: unknown, rightLabel: string, right: unknown, bounds: Partial<typeof diffBounds> = {}): Raw {
+  const { maxRows, maxBytes } = { ...diffBounds, ...bounds };
   const d = jsonPathDiff(left, right);
   let shown = 0;
   let bytes = 0;
@@ -54,7 +66,7 @@ export function diffTable(leftLabel: string, left: unknown, rightLabel: string, 
   for (const e of d.entries) {
     const r = row(e);
     bytes += Buffer.byteLength(r.text);
-    if (bytes > diffBounds.maxBytes || shown >= diffBounds.maxRows) break;
+    if (bytes > maxBytes || shown >= maxRows) break;
     rows.push(r);
     if (e.kind !== "unchanged") shown++;
   }

@@ -14,6 +14,7 @@ import { html, page } from "./html.ts";
 import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie, signInFormSeconds } from "./session.ts";
 import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
+import { policyPages } from "./pages-policy.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
 
@@ -182,6 +183,6 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     return res;
   });
   serve("GET", "/console", async () => redirect("/console/workspaces"));
-  for (const [method, path, handler] of [...tenancyPages, ...configPages, ...playerPages, ...opsPages]) serve(method, path, handler);
+  for (const [method, path, handler] of [...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...opsPages]) serve(method, path, handler);
   return app;
 }
