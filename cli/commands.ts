@@ -66,7 +66,10 @@ const table: Record<string, { route: Route; note?: string }> = {
   "sync-policy get": { route: adminRoutes.getSyncPolicy },
   "sync-policy versions": { route: adminRoutes.listSyncPolicyVersions },
   "sync-policy version": { route: adminRoutes.getSyncPolicyVersion },
-  "sync-policy rollback": { route: adminRoutes.rollbackSyncPolicy, note: "Made current as a new version; clients get it on their next runtime-config request." },
+  "sync-policy rollback": {
+    route: adminRoutes.rollbackSyncPolicy,
+    note: "Made current as a new version; clients get it on their next runtime-config request.",
+  },
   "settings get": { route: adminRoutes.getSettings },
   "game-config get": { route: adminRoutes.getGameConfig },
   "game-config versions": { route: adminRoutes.listGameConfigVersions },

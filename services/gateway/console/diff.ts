@@ -23,14 +23,17 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 function row(e: DiffEntry): Raw {
   if (e.kind === "unchanged") {
-    return html`<tr class="unchanged"><td class="mark">${mark.unchanged}</td><td colspan="3" class="muted">${e.path ? html`<code>${e.path}</code>: ` : "top level: "}${
-      plural(e.count, "unchanged key")} folded</td></tr>`;
+    const where = e.path ? html`<code>${e.path}</code>: ` : "top level: ";
+    const folded = plural(e.count, "unchanged key");
+    return html`<tr class="unchanged"><td class="mark">${mark.unchanged}</td><td colspan="3" class="muted">${where}${folded} folded</td></tr>`;
   }
   const before = e.kind === "added" ? "" : shortValue(e.before);
   const after = e.kind === "removed" ? "" : shortValue(e.after);
   // No whitespace between the cells' tags: the cells keep their text's whitespace (pre-wrap).
-  const path = e.path.length > diffBounds.maxValueChars ? `${e.path.slice(0, diffBounds.maxValueChars)}…` : e.path || "(whole value)";
-  return html`<tr class="${e.kind}"><td class="mark"><span aria-hidden="true">${mark[e.kind]}</span><span class="sr-only">${word[e.kind]}</span></td><td><code>${
+  const cut = diffBounds.maxValueChars;
+  const path = e.path.length > cut ? `${e.path.slice(0, cut)}…` : e.path || "(whole value)";
+  const marked = html`<span aria-hidden="true">${mark[e.kind]}</span><span class="sr-only">${word[e.kind]}</span>`;
+  return html`<tr class="${e.kind}"><td class="mark">${marked}</td><td><code>${
     path}</code> <span class="kind">${word[e.kind]}</span></td><td><code>${before}</code></td><td><code>${
     e.kind === "changed" ? "→ " : ""}${after}</code></td></tr>`;
 }
@@ -43,7 +46,8 @@ export function boundedJson(value: unknown, maxChars = 8192): Raw {
   const text = JSON.stringify(value, null, 2) ?? "";
   if (text.length <= maxChars) return html`<pre class="json">${text}</pre>`;
   const size = sizeText(Buffer.byteLength(JSON.stringify(value)));
-  return html`<pre class="json">${text.slice(0, maxChars)}\n…</pre><p class="muted">Cut here: ${size} in all (the CLI's <code>--json</code> prints it whole).</p>`;
+  return html`<pre class="json">${text.slice(0, maxChars)}\n…</pre>
+<p class="muted">Cut here: ${size} in all (the CLI's <code>--json</code> prints it whole).</p>`;
 }
 
 /** The summary line: counts by kind, in words. */

@@ -22,7 +22,7 @@ ${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="dat
 <button type="submit">Publish as version ${live.version + 1}</button>`)}
 <p><a href="${pagePath(ctx)}">Cancel</a></p>`
     : form(`${pagePath(ctx)}/preview`, ctx.csrf, html`<label for="gc-data">New game config (a JSON object)</label>
-<p class="field-help" id="gc-help">You see a side-by-side diff against the live version before anything is published.</p>
+<p class="field-help" id="gc-help">You see a diff by JSON path against the live version before anything is published.</p>
 <textarea id="gc-data" name="data" aria-describedby="gc-help" required>${preview?.text ?? JSON.stringify(live.data ?? {}, null, 2)}</textarea>
 <button type="submit">Preview diff</button>`);
   const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>

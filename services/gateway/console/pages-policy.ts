@@ -42,7 +42,8 @@ async function syncPolicy(ctx: Ctx) {
   }
   const options = (sel?: number) => versions.map((v: any) => html`<option value="${v.version}" ${v.version === sel ? "selected" : ""}>${v.version}</option>`);
   const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === currentVersion ? html` <span class="badge">current</span>` : ""}</td>
-<td>${when(v.createdAt)}</td><td>${v.author}</td><td>${v.note ?? ""}${v.rolledBackFrom ? html` <span class="muted">(rollback to ${v.rolledBackFrom})</span>` : ""}</td>
+<td>${when(v.createdAt)}</td><td>${v.author}</td>
+<td>${v.note ?? ""}${v.rolledBackFrom ? html` <span class="muted">(rollback to ${v.rolledBackFrom})</span>` : ""}</td>
 <td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${currentVersion}`}">Diff with current</a></td>
 <td>${v.version === currentVersion ? ""
     : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);

@@ -39,7 +39,8 @@ export const adminDocs = {
   },
   setSyncPolicy: {
     description:
-      "Changes the project's sync policy; omitted fields keep their value. Clients read it from the runtime config and from account " +
+      "Changes the project's sync policy; omitted fields keep their value. The change is the policy's next version, kept with its author " +
+      "(`X-Savepoint-Actor`) and the optional `note`. Clients read it from the runtime config and from account " +
       "envelopes, and syncs sooner than `minRemoteSyncIntervalSeconds` get the `sync_interval_below_policy` warning.",
     errorCases: [missing("project")],
   },
