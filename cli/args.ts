@@ -97,8 +97,8 @@ export function parseCommandLine(argv: string[]): Invocation {
   for (const flag of command.flags) {
     if (flag.required && !values.has(flag)) throw new UsageError(`${command.name}: missing --${flag.name} ${flag.hint}`);
   }
-  // A change that names no field would write (and audit) nothing new.
-  const fields = command.flags.filter((f) => f.in === "body");
+  // A change that names no field would write (and audit) nothing new; a `--note` says why, it changes nothing.
+  const fields = command.flags.filter((f) => f.in === "body" && f.name !== "note");
   const changes = command.route.method === "PUT" || command.route.method === "PATCH";
   if (changes && fields.length > 0 && fields.every((f) => !values.has(f))) {
     throw new UsageError(`${command.name}: nothing to change: give at least one of ${fields.map((f) => `--${f.name}`).join(", ")} (see --help)`);

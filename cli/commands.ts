@@ -64,6 +64,12 @@ const table: Record<string, { route: Route; note?: string }> = {
   "dead-letter retry": { route: adminRoutes.retryDeadLetter, note: "The worker runs it again with a fresh set of deliveries." },
   "dead-letter discard": { route: adminRoutes.discardDeadLetter },
   "sync-policy get": { route: adminRoutes.getSyncPolicy },
+  "sync-policy versions": { route: adminRoutes.listSyncPolicyVersions },
+  "sync-policy version": { route: adminRoutes.getSyncPolicyVersion },
+  "sync-policy rollback": {
+    route: adminRoutes.rollbackSyncPolicy,
+    note: "Made current as a new version; clients get it on their next runtime-config request.",
+  },
   "settings get": { route: adminRoutes.getSettings },
   "game-config get": { route: adminRoutes.getGameConfig },
   "game-config versions": { route: adminRoutes.listGameConfigVersions },

@@ -12,8 +12,20 @@ export type WorkspaceDoc = {
   stripeCustomerId?: string;
   createdAt: string;
 };
-/** `syncPolicy` and `settings` are serialized JSON, like every nested value in the stores. */
-export type ProjectDoc = { _id: string; workspaceId: string; name: string; syncPolicy: string; settings?: string; createdAt: string; updatedAt: string };
+/**
+ * `syncPolicy` and `settings` are serialized JSON, like every nested value in the stores. `syncPolicyVersion`
+ * is the current policy's version; absent, the policy has never changed since versions were kept (version 1).
+ */
+export type ProjectDoc = {
+  _id: string;
+  workspaceId: string;
+  name: string;
+  syncPolicy: string;
+  syncPolicyVersion?: number;
+  settings?: string;
+  createdAt: string;
+  updatedAt: string;
+};
 /** Keyed by id; the key itself is stored only as its SHA-256. */
 export type RuntimeKeyDoc = {
   _id: string;
@@ -43,6 +55,18 @@ export type GameConfigDoc = {
 /** Every published version, kept for the console's list and rollback (`_id` is `<envId>#<version>`). */
 export type GameConfigVersionDoc = Omit<GameConfigDoc, "_id"> & { _id: string; envId: string; rolledBackFrom?: number };
 
+/** One version of a project's sync policy (`_id` is `<projectId>#<version>`); `policy` is serialized JSON. */
+export type SyncPolicyVersionDoc = {
+  _id: string;
+  projectId: string;
+  version: number;
+  policy: string;
+  author: string;
+  note?: string;
+  createdAt: string;
+  rolledBackFrom?: number;
+};
+
 /** One admin change (README, Console); `day` lets retention prune whole days by equality. */
 export type AuditDoc = {
   _id: string;
@@ -69,6 +93,7 @@ export interface Repo {
   runtimeKeys: Collection<RuntimeKeyDoc>;
   gameConfigs: Collection<GameConfigDoc>;
   gameConfigVersions: Collection<GameConfigVersionDoc>;
+  syncPolicyVersions: Collection<SyncPolicyVersionDoc>;
   audit: Collection<AuditDoc>;
   consoleSignOuts: Collection<ConsoleSignOutDoc>;
 }
@@ -83,6 +108,7 @@ export async function openRepo(store: Store): Promise<Repo> {
     ]),
     gameConfigs: await store.collection<GameConfigDoc>("gameConfigs"),
     gameConfigVersions: await store.collection<GameConfigVersionDoc>("gameConfigVersions", [{ name: "env_version", fields: ["envId", "version"] }]),
+    syncPolicyVersions: await store.collection<SyncPolicyVersionDoc>("syncPolicyVersions", [{ name: "project_version", fields: ["projectId", "version"] }]),
     audit: await store.collection<AuditDoc>("audit", [
       { name: "at", fields: ["at"] },
       { name: "target_at", fields: ["target", "at"] },

@@ -10,7 +10,8 @@ import { getProject, getWorkspace, listProjects, listWorkspaces } from "./lookup
 import { createRuntimeKey, getRuntimeKey, listRuntimeKeys, resolveRuntimeKey, revokeRuntimeKey } from "./runtime-keys.ts";
 import { setSettings } from "./settings.ts";
 import { updateWorkspace } from "./update-workspace.ts";
-import { setSyncPolicy } from "./sync-policy.ts";
+import { getSyncPolicyVersion, listSyncPolicyVersions, rollbackSyncPolicy, setSyncPolicy } from "./sync-policy.ts";
+import { actorOfMeta } from "../../shared/serving/actor.ts";
 import { createProject, createWorkspace } from "./workspaces.ts";
 import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbackGameConfig } from "./game-config-versions.ts";
 import { createAuditLog } from "./audit.ts";
@@ -50,7 +51,10 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, contractRoutes.runtimeConfig, (m) => getRuntimeConfig(deps, m));
   serveRoute(bus, group, adminRoutes.createRuntimeKey, (m) => createRuntimeKey(deps, m.params.projectId, m.params.env, m.body?.label));
   serveRoute(bus, group, adminRoutes.revokeRuntimeKey, (m) => revokeRuntimeKey(deps, m.params.keyId));
-  serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) => setSyncPolicy(deps, m.params.projectId, m.body));
+  serveRoute(bus, group, adminRoutes.setSyncPolicy, (m, meta) => setSyncPolicy(deps, m.params.projectId, m.body, actorOfMeta(meta)));
+  serveRoute(bus, group, adminRoutes.listSyncPolicyVersions, (m) => listSyncPolicyVersions(deps, m.params.projectId));
+  serveRoute(bus, group, adminRoutes.getSyncPolicyVersion, (m) => getSyncPolicyVersion(deps, m.params.projectId, m.params.version));
+  serveRoute(bus, group, adminRoutes.rollbackSyncPolicy, (m, meta) => rollbackSyncPolicy(deps, m.params.projectId, m.body, actorOfMeta(meta)));
   serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));
   serveEndpoint(bus, group, internal.setWorkspaceBilling, ({ workspaceId, ...changes }) => updateWorkspace(deps, workspaceId, changes));
   serveRoute(bus, group, adminRoutes.getOverview, (m) => getOverview(deps, m.params.projectId, m.params.env, m.query.minutes));

@@ -15,7 +15,8 @@ import type { Logger } from "../../shared/process/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
 import { idempotencyKeyOf } from "./idempotency-key.ts";
 import { createAuth } from "./auth.ts";
-import { createAudit } from "./audit.ts";
+import { actorOf, createAudit } from "./audit.ts";
+import { actorBusHeader } from "../../shared/serving/actor.ts";
 import { createCors } from "./cors.ts";
 import { createAdminFailures } from "./admin-failures.ts";
 import { refuseBadHost } from "./host.ts";
@@ -141,6 +142,8 @@ export function createGateway(options: GatewayOptions) {
       ...busHeaders,
       [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs),
       ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}),
+      // The author a service keeps with a change (sync policy versions): the same name the audit log records.
+      ...(r.auth === "admin" ? { [actorBusHeader]: actorOf(request.headers) } : {}),
     };
     const message = { session, client, params, query, body };
     const options = { headers: routeHeaders, timeoutMs };

@@ -7,6 +7,7 @@ import { route } from "./route.ts";
 import { adminSaveRoutes } from "./restore-routes.ts";
 import * as S from "./settings.ts";
 import { Overview, OverviewQuery } from "./overview.ts";
+import * as SP from "./sync-policy-versions.ts";
 
 // Each admin route adds the statuses of its own error cases (400 where it takes input, 409 and 410 where they apply).
 const admin = [401, 404, 500] as const;
@@ -173,6 +174,22 @@ export const adminRoutes = {
     operationId: "adminGetSyncPolicy", method: "GET", path: "/admin/v1/projects/:projectId/sync-policy", summary: "The project's sync policy",
     tag: "admin", auth: "admin", params: Admin.ProjectPath, ok: [200, SyncPolicy], errors: admin, subject: "config.sync-policy.get",
     ...adminDocs.getSyncPolicy,
+  }),
+  listSyncPolicyVersions: route({
+    operationId: "adminListSyncPolicyVersions", method: "GET", path: "/admin/v1/projects/:projectId/sync-policy/versions",
+    summary: "Every version of the project's sync policy, newest first", tag: "admin", auth: "admin", params: Admin.ProjectPath,
+    ok: [200, SP.SyncPolicyVersionList], errors: admin, subject: "config.sync-policy.versions", ...adminDocs.listSyncPolicyVersions,
+  }),
+  getSyncPolicyVersion: route({
+    operationId: "adminGetSyncPolicyVersion", method: "GET", path: "/admin/v1/projects/:projectId/sync-policy/versions/:version",
+    summary: "One version of the project's sync policy", tag: "admin", auth: "admin", params: SP.SyncPolicyVersionPath,
+    ok: [200, SP.SyncPolicyVersion], errors: admin, subject: "config.sync-policy.version", ...adminDocs.getSyncPolicyVersion,
+  }),
+  rollbackSyncPolicy: route({
+    operationId: "adminRollbackSyncPolicy", method: "POST", path: "/admin/v1/projects/:projectId/sync-policy/rollback",
+    summary: "Make an earlier sync policy version current again, as a new version", tag: "admin", auth: "admin", params: Admin.ProjectPath,
+    body: SP.RollbackSyncPolicyRequest, ok: [201, SP.SyncPolicyVersion], errors: admin, auditRead: "adminGetSyncPolicy",
+    subject: "config.sync-policy.rollback", ...adminDocs.rollbackSyncPolicy,
   }),
   getSettings: route({
     operationId: "adminGetSettings", method: "GET", path: "/admin/v1/projects/:projectId/settings", summary: "The project's settings",

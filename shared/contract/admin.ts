@@ -3,6 +3,7 @@ import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from 
 import { PlanName } from "./plans.ts";
 import { AuthProvider } from "./identity.ts";
 import { ProjectSettings } from "./settings.ts";
+import { PolicyNote } from "./sync-policy-versions.ts";
 
 const Name = z.string().trim().min(1).max(100);
 
@@ -38,9 +39,11 @@ export const RuntimeKey = z
 export const RuntimeKeyView = RuntimeKey.extend({ workspaceId: z.string() }).meta({ id: "RuntimeKeyView" });
 
 // An empty change would be written and audited as one: refused instead (docs/api-rules.md#sync-policy-and-game-config).
+// `note` says why, in the version it makes (sync-policy-versions.ts); a note alone changes nothing, so it is refused too.
 export const SyncPolicyPatch = SyncPolicy.partial()
+  .extend({ note: PolicyNote.optional() })
   .strict()
-  .refine((patch) => Object.keys(patch).length > 0, "Give at least one field of the sync policy to change.")
+  .refine((patch) => Object.keys(patch).some((k) => k !== "note"), "Give at least one field of the sync policy to change.")
   .meta({ id: "SyncPolicyPatch", minProperties: 1 });
 
 /** One identity provider of one environment (docs/api-rules.md#identity-providers). */

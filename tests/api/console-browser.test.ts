@@ -185,7 +185,7 @@ describe("operator console", () => {
       expect(await page.locator("table.diff tr.changed, table.diff tr.added").count()).toBeGreaterThan(0);
       if (level === 2) {
         await page.screenshot({ path: join(shots, "game-config-preview.png"), fullPage: true });
-        expect(await page.locator("table.diff tr.changed").innerText()).toContain('"level": 2');
+        expect(await page.locator("table.diff tr.changed").innerText()).toMatch(/level\s+changed\s+1\s+→ 2/);
       }
       await submit(/Publish as version/, `Published version ${level}`);
     }

@@ -1,73 +1,85 @@
 import { html, type Raw } from "./html.ts";
+import { type DiffEntry, jsonPathDiff } from "./json-path-diff.ts";
 
-type Row = { kind: "same" | "removed" | "added" | "changed"; left?: string; right?: string };
+/**
+ * Bounds of one rendered diff, so a page stays under 100 KB whatever the saves weigh (README, Console):
+ * at most `maxRows` changed paths are listed, and no more rows than fit in `maxBytes` of markup (the
+ * rest are counted); a value's JSON, and a path, is cut at `maxValueChars` with its whole size shown.
+ */
+export const diffBounds = { maxRows: 100, maxValueChars: 160, maxBytes: 48 * 1024 };
 
-/** Longer inputs are shown whole, side by side, without line matching: the table stays small. */
-const maxLines = 3000;
+const sizeText = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
 
-/** Pretty JSON with sorted keys, so two versions line up however their keys were ordered. */
-export function lines(value: unknown): string[] {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sort)
-      : v && typeof v === "object"
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
-        : v;
-  return value === undefined ? [] : JSON.stringify(sort(value), null, 2).split("\n");
+/** A value as short JSON: cut with its size when long. */
+export function shortValue(value: unknown, maxChars = diffBounds.maxValueChars): string {
+  const text = JSON.stringify(value) ?? "undefined";
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}… (${sizeText(Buffer.byteLength(text))} in all)`;
 }
 
-/** A line diff by longest common subsequence; a removal next to an addition is one changed row. */
-export function diffRows(a: string[], b: string[]): Row[] {
-  if (a.length > maxLines || b.length > maxLines) {
-    return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => ({ kind: a[i] === b[i] ? "same" : "changed", left: a[i], right: b[i] }));
+const mark = { added: "+", removed: "−", changed: "~", unchanged: " " };
+const word = { added: "added", removed: "removed", changed: "changed", unchanged: "unchanged" };
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+function row(e: DiffEntry): Raw {
+  if (e.kind === "unchanged") {
+    const where = e.path ? html`<code>${e.path}</code>: ` : "top level: ";
+    const folded = plural(e.count, "unchanged key");
+    return html`<tr class="unchanged"><td class="mark">${mark.unchanged}</td><td colspan="3" class="muted">${where}${folded} folded</td></tr>`;
   }
-  const n = a.length;
-  const m = b.length;
-  const common = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) common[i]![j] = a[i] === b[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
-  }
-  const rows: Row[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) rows.push({ kind: "same", left: a[i++], right: b[j++] });
-    else if (j < m && (i >= n || common[i]![j + 1]! >= common[i + 1]![j]!)) rows.push({ kind: "added", right: b[j++] });
-    else rows.push({ kind: "removed", left: a[i++] });
-  }
-  // Pair the removals and additions of each run of changes, in order: a line edited is one row.
-  const paired: Row[] = [];
-  for (let k = 0; k < rows.length; ) {
-    if (rows[k]!.kind === "same") {
-      paired.push(rows[k++]!);
-      continue;
-    }
-    const removed: string[] = [];
-    const added: string[] = [];
-    for (; k < rows.length && rows[k]!.kind !== "same"; k++) {
-      if (rows[k]!.kind === "removed") removed.push(rows[k]!.left!);
-      else added.push(rows[k]!.right!);
-    }
-    for (let p = 0; p < Math.max(removed.length, added.length); p++) {
-      const l = removed[p];
-      const r = added[p];
-      paired.push({ kind: l !== undefined && r !== undefined ? "changed" : l !== undefined ? "removed" : "added", left: l, right: r });
-    }
-  }
-  return paired;
+  const before = e.kind === "added" ? "" : shortValue(e.before);
+  const after = e.kind === "removed" ? "" : shortValue(e.after);
+  // No whitespace between the cells' tags: the cells keep their text's whitespace (pre-wrap).
+  const cut = diffBounds.maxValueChars;
+  const path = e.path.length > cut ? `${e.path.slice(0, cut)}…` : e.path || "(whole value)";
+  const marked = html`<span aria-hidden="true">${mark[e.kind]}</span><span class="sr-only">${word[e.kind]}</span>`;
+  return html`<tr class="${e.kind}"><td class="mark">${marked}</td><td><code>${
+    path}</code> <span class="kind">${word[e.kind]}</span></td><td><code>${before}</code></td><td><code>${
+    e.kind === "changed" ? "→ " : ""}${after}</code></td></tr>`;
 }
 
-const mark = { same: " ", removed: "−", added: "+", changed: "~" };
-// No whitespace between the cells' tags: the cells keep their text's whitespace (pre-wrap).
-const diffRow = (r: Row) =>
-  html`<tr class="${r.kind}"><td class="mark">${mark[r.kind]}</td><td><code>${r.left ?? ""}</code></td><td><code>${r.right ?? ""}</code></td></tr>`;
+/**
+ * A value shown whole as pretty JSON when small, else its first `maxChars` with its size: a 256 KB save
+ * does not make a 256 KB page (the CLI's `--json` gives it whole).
+ */
+export function boundedJson(value: unknown, maxChars = 8192): Raw {
+  const text = JSON.stringify(value, null, 2) ?? "";
+  if (text.length <= maxChars) return html`<pre class="json">${text}</pre>`;
+  const size = sizeText(Buffer.byteLength(JSON.stringify(value)));
+  return html`<pre class="json">${text.slice(0, maxChars)}\n…</pre>
+<p class="muted">Cut here: ${size} in all (the CLI's <code>--json</code> prints it whole).</p>`;
+}
 
-/** A side-by-side diff table; each changed row is marked in text too, not by colour alone. */
-export function diffTable(leftLabel: string, left: unknown, rightLabel: string, right: unknown): Raw {
-  const rows = diffRows(lines(left), lines(right));
-  const changes = rows.filter((r) => r.kind !== "same").length;
-  return html`<p class="diff-summary">${changes === 0 ? "No differences." : `${changes} changed line${changes === 1 ? "" : "s"}.`}</p>
-<div class="diff-wrap"><table class="diff"><caption class="sr-only">Differences between ${leftLabel} and ${rightLabel}</caption>
-<thead><tr><th scope="col" class="mark"><span class="sr-only">Change</span></th><th scope="col">${leftLabel}</th><th scope="col">${rightLabel}</th></tr></thead>
-<tbody>${rows.map(diffRow)}</tbody></table></div>`;
+/** The summary line: counts by kind, in words. */
+export function diffSummary(d: { added: number; removed: number; changed: number; unchanged: number }): string {
+  if (d.added + d.removed + d.changed === 0) return "No differences.";
+  const parts = [d.added && `${d.added} added`, d.removed && `${d.removed} removed`, d.changed && `${d.changed} changed`].filter(Boolean);
+  return `${parts.join(", ")}; ${plural(d.unchanged, "unchanged key")}.`;
+}
+
+/**
+ * A diff of two JSON values by path (json-path-diff.ts), as a table: path, before, after; unchanged keys
+ * folded into counts; each row marked in text too, not by colour alone. Bounded by `diffBounds`.
+ */
+export function diffTable(leftLabel: string, left: unknown, rightLabel: string, right: unknown, bounds: Partial<typeof diffBounds> = {}): Raw {
+  const { maxRows, maxBytes } = { ...diffBounds, ...bounds };
+  const d = jsonPathDiff(left, right);
+  let shown = 0;
+  let bytes = 0;
+  const rows: Raw[] = [];
+  for (const e of d.entries) {
+    const r = row(e);
+    bytes += Buffer.byteLength(r.text);
+    if (bytes > maxBytes || shown >= maxRows) break;
+    rows.push(r);
+    if (e.kind !== "unchanged") shown++;
+  }
+  const hidden = d.added + d.removed + d.changed - shown;
+  return html`<p class="diff-summary">${diffSummary(d)}</p>
+${d.entries.length && (d.added || d.removed || d.changed) ? html`<div class="diff-wrap"><table class="diff"><caption class="sr-only">Differences between ${
+    leftLabel} and ${rightLabel}, by JSON path</caption>
+<thead><tr><th scope="col" class="mark"><span class="sr-only">Change</span></th><th scope="col">Path</th><th scope="col">${leftLabel}</th><th scope="col">${
+    rightLabel}</th></tr></thead>
+<tbody>${rows}</tbody></table></div>` : ""}
+${hidden > 0 ? html`<p class="muted diff-more">${plural(hidden, "more changed path")} not shown: the first ${shown} are listed.</p>` : ""}`;
 }

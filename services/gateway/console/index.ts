@@ -14,6 +14,7 @@ import { html, page } from "./html.ts";
 import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie, signInFormSeconds } from "./session.ts";
 import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
+import { policyPages } from "./pages-policy.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
 import { dashboardPages } from "./pages-dashboard.ts";
@@ -182,6 +183,7 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     res.headers.append("set-cookie", `${cookieName}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`);
     return res;
   });
-  for (const [method, path, handler] of [...dashboardPages, ...tenancyPages, ...configPages, ...playerPages, ...opsPages]) serve(method, path, handler);
+  const pages = [...dashboardPages, ...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...opsPages];
+  for (const [method, path, handler] of pages) serve(method, path, handler);
   return app;
 }

@@ -1,38 +1,6 @@
 import { type Ctx, ApiError, act, field, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, form, href, html, json, when } from "./html.ts";
-
-/** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
-const policyFields = [
-  ["minRemoteSyncIntervalSeconds", "number",
-    "Seconds a client waits between ordinary syncs. A sync sooner than this is still accepted, with the warning sync_interval_below_policy."],
-  ["forceSyncCooldownSeconds", "number", "Seconds between syncs the player forces (a save button): protects the service from repeated taps."],
-  ["syncOnAppBackground", "boolean", "Sync when the game goes to the background, so a player switching devices finds their latest save."],
-  ["syncOnAppForeground", "boolean", "Sync when the game comes back to the foreground, to pick up a save made on another device."],
-  ["syncOnReconnect", "boolean", "Sync as soon as the network comes back after the device was offline."],
-  ["maxQueuedLocalSnapshots", "number", "Local saves a client keeps queued while offline; older ones are dropped when the queue is full."],
-] as const;
-
-async function syncPolicy(ctx: Ctx) {
-  const id = ctx.params.projectId!;
-  const p = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}`));
-  const policy = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}/sync-policy`));
-  const inputs = policyFields.map(([name, kind, help]) =>
-    kind === "boolean"
-      ? html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
-<select id="sp-${name}" name="${name}" aria-describedby="sp-${name}-help"><option value="true" ${policy[name] ? "selected" : ""}>true</option>
-<option value="false" ${policy[name] ? "" : "selected"}>false</option></select>`
-      : html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
-<input id="sp-${name}" name="${name}" type="number" min="1" step="1" required value="${policy[name]}" aria-describedby="sp-${name}-help">`,
-  );
-  const body = html`<p>Project <a href="${href`/console/projects/${id}`}">${p.name}</a>.
-Clients read this policy from route 2 (runtime config) on their next request.</p>
-${form(href`/console/projects/${id}/sync-policy`, ctx.csrf, html`<fieldset><legend>Sync policy</legend>${inputs}</fieldset>
-<button type="submit">Save sync policy</button>`)}
-<h2>Settings</h2><p class="field-help">Transfer-code lifetime, rate limits, allowed origins and session idle days (change them with the CLI's
-<code>settings set</code> or the admin API).</p>${json(p.settings)}`;
-  return { title: "Sync policy", body };
-}
+import { button, enc, form, href, html, when } from "./html.ts";
 
 const configBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
 const pagePath = (ctx: Ctx) => href`/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
@@ -54,7 +22,7 @@ ${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="dat
 <button type="submit">Publish as version ${live.version + 1}</button>`)}
 <p><a href="${pagePath(ctx)}">Cancel</a></p>`
     : form(`${pagePath(ctx)}/preview`, ctx.csrf, html`<label for="gc-data">New game config (a JSON object)</label>
-<p class="field-help" id="gc-help">You see a side-by-side diff against the live version before anything is published.</p>
+<p class="field-help" id="gc-help">You see a diff by JSON path against the live version before anything is published.</p>
 <textarea id="gc-data" name="data" aria-describedby="gc-help" required>${preview?.text ?? JSON.stringify(live.data ?? {}, null, 2)}</textarea>
 <button type="submit">Preview diff</button>`);
   const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
@@ -87,15 +55,6 @@ function parseObject(text: string): { data?: unknown; error?: string } {
 }
 
 export const configPages: Pages = [
-  ["GET", "/console/projects/:projectId/sync-policy", syncPolicy],
-  ["POST", "/console/projects/:projectId/sync-policy", (ctx) =>
-    act(href`/console/projects/${ctx.params.projectId}/sync-policy`, async () => {
-      const patch = Object.fromEntries(
-        policyFields.map(([name, kind]) => [name, kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name))]),
-      );
-      ok(await ctx.api("PUT", `/admin/v1/projects/${enc(ctx.params.projectId!)}/sync-policy`, patch));
-      return "Sync policy saved. Clients get it on their next runtime-config request.";
-    })],
   ["GET", "/console/projects/:projectId/game-config/:env", (ctx) => gameConfig(ctx)],
   ["POST", "/console/projects/:projectId/game-config/:env/preview", (ctx) => {
     const text = field(ctx, "data");

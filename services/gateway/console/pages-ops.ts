@@ -32,7 +32,7 @@ async function audit(ctx: Ctx) {
 </div><div><button type="submit">Filter</button></div></div></form>
 ${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code></summary>
 <p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
-${diffTable("Before", e.before, "After", e.after)}</details>`)}
+${diffTable("Before", e.before, "After", e.after, { maxBytes: 3072 })}</details>`)}
 ${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>
 </p>` : ""}`;
   return { title: "Audit log", body };

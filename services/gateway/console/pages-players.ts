@@ -1,5 +1,5 @@
 import { type Ctx, act, field, ok, redirect, type Pages } from "./context.ts";
-import { diffTable } from "./diff.ts";
+import { boundedJson, diffTable, shortValue } from "./diff.ts";
 import { button, enc, form, href, html, json, when } from "./html.ts";
 
 const envOptions = (selected: string | null) => ["stage", "prod"].map((e) => html`<option value="${e}" ${e === selected ? "selected" : ""}>${e}</option>`);
@@ -92,13 +92,13 @@ ${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data },
     snapshots.map((s: any) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`);
   const body = html`<p>Account <a href="${href`/console/accounts/${accountId}`}">${accountId}</a> ·
 <span class="badge ${current.status}">${current.status}</span> · current version ${current.version}, updated ${when(current.updatedAt)}</p>
-<h2>Current content</h2>${json({ slotInfo: current.slotInfo, data: current.data })}
+<h2>Current content</h2>${boundedJson({ slotInfo: current.slotInfo, data: current.data })}
 <h2>Compare two versions</h2>
 <form method="get" action="${base}"><div class="row"><div><label for="d-a">From version</label><select id="d-a" name="a">${versionOptions(a)}</select></div>
 <div><label for="d-b">To version</label><select id="d-b" name="b">${versionOptions(b ?? current.version)}</select></div><div>
 <button type="submit">Show diff</button></div></div></form>${compare}
 <h2>Restore points</h2><ol class="timeline">${points.map((p: any) => html`<li><strong>Version ${p.version}</strong> · ${when(p.createdAt)} · ${p.sizeBytes} B
-<div>slotInfo: <code>${JSON.stringify(p.content?.slotInfo ?? {})}</code></div>
+<div>slotInfo: <code>${shortValue(p.content?.slotInfo ?? {})}</code></div>
 ${current.status === "active" && p.version !== current.version
     ? html`<a href="${base}${href`/restore?version=${p.version}`}">Restore version ${p.version}…</a>` : ""}</li>`)}</ol>
 ${snapshots.length > points.length ? html`<p class="muted">${snapshots.length - points.length} older restore points: compare them above.</p>` : ""}`;

@@ -39,7 +39,8 @@ export const adminDocs = {
   },
   setSyncPolicy: {
     description:
-      "Changes the project's sync policy; omitted fields keep their value. Clients read it from the runtime config and from account " +
+      "Changes the project's sync policy; omitted fields keep their value. The change is the policy's next version, kept with its author " +
+      "(`X-Savepoint-Actor`) and the optional `note`. Clients read it from the runtime config and from account " +
       "envelopes, and syncs sooner than `minRemoteSyncIntervalSeconds` get the `sync_interval_below_policy` warning.",
     errorCases: [missing("project")],
   },
@@ -144,6 +145,22 @@ export const adminDocs = {
   getSyncPolicy: {
     description: "The project's sync policy as route 2 serves it to clients.",
     errorCases: [{ code: "not_found", when: "No project has this id." }],
+  },
+  listSyncPolicyVersions: {
+    description:
+      "Every version of the project's sync policy, newest first: who made it (`X-Savepoint-Actor`), when, its note, which version a " +
+      "rollback copied, and the policy itself. A project changed before versions were kept has one version, 1, its policy as it is.",
+    errorCases: [{ code: "not_found", when: "No project has this id." }],
+  },
+  getSyncPolicyVersion: {
+    description: "One version of the project's sync policy, kept for comparison and rollback.",
+    errorCases: [{ code: "not_found", when: "No project has this id, or it has no such version." }],
+  },
+  rollbackSyncPolicy: {
+    description:
+      "Makes an earlier version's policy current again as the next version (history is never rewritten), with its author and an " +
+      "optional note: clients get it from the runtime config on their next read, with a new ETag.",
+    errorCases: [{ code: "not_found", when: "No project has this id, or it has no such version." }],
   },
   getSettings: {
     description: "The project's settings: transfer-code lifetime, rate limits, allowed origins and session idle days (the defaults until changed).",
