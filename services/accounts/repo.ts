@@ -130,6 +130,9 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "cleanup", fields: ["cleanupPending"] },
       { name: "env_player", fields: ["envId", "playerRef"] },
       { name: "env_external", fields: ["envId", "externalProvider", "externalSubject"] },
+      // An operator's lookup in every environment (admin/admin-find.ts).
+      { name: "player_ref", fields: ["playerRef"] },
+      { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
     ]),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>("slots", [

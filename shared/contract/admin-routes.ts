@@ -5,6 +5,7 @@ import { SyncPolicy } from "./common.ts";
 import { adminDocs } from "./docs/admin.ts";
 import { route } from "./route.ts";
 import { adminSaveRoutes } from "./restore-routes.ts";
+import { adminDeskRoutes } from "./desk-routes.ts";
 import * as S from "./settings.ts";
 
 // Each admin route adds the statuses of its own error cases (400 where it takes input, 409 and 410 where they apply).
@@ -122,6 +123,7 @@ export const adminRoutes = {
     ...adminDocs.restoreSlot,
   }),
   ...adminSaveRoutes,
+  ...adminDeskRoutes,
   getAccount: route({
     operationId: "adminGetAccount", method: "GET", path: "/admin/v1/accounts/:accountId",
     summary: "Operator view of an account", tag: "admin", auth: "admin", params: Admin.AdminAccountPath, query: Admin.AdminAccountQuery,
