@@ -135,6 +135,26 @@ describe("the player desk in the console", () => {
     expect((await sync({ baseVersion: 2, state: { hp: 9 } })).body).toMatchObject({ status: "conflict", save: { version: 3, state: { hp: 3 } } });
   });
 
+  test("the CLI does the same: player find with no project, slot edit with a reason, a stale edit told in one line", async () => {
+    const t = await newTenant(d, "self_hosted", "prod");
+    const acc = await newAccount(d, t.key, { playerRef: "cli-hero", slot: { slotId: "main", data: { gold: 1 } } });
+    const cli = async (...args: string[]) => {
+      const env = { ...process.env, SAVEPOINT_URL: base, SAVEPOINT_ADMIN_TOKEN: adminToken };
+      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "cli", "main.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
+      const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      return { code, stdout, stderr };
+    };
+    const found = await cli("player", "find", "--playerRef", "cli-hero", "--json");
+    expect(JSON.parse(found.stdout).accounts).toMatchObject([{ accountId: acc.accountId, projectId: t.projectId, environment: "prod" }]);
+    const edit = ["slot", "edit", "--account", acc.accountId, "--slot", "main", "--data", '{"gold":7}', "--reason", "cli refund"];
+    const done = await cli(...edit, "--baseVersion", "1");
+    expect([done.code, done.stdout]).toEqual([0, expect.stringContaining("a device on an older version gets a conflict with it")]);
+    const stale = await cli(...edit, "--baseVersion", "1");
+    expect([stale.code, stale.stderr.trim()]).toEqual([1, "conflict: nothing was written; the current version is 2. Read it again (--json shows it) and edit from there."]);
+    const entries = (await admin("GET", `/admin/v1/audit?target=${acc.accountId}&action=adminEditSlot`)).body.entries;
+    expect(entries.map((e: { reason: string; actor: string }) => [e.reason, e.actor.startsWith("cli:")])).toEqual([["cli refund", true]]);
+  });
+
   test("no serious accessibility violation on the desk's pages", () => {
     expect(Object.fromEntries(Object.entries(axeFindings).filter(([, v]) => v.length))).toEqual({});
     expect(Object.keys(axeFindings).length).toBe(4);
