@@ -57,7 +57,8 @@ async function visit(name: string, path?: string) {
   else await page.waitForLoadState("networkidle");
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
   const result = await page.evaluate(`${axeSource};axe.run(document, { resultTypes: ["violations"] })`);
-  const serious = (result as { violations: { id: string; impact: string; nodes: unknown[] }[] }).violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const { violations } = result as { violations: { id: string; impact: string; nodes: unknown[] }[] };
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   axeFindings[name] = serious.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
 }
 
@@ -95,6 +96,8 @@ describe("the player desk in the console", () => {
     expect([stale.status, stale.body.slot?.data]).toEqual([409, { gold: 500, hp: 100 }]);
     const audit = (await admin("GET", `/admin/v1/audit?target=${acc.accountId}&action=adminEditSlot`)).body.entries;
     expect(audit[0]).toMatchObject({ actor: "console", reason: "Ticket 4711: gold lost to the shop bug" });
+    await page.goto(`${base}/console/audit?target=${acc.accountId}`);
+    expect(await page.getByText("reason: Ticket 4711: gold lost to the shop bug").count()).toBe(1);
 
     // A second editor opened on version 3; a device writes first: nothing is written, the operator is told.
     await page.goto(`${base}/console/accounts/${acc.accountId}/slots/main/edit`);
@@ -150,7 +153,8 @@ describe("the player desk in the console", () => {
     const done = await cli(...edit, "--baseVersion", "1");
     expect([done.code, done.stdout]).toEqual([0, expect.stringContaining("a device on an older version gets a conflict with it")]);
     const stale = await cli(...edit, "--baseVersion", "1");
-    expect([stale.code, stale.stderr.trim()]).toEqual([1, "conflict: nothing was written; the current version is 2. Read it again (--json shows it) and edit from there."]);
+    const told = "conflict: nothing was written; the current version is 2. Read it again (--json shows it) and edit from there.";
+    expect([stale.code, stale.stderr.trim()]).toEqual([1, told]);
     const entries = (await admin("GET", `/admin/v1/audit?target=${acc.accountId}&action=adminEditSlot`)).body.entries;
     expect(entries.map((e: { reason: string; actor: string }) => [e.reason, e.actor.startsWith("cli:")])).toEqual([["cli refund", true]]);
   });

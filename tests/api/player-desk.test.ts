@@ -32,7 +32,8 @@ forEachDeployment("the player desk", { tenant: true }, ({ d, tenant }) => {
     const stale = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/edit"), { baseVersion: 1, data: { gold: 9 }, reason: "late" });
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({ status: "conflict", version: 2, slot: { data: { gold: 2 } }, details: { reason: "base_version_mismatch" } });
-    for (const body of [{ baseVersion: 2, data: { gold: 9 } }, { baseVersion: 2, data: { gold: 9 }, reason: "  " }, { baseVersion: 0, data: {}, reason: "x" }]) {
+    const refusals = [{ baseVersion: 2, data: { gold: 9 } }, { baseVersion: 2, data: { gold: 9 }, reason: "  " }, { baseVersion: 0, data: {}, reason: "x" }];
+    for (const body of refusals) {
       const refused = await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/edit"), body);
       expect([refused.status, refused.body.error.code]).toEqual([400, "invalid_request"]);
     }
@@ -45,7 +46,8 @@ forEachDeployment("the player desk", { tenant: true }, ({ d, tenant }) => {
     const acc = await newAccount(d, tenant.key, { accountData: { coins: 1 } });
     const edited = await admin(d, "POST", accountAdmin(acc.accountId, "/data/edit"), { baseVersion: 1, accountData: { coins: 50 }, reason: "goodwill" });
     expect([edited.status, edited.body.version]).toEqual([200, 2]);
-    expect((await auditOf(d, acc.accountId, "adminEditAccountData"))[0]).toMatchObject({ reason: "goodwill", after: { account: { accountData: { coins: 50 } } } });
+    const entry = (await auditOf(d, acc.accountId, "adminEditAccountData"))[0];
+    expect(entry).toMatchObject({ reason: "goodwill", after: { account: { accountData: { coins: 50 } } } });
     const stale = await admin(d, "POST", accountAdmin(acc.accountId, "/data/edit"), { baseVersion: 1, accountData: { coins: 7 }, reason: "late" });
     expect([stale.status, stale.body.account?.accountData]).toEqual([409, { coins: 50 }]);
     const point = await admin(d, "GET", accountAdmin(acc.accountId, "/history/1"));
