@@ -31,6 +31,8 @@ export interface Command {
 
 const restoredNote = "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this.";
 
+const editedNote = "Written as a new version with your reason in the audit log; a device on an older version gets a conflict with it on its next sync.";
+
 const table: Record<string, { route: Route; note?: string }> = {
   "workspace create": { route: adminRoutes.createWorkspace },
   "workspace list": { route: adminRoutes.listWorkspaces },
@@ -85,6 +87,11 @@ const table: Record<string, { route: Route; note?: string }> = {
   "save get": { route: adminRoutes.getSave },
   "audit list": { route: adminRoutes.listAudit },
   "overview get": { route: adminRoutes.getOverview, note: "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request." },
+  "slot edit": { route: adminRoutes.editSlot, note: editedNote },
+  "data edit": { route: adminRoutes.editAccountData, note: editedNote },
+  "data version": { route: adminRoutes.getDataRestorePoint },
+  "save version": { route: adminRoutes.getSaveRestorePoint },
+  "player find": { route: adminRoutes.findPlayers },
 };
 
 interface Property {

@@ -82,6 +82,11 @@ const routeHint = (details: Row) =>
 /** An error answer on one line: `code: message`, then what went wrong where. */
 export function errorLine(answer: Answer): string {
   const error = (answer.body as ErrorBody | undefined)?.error;
+  // An edit from a stale baseVersion: the usual 409, whose body is the state stored now.
+  const stale = answer.body as { status?: unknown; version?: unknown } | undefined;
+  if (answer.status === 409 && stale?.status === "conflict" && typeof stale.version === "number") {
+    return `conflict: nothing was written; the current version is ${stale.version}. Read it again (--json shows it) and edit from there.`;
+  }
   if (!error?.code) return `HTTP ${answer.status}: ${clip(answer.text.replace(/\s+/g, " ").trim() || "(empty answer)", 200)}`;
   let line = `${error.code}: ${error.message ?? ""}`;
   // A route's 404 names its path in the message already (and how to turn the admin API on).

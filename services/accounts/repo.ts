@@ -137,6 +137,9 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "env_active_day", fields: ["envId", "activeDay"] },
       { name: "env_created_day", fields: ["envId", "createdDay"] },
       { name: "env_stored_bytes", fields: ["envId", "storedBytes"] },
+      // An operator's lookup in every environment (admin/admin-find.ts).
+      { name: "player_ref", fields: ["playerRef"] },
+      { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
     ]),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>("slots", [

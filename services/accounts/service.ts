@@ -18,7 +18,9 @@ import { createSlot, createdSlotNow } from "./slots/create-slot.ts";
 import { adminDiscardDeadLetter, adminListDeadLetters, adminRetryDeadLetter, recordDeadLetter } from "./admin/dead-letters.ts";
 import { deleteAccount } from "./delete-account.ts";
 import { deleteSlot } from "./slots/delete-slot.ts";
-import { adminDataHistory } from "./history/data-history.ts";
+import { adminDataHistory, adminDataVersion } from "./history/data-history.ts";
+import { adminEditAccountData, adminEditSlot } from "./admin/admin-edit.ts";
+import { adminFindPlayers } from "./admin/admin-find.ts";
 import { adminExportAccount } from "./admin/export-account.ts";
 import { getAccount } from "./get-account.ts";
 import { getSlot } from "./slots/get-slot.ts";
@@ -92,6 +94,11 @@ async function serve(deps: Deps): Promise<void> {
   serveRoute(bus, group, adminRoutes.getRestorePoint, (m) => adminGetRestorePoint(deps, m.params.accountId, m.params.slotId, m.params.version));
   serveRoute(bus, group, adminRoutes.deleteAccount, (m) => adminDeleteAccount(deps, m.params.accountId));
   serveRoute(bus, group, adminRoutes.restoreSlot, (m) => adminRestoreSlot(deps, m.params.accountId, m.params.slotId, m.body.version));
+  // The player desk (README, A player says their save is gone): edits are syncs, with the reason in the audit entry.
+  serveRoute(bus, group, adminRoutes.editSlot, (m) => adminEditSlot(deps, m.params.accountId, m.params.slotId, m.body));
+  serveRoute(bus, group, adminRoutes.editAccountData, (m) => adminEditAccountData(deps, m.params.accountId, m.body));
+  serveRoute(bus, group, adminRoutes.getDataRestorePoint, (m) => adminDataVersion(deps, m.params.accountId, m.params.version));
+  serveRoute(bus, group, adminRoutes.findPlayers, (m) => adminFindPlayers(deps, m.query));
   serveEndpoint(bus, group, internal.resolveSession, (input) => resolveSession(deps, input));
   serveEndpoint(bus, group, overviewEndpoints.accountsOverview, (input) => accountsOverview(deps, input));
   serveEndpoint(bus, group, internal.issueSession, (input) => issueSession(deps, input));

@@ -44,6 +44,7 @@ export function createAuditLog(deps: Deps, retentionDays: number) {
       status: entry.status,
       before: JSON.stringify(entry.before ?? null),
       after: JSON.stringify(entry.after ?? null),
+      ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
     };
     await deps.repo.audit.insert(doc);
     await prune();

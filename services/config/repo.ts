@@ -82,6 +82,8 @@ export type AuditDoc = {
   status: number;
   before: string;
   after: string;
+  /** The operator's reason, where the change's route takes one (an edit of a player's data). */
+  reason?: string;
 };
 
 /** A signed-out console session (`_id` is its id), kept until the day after it would have expired. */

@@ -149,7 +149,7 @@ export function createGateway(options: GatewayOptions) {
     const options = { headers: routeHeaders, timeoutMs };
     const send = () => (tenant ? requestWithTenant(bus, r.subject!, tenant, message, options) : requestRoute(bus, r.subject!, message, options));
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
-    const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send) : await send();
+    const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send, body) : await send();
     const response = renderReply(r, reply, body, request, requestId);
     // Its real size replaces the estimate, or refuses it (answer-bytes.ts).
     const text = textOf(response);

@@ -51,12 +51,12 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
   }
 
   type Send = () => Promise<Reply>;
-  return async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send): Promise<Reply> {
+  return async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send, body?: unknown): Promise<Reply> {
     const reader = r.auditRead ? readsById.get(r.auditRead) : undefined;
     const before = await read(reader, client, params);
     const reply = await send();
-    // A failed write changed nothing: there is nothing to record.
-    if (reply.kind === "error") return reply;
+    // A failed write, or a stale edit's 409, changed nothing: there is nothing to record.
+    if (reply.kind === "error" || reply.kind === "conflict") return reply;
     const answer = reply.value;
     const answered = answer && typeof answer === "object" ? (answer as Record<string, unknown>) : {};
     const ids: Record<string, string> = {};
@@ -69,7 +69,10 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     const target = (pathId ? ids[pathId] : Object.values(ids)[0]) ?? "";
     const path = new URL(request.url).pathname;
     const who = { actor: actorOf(request.headers), action: r.operationId, method: r.method, path };
-    const entry = { ...who, target, targets: ids, status: r.ok[0], before: clip(before), after: clip(after) };
+    // A route that takes a reason (an edit of a player's data) keeps it with the change.
+    const reason = (body as { reason?: unknown } | undefined)?.reason;
+    const why = typeof reason === "string" ? { reason } : {};
+    const entry = { ...who, target, targets: ids, status: r.ok[0], before: clip(before), after: clip(after), ...why };
     // The change is made: a log that failed to record it is reported, not turned into a failed answer.
     await callEndpoint(bus, internal.recordAudit, entry, { timeoutMs }).catch((err) =>
       log.error("audit entry not recorded", { err, action: r.operationId, target }),

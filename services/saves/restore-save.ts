@@ -27,6 +27,14 @@ export async function adminSaveHistory(deps: Deps, p: AdminSave) {
   return { saveId: p.saveId, restorePoints: await listSavePoints(deps, await loadSave(deps, p)) };
 }
 
+/** Operators: one kept restore point's content, for the console's diff; 404 when it is not kept. */
+export async function adminSaveVersion(deps: Deps, p: AdminSave, version: number) {
+  const point = await keptSavePoint(deps, await loadSave(deps, p), version);
+  if (!point) throw fail.notFound(`Restore point ${version}`);
+  const { metadata, state } = JSON.parse(point.doc.payload);
+  return { saveId: p.saveId, version: point.doc.version, createdAt: point.doc.createdAt, metadata, state };
+}
+
 /**
  * Operators: restore point `version` becomes the save's next version in one conditional update, as a
  * slot's restore does (docs/api-rules.md#the-save-based-model): the replaced content stays a restore point (unless

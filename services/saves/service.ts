@@ -5,7 +5,7 @@ import { envIdOf } from "../../shared/contract/tenant.ts";
 import { openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
 import { deleteSave } from "./delete-save.ts";
 import { getSave } from "./get-save.ts";
-import { adminRestoreSave, adminSaveDocId, adminSaveHistory } from "./restore-save.ts";
+import { adminRestoreSave, adminSaveDocId, adminSaveHistory, adminSaveVersion } from "./restore-save.ts";
 import { openRepo, saveDocId } from "./repo.ts";
 import { syncSave } from "./sync-save.ts";
 import type { Deps } from "./deps.ts";
@@ -35,6 +35,7 @@ function serve(deps: Deps): void {
   );
   serveRoute(deps.bus, group, routes.deleteSave, (m) => deleteSave(deps, saveDocId(m.tenant.envId, m.params.saveId), m.params.saveId));
   serveRoute(deps.bus, group, adminRoutes.saveHistory, (m) => adminSaveHistory(deps, m.params));
+  serveRoute(deps.bus, group, adminRoutes.getSaveRestorePoint, (m) => adminSaveVersion(deps, m.params, m.params.version));
   serveRoute(deps.bus, group, adminRoutes.restoreSave, (m) => adminRestoreSave(deps, m.params, m.body.version));
   serveRoute(deps.bus, group, adminRoutes.deleteSave, (m) => deleteSave(deps, adminSaveDocId(m.params), m.params.saveId));
 }

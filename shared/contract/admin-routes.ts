@@ -5,6 +5,7 @@ import { SyncPolicy } from "./common.ts";
 import { adminDocs } from "./docs/admin.ts";
 import { route } from "./route.ts";
 import { adminSaveRoutes } from "./restore-routes.ts";
+import { adminDeskRoutes } from "./desk-routes.ts";
 import * as S from "./settings.ts";
 import { Overview, OverviewQuery } from "./overview.ts";
 import * as SP from "./sync-policy-versions.ts";
@@ -124,6 +125,7 @@ export const adminRoutes = {
     ...adminDocs.restoreSlot,
   }),
   ...adminSaveRoutes,
+  ...adminDeskRoutes,
   getAccount: route({
     operationId: "adminGetAccount", method: "GET", path: "/admin/v1/accounts/:accountId",
     summary: "Operator view of an account", tag: "admin", auth: "admin", params: Admin.AdminAccountPath, query: Admin.AdminAccountQuery,

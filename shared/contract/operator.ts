@@ -86,6 +86,7 @@ export const AuditEntry = z
     status: z.int(),
     before: z.unknown(),
     after: z.unknown(),
+    reason: z.string().optional().describe("Why the operator made the change, where its route takes one (an edit of a player's data)."),
   })
   .meta({ id: "AuditEntry" });
 export type AuditEntry = z.infer<typeof AuditEntry>;

@@ -18,6 +18,7 @@ import { policyPages } from "./pages-policy.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
 import { dashboardPages } from "./pages-dashboard.ts";
+import { deskPages } from "./pages-desk.ts";
 
 /** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {
@@ -183,7 +184,7 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     res.headers.append("set-cookie", `${cookieName}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`);
     return res;
   });
-  const pages = [...dashboardPages, ...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...opsPages];
+  const pages = [...dashboardPages, ...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...deskPages, ...opsPages];
   for (const [method, path, handler] of pages) serve(method, path, handler);
   return app;
 }

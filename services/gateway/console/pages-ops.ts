@@ -30,7 +30,8 @@ async function audit(ctx: Ctx) {
 <div><label for="a-action">Action</label><input id="a-action" name="action" value="${q.get("action") ?? ""}" placeholder="adminSetSyncPolicy"></div>
 <div><label for="a-since">Since (ISO time)</label><input id="a-since" name="since" value="${q.get("since") ?? ""}" placeholder="2026-01-31T00:00:00Z">
 </div><div><button type="submit">Filter</button></div></div></form>
-${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code></summary>
+${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>
+${e.reason ? html` · reason: <q>${e.reason}</q>` : ""}</summary>
 <p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
 ${diffTable("Before", e.before, "After", e.after, { maxBytes: 3072 })}</details>`)}
 ${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>

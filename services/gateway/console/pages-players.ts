@@ -1,41 +1,6 @@
-import { type Ctx, act, field, ok, redirect, type Pages } from "./context.ts";
+import { type Ctx, act, field, ok, type Pages } from "./context.ts";
 import { boundedJson, diffTable, shortValue } from "./diff.ts";
 import { button, enc, form, href, html, json, when } from "./html.ts";
-
-const envOptions = (selected: string | null) => ["stage", "prod"].map((e) => html`<option value="${e}" ${e === selected ? "selected" : ""}>${e}</option>`);
-
-async function find(ctx: Ctx) {
-  const q = ctx.url.searchParams;
-  const projectId = q.get("projectId") ?? "";
-  const env = q.get("env") ?? "prod";
-  let results = html``;
-  if (q.get("accountId")) return redirect(href`/console/accounts/${q.get("accountId")!.trim()}`);
-  if (projectId && q.get("saveId")) return redirect(href`/console/saves/${projectId}/${env}/${q.get("saveId")!.trim()}`);
-  const by: Record<string, string> | undefined =
-    q.get("playerRef") ? { playerRef: q.get("playerRef")! }
-    : q.get("provider") && q.get("subject") ? { provider: q.get("provider")!, subject: q.get("subject")! } : undefined;
-  if (projectId && by) {
-    const found = ok(await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${enc(env)}/accounts?${new URLSearchParams(by)}`));
-    results = found.accounts.length
-      ? html`<h2>Accounts found</h2><ul>${found.accounts.map((a: any) => html`<li>
-<a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a>
-<span class="badge ${a.status}">${a.status}</span> ${a.playerRef ?? ""}, created ${when(a.createdAt)}</li>`)}</ul>`
-      : html`<p role="status">No account in ${env} matches.</p>`;
-  }
-  const body = html`<p>Operators only: the runtime API has no lookup by reference.</p>
-<form method="get" action="/console/find"><fieldset><legend>By account id</legend><label for="f-acc">Account id</label>
-<input id="f-acc" name="accountId" placeholder="acc_..." size="40"> <button type="submit">Open account</button></fieldset></form>
-<form method="get" action="/console/find"><fieldset><legend>By player, external account or save</legend>
-<div class="row"><div><label for="f-prj">Project id</label>
-<input id="f-prj" name="projectId" required value="${projectId}" placeholder="prj_..." size="30"></div>
-<div><label for="f-env">Environment</label><select id="f-env" name="env">${envOptions(env)}</select></div></div>
-<div class="row"><div><label for="f-ref">Player reference</label><input id="f-ref" name="playerRef" value="${q.get("playerRef") ?? ""}"></div>
-<div><label for="f-prov">External provider</label><input id="f-prov" name="provider" value="${q.get("provider") ?? ""}"></div>
-<div><label for="f-sub">External subject</label><input id="f-sub" name="subject" value="${q.get("subject") ?? ""}"></div>
-<div><label for="f-save">Save id (save-based model)</label><input id="f-save" name="saveId"></div></div>
-<button type="submit">Find</button></fieldset></form>${results}`;
-  return { title: "Find a player", body };
-}
 
 async function account(ctx: Ctx) {
   const id = ctx.params.accountId!;
@@ -51,7 +16,8 @@ ${a.playerRef ? html` · player reference <code>${a.playerRef}</code>` : ""}${a.
 <code>${a.externalAccountRef.subject}</code>` : ""}</p>
 <p>${status} <a href="${base}/export" hx-boost="false" download>Download data-subject export (JSON)</a> ${a.status === "deleted" ? "" : html`·
 <a href="${base}/delete">Delete account…</a>`}</p>
-<h2>Account data</h2>${json(a.accountData)}
+<h2>Account data</h2><p><a href="${base}/data">History, diff and restore of account data</a>${a.status === "deleted" ? "" : html` ·
+<a href="${base}/data/edit">Edit account data…</a>`}</p>${json(a.accountData)}
 <h2>Slots</h2><table><caption class="sr-only">Slots</caption><thead><tr><th scope="col">Slot</th><th scope="col">Status</th><th scope="col">Version</th>
 <th scope="col">Updated</th></tr></thead><tbody>
 ${v.slots.map((s: any) => html`<tr><td>${s.status === "deleted" ? s.slotId : html`<a href="${base}${href`/slots/${s.slotId}`}">${s.slotId}</a>`}</td><td>
@@ -91,13 +57,16 @@ ${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data },
   const versionOptions = (sel?: number) =>
     snapshots.map((s: any) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`);
   const body = html`<p>Account <a href="${href`/console/accounts/${accountId}`}">${accountId}</a> ·
-<span class="badge ${current.status}">${current.status}</span> · current version ${current.version}, updated ${when(current.updatedAt)}</p>
+<span class="badge ${current.status}">${current.status}</span> · current version ${current.version}, updated ${when(current.updatedAt)}
+${current.status === "active" ? html` · <a href="${base}/edit">Edit this slot…</a>` : ""}</p>
 <h2>Current content</h2>${boundedJson({ slotInfo: current.slotInfo, data: current.data })}
 <h2>Compare two versions</h2>
 <form method="get" action="${base}"><div class="row"><div><label for="d-a">From version</label><select id="d-a" name="a">${versionOptions(a)}</select></div>
 <div><label for="d-b">To version</label><select id="d-b" name="b">${versionOptions(b ?? current.version)}</select></div><div>
 <button type="submit">Show diff</button></div></div></form>${compare}
-<h2>Restore points</h2><ol class="timeline">${points.map((p: any) => html`<li><strong>Version ${p.version}</strong> · ${when(p.createdAt)} · ${p.sizeBytes} B
+<h2>Restore points</h2><ol class="timeline">${points.map((p: any) => html`<li ${p.version === current.version ? html`class="current" aria-current="true"` : ""}>
+<strong>Version ${p.version}</strong>${p.version === current.version ? html` <span class="badge current">current</span>` : ""}
+· ${when(p.createdAt)} · ${p.sizeBytes} B
 <div>slotInfo: <code>${shortValue(p.content?.slotInfo ?? {})}</code></div>
 ${current.status === "active" && p.version !== current.version
     ? html`<a href="${base}${href`/restore?version=${p.version}`}">Restore version ${p.version}…</a>` : ""}</li>`)}</ol>
@@ -149,7 +118,6 @@ const accountAct = (ctx: Ctx, method: string, apiPath: string, done: string) =>
   });
 
 export const playerPages: Pages = [
-  ["GET", "/console/find", find],
   ["GET", "/console/accounts/:accountId", account],
   ["GET", "/console/accounts/:accountId/export", exportDownload],
   ["POST", "/console/accounts/:accountId/suspend", (ctx) => accountAct(ctx, "POST", "/suspend", "Account suspended: its devices are refused at once.")],
@@ -174,11 +142,4 @@ ${form(href`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<b
       const s = ok(await ctx.api("POST", `/admin/v1/accounts/${enc(ctx.params.accountId!)}/slots/${enc(ctx.params.slotId!)}/restore`, { version: v }));
       return `Restored version ${v} as version ${s.version}. Devices on an older version get a 409 with it on their next sync.`;
     })],
-  ["GET", "/console/saves/:projectId/:env/:saveId", async (ctx) => {
-    const { save } = ok(await ctx.api("GET",
-    `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/saves/${enc(ctx.params.saveId!)}`));
-    return { title: `Save ${save.saveId}`, body: html`<p>External user
-<code>${save.externalUserId}</code> · version ${save.version} · updated ${when(save.updatedAt)}</p>
-<h2>Metadata</h2>${json(save.metadata)}<h2>State</h2>${json(save.state)}` };
-  }],
 ];
