@@ -16,6 +16,7 @@ import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbac
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
 import type { Deps } from "./deps.ts";
+import { createOperator, getOperator, listOperators, resolveOperator, revokeOperator } from "./operators.ts";
 
 const group = "config";
 
@@ -59,7 +60,13 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, adminRoutes.getGameConfigVersion, (m) => getGameConfigVersion(deps, m.params.projectId, m.params.env, m.params.version));
   serveRoute(bus, group, adminRoutes.rollbackGameConfig, (m) => rollbackGameConfig(deps, m.params.projectId, m.params.env, m.body.version));
   serveRoute(bus, group, adminRoutes.listAudit, (m) => audit.list(m.query));
+  serveRoute(bus, group, adminRoutes.getAuditEntry, (m) => audit.get(m.params.auditId));
   serveEndpoint(bus, group, internal.recordAudit, (entry) => audit.record(entry));
+  serveRoute(bus, group, adminRoutes.createOperator, (m) => createOperator(deps, m.body, m.client.actor ?? "admin-api"));
+  serveRoute(bus, group, adminRoutes.listOperators, () => listOperators(deps));
+  serveRoute(bus, group, adminRoutes.getOperator, (m) => getOperator(deps, m.params.operatorId));
+  serveRoute(bus, group, adminRoutes.revokeOperator, (m) => revokeOperator(deps, m.params.operatorId));
+  serveEndpoint(bus, group, internal.resolveOperator, (by) => resolveOperator(deps, by));
   serveEndpoint(bus, group, internal.consoleSignOut, (input) => consoleSignOut(deps, input.sid, input.expiresAt));
   serveEndpoint(bus, group, internal.consoleSignedOut, async ({ sid }) => ({ signedOut: Boolean(await deps.repo.consoleSignOuts.get(sid)) }));
   return { audit };

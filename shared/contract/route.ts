@@ -8,6 +8,12 @@ import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
  * X-Service-Account-ID header), `optionalSession` (the same when both headers are sent and the
  * session is valid, else none), `admin` (SAVEPOINT_ADMIN_TOKEN), `none` (health, signed webhooks).
  */
+/** Operator roles, each allowed everything the ones after it are: owner > support > viewer. */
+export const operatorRoles = ["owner", "support", "viewer"] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+/** Whether `held` may call a route that needs `needed`. */
+export const roleAllows = (held: OperatorRole, needed: OperatorRole) => operatorRoles.indexOf(held) <= operatorRoles.indexOf(needed);
+
 export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admin";
 type WithTenant = "runtimeKey" | "session" | "optionalSession";
 export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
@@ -73,6 +79,13 @@ export interface Route {
    * path params and the ids in its answer. The gateway reads it before and after, for the audit log.
    */
   readonly auditRead?: string;
+  /**
+   * Admin routes: the least operator role that may call it (docs/api-rules.md#operators). Every admin
+   * route names one; the gateway refuses a lesser role with 403 `forbidden`.
+   */
+  readonly role?: OperatorRole;
+  /** Admin reads of a player's personal data (an export): the gateway records who read it in the audit log. */
+  readonly auditAccess?: true;
   /** Bus subject that serves the route; absent until a later issue implements it (501). */
   readonly subject?: string;
   /** Answered by the gateway itself, with no bus request (health). */
