@@ -9,7 +9,7 @@ import { adminSaveRoutes } from "./restore-routes.ts";
 import * as S from "./settings.ts";
 
 // Each admin route adds the statuses of its own error cases (400 where it takes input, 409 and 410 where they apply).
-const admin = [401, 403, 404, 500] as const;
+const admin = [401, 404, 500] as const;
 const accountAdmin = (p: string) => `/admin/v1/accounts/:accountId${p}`;
 const envAdmin = (p: string) => `/admin/v1/projects/:projectId/environments/:env${p}`;
 

@@ -3,7 +3,7 @@ import * as O from "./operators.ts";
 import { adminDocs } from "./docs/admin.ts";
 import { route } from "./route.ts";
 
-const admin = [401, 403, 404, 500] as const;
+const admin = [401, 404, 500] as const;
 
 /** Managing operators, owners only (docs/api-rules.md#operators), and reading one audit entry whole. */
 export const operatorRoutes = {

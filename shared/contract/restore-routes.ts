@@ -12,7 +12,7 @@ import * as SH from "./save-history.ts";
 /** The errors of the routes that read restore points: input, session, a version not kept. */
 const history = [400, 401, 402, 403, 404, 410, 429, 500] as const;
 const session = [401, 402, 403, 410, 429, 500] as const;
-const admin = [400, 401, 403, 404, 500] as const;
+const admin = [400, 401, 404, 500] as const;
 
 /** Players' restore points of their slots and account data, and the save-based model's erasure (README, Restoring a slot). */
 export const restorePointRoutes = {

@@ -106,7 +106,10 @@ type Filled<S extends Spec> = Omit<S, "params" | "query"> & {
 };
 
 export function route<const S extends Spec>(spec: S): Filled<S> {
-  return { ...spec, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
+  // An admin route above the least role answers 403 to a lesser operator (docs/api-rules.md#operators).
+  const refusesRoles = spec.auth === "admin" && spec.role !== undefined && spec.role !== "viewer" && !spec.errors.includes(403);
+  const errors = refusesRoles ? [...spec.errors, 403].sort((a, b) => a - b) : spec.errors;
+  return { ...spec, errors, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
 }
 
 /** What a `raw` route's service receives as its body. */

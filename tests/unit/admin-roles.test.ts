@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
 import { allRoutes } from "../../shared/contract/routes.ts";
-import { operatorRoles } from "../../shared/contract/route.ts";
+import { type Route, operatorRoles } from "../../shared/contract/route.ts";
 
 test("every admin route declares the least operator role it needs, and only reads are open to viewers", () => {
-  const admin = allRoutes.filter((r) => r.auth === "admin");
+  const admin = (allRoutes as readonly Route[]).filter((r) => r.auth === "admin");
   expect(admin.length).toBeGreaterThan(40);
   expect(admin.filter((r) => !operatorRoles.includes(r.role!)).map((r) => r.operationId)).toEqual([]);
   expect(admin.filter((r) => r.role === "viewer" && r.method !== "GET").map((r) => r.operationId)).toEqual([]);
