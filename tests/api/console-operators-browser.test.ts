@@ -85,3 +85,23 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   const signIns = (await admin("GET", "/admin/v1/audit?action=adminConsoleSignIn")).body.entries;
   expect(signIns[0]).toMatchObject({ actor: `operator:${operatorId} (Sam Support)`, target: operatorId });
 }, 60_000);
+
+test("a 200 KB restore's entry in the console shows its change, never \"No differences\"", async () => {
+  const ws = await admin("POST", "/admin/v1/workspaces", { name: "Big", plan: "self_hosted" });
+  const project = await admin("POST", `/admin/v1/workspaces/${ws.body.workspaceId}/projects`, { name: "Game" });
+  const key = (await admin("POST", `/admin/v1/projects/${project.body.projectId}/environments/stage/runtime-keys`, {})).body.runtimeKey;
+  const big = (c: string) => ({ blob: c.repeat(200_000) });
+  const acc = await call(d, "POST", "/api/v1/accounts", { key, body: { slot: { slotId: "main", data: big("a") } } });
+  const sync = { key, session: acc.body.accountSessionToken, body: { baseVersion: 1, data: big("b") } };
+  expect((await call(d, "POST", `/api/v1/accounts/${acc.body.accountId}/slots/main/sync`, sync)).status).toBe(200);
+  expect((await admin("POST", `/admin/v1/accounts/${acc.body.accountId}/slots/main/restore`, { version: 1 })).status).toBe(200);
+
+  await page.goto(`${base}/console/audit?target=${acc.body.accountId}&action=adminRestoreSlot`);
+  await page.getByText(/adminRestoreSlot/).first().click();
+  expect(await page.getByText("No differences").count()).toBe(0);
+  await page.getByRole("link", { name: "Show this change" }).click();
+  await page.getByRole("heading", { name: /Audit entry aud_/ }).waitFor();
+  await page.screenshot({ path: join(shots, "operator-large-entry.png") });
+  expect(await page.getByText("No differences").count()).toBe(0);
+  expect(await page.content()).toContain("b".repeat(1_000));
+}, 60_000);
