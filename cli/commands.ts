@@ -78,6 +78,14 @@ const table: Record<string, { route: Route; note?: string }> = {
   "history get": { route: adminRoutes.getRestorePoint },
   "save get": { route: adminRoutes.getSave },
   "audit list": { route: adminRoutes.listAudit },
+  "audit get": { route: adminRoutes.getAuditEntry },
+  "operator create": {
+    route: adminRoutes.createOperator,
+    note: "The operator token is shown once: hand it to the operator, who sets SAVEPOINT_OPERATOR_TOKEN or signs in to the console with it.",
+  },
+  "operator list": { route: adminRoutes.listOperators },
+  "operator get": { route: adminRoutes.getOperator },
+  "operator revoke": { route: adminRoutes.revokeOperator, note: "Its token is refused at once, by the API, the CLI and the console." },
 };
 
 interface Property {
