@@ -55,9 +55,20 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   const accountId: string = acc.body.accountId;
   const sync = { key: key.body.runtimeKey, session: acc.body.accountSessionToken, body: { baseVersion: 1, data: { gold: 2 } } };
   expect((await call(d, "POST", `/api/v1/accounts/${accountId}/slots/main/sync`, sync)).status).toBe(200);
-  const made = await admin("POST", "/admin/v1/operators", { name: "Sam Support", role: "support" });
-  expect(made.status).toBe(201);
-  const { operatorId, operatorToken } = made.body;
+  // The owner (the admin token) adds the operator in the console and hands over its token, shown once.
+  await page.goto(`${base}/console/sign-in`);
+  await page.locator("#token").fill(adminToken);
+  await page.keyboard.press("Enter");
+  await page.getByRole("link", { name: "Operators" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("Sam Support");
+  await page.getByLabel("Role").selectOption("support");
+  await page.getByRole("button", { name: "Add operator" }).click();
+  await page.getByText("The token is shown once").waitFor();
+  await page.screenshot({ path: join(shots, "operators.png"), fullPage: true });
+  const operatorToken = (await page.locator(".secret code").textContent())!;
+  const operatorId = (await admin("GET", "/admin/v1/operators")).body.operators.find((o: { name: string }) => o.name === "Sam Support").operatorId;
+  expect(operatorToken).toMatch(/^spo_/);
+  await page.getByRole("button", { name: "Sign out" }).click();
 
   await page.goto(`${base}/console/sign-in`);
   await page.locator("#token").fill(operatorToken);
@@ -81,6 +92,9 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   await page.screenshot({ path: join(shots, "operator-audit.png"), fullPage: true });
   const entries = (await admin("GET", `/admin/v1/audit?target=${accountId}&action=adminRestoreSlot`)).body.entries;
   expect(entries[0].actor).toBe(`operator:${operatorId} (Sam Support)`);
+  // A support operator does not manage operators: the API refuses, so the console page does.
+  await page.goto(`${base}/console/operators`);
+  await page.getByText("This needs the owner role").first().waitFor();
   // The sign-in is in the log too, under the operator's name.
   const signIns = (await admin("GET", "/admin/v1/audit?action=adminConsoleSignIn")).body.entries;
   expect(signIns[0]).toMatchObject({ actor: `operator:${operatorId} (Sam Support)`, target: operatorId });

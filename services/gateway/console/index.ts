@@ -20,6 +20,7 @@ import { tenancyPages } from "./pages-tenancy.ts";
 import { configPages } from "./pages-config.ts";
 import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
+import { operatorPages } from "./pages-operators.ts";
 
 /** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {
@@ -197,6 +198,6 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     return res;
   });
   serve("GET", "/console", async () => redirect("/console/workspaces"));
-  for (const [method, path, handler] of [...tenancyPages, ...configPages, ...playerPages, ...opsPages]) serve(method, path, handler);
+  for (const [method, path, handler] of [...tenancyPages, ...configPages, ...playerPages, ...opsPages, ...operatorPages]) serve(method, path, handler);
   return app;
 }
