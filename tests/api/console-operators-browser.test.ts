@@ -98,6 +98,12 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   // The sign-in is in the log too, under the operator's name.
   const signIns = (await admin("GET", "/admin/v1/audit?action=adminConsoleSignIn")).body.entries;
   expect(signIns[0]).toMatchObject({ actor: `operator:${operatorId} (Sam Support)`, target: operatorId });
+
+  // Revoked by the owner: the operator's console session ends at once.
+  expect((await admin("DELETE", `/admin/v1/operators/${operatorId}`)).status).toBe(200);
+  await page.goto(`${base}/console/workspaces`);
+  await page.getByRole("button", { name: "Sign in" }).waitFor();
+  expect(new URL(page.url()).pathname).toBe("/console/sign-in");
 }, 60_000);
 
 test("a 200 KB restore's entry in the console shows its change, never \"No differences\"", async () => {
@@ -110,6 +116,10 @@ test("a 200 KB restore's entry in the console shows its change, never \"No diffe
   expect((await call(d, "POST", `/api/v1/accounts/${acc.body.accountId}/slots/main/sync`, sync)).status).toBe(200);
   expect((await admin("POST", `/admin/v1/accounts/${acc.body.accountId}/slots/main/restore`, { version: 1 })).status).toBe(200);
 
+  await page.goto(`${base}/console/sign-in`);
+  await page.locator("#token").fill(adminToken);
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Workspaces" }).waitFor();
   await page.goto(`${base}/console/audit?target=${acc.body.accountId}&action=adminRestoreSlot`);
   await page.getByText(/adminRestoreSlot/).first().click();
   expect(await page.getByText("No differences").count()).toBe(0);

@@ -131,6 +131,8 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
         return out instanceof Response ? sealed(out, sid) : render(request, out, { csrf, sid });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // The session's operator was revoked since it signed in: that session has ended.
+        if (err.answer.status === 401 && session!.operatorId) return redirect("/console/sign-in");
         return render(request, { title: "Not available", body: html`<p><a href="/console">Back to the console</a>
 </p>`, error: err.message }, { csrf, sid, status: err.answer.status });
       }
