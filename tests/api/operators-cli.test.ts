@@ -22,7 +22,7 @@ async function cli(env: Record<string, string>, ...args: string[]) {
   return { code, stdout, stderr };
 }
 
-test("operator create shows the token once; with SAVEPOINT_OPERATOR_TOKEN a viewer is refused a key revoke; the revoke of an operator is in the log", async () => {
+test("operator create shows the token once; SAVEPOINT_OPERATOR_TOKEN: a viewer is refused a key revoke; an operator revoke is in the log", async () => {
   const t = await newTenant(d);
   const made = await cli({ SAVEPOINT_ADMIN_TOKEN: adminToken }, "operator", "create", "--name", "Val Viewer", "--role", "viewer", "--json");
   expect(made.code).toBe(0);

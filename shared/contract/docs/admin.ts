@@ -225,7 +225,10 @@ export const adminDocs = {
     errorCases: [],
   },
   listOperators: { description: "Every operator, oldest first, revoked ones too: id, name, role, who created it and when. Never a token.", errorCases: [] },
-  getOperator: { description: "One operator by id, as the list shows it; the audit log reads it around each operator change.", errorCases: [missing("operator")] },
+  getOperator: {
+    description: "One operator by id, as the list shows it; the audit log reads it around each operator change.",
+    errorCases: [missing("operator")],
+  },
   revokeOperator: {
     description:
       "Revokes an operator's token: every gateway copy drops it before the answer, so its next request (API, CLI or console session) is 401. " +
