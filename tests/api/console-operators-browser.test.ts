@@ -55,6 +55,15 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   const accountId: string = acc.body.accountId;
   const sync = { key: key.body.runtimeKey, session: acc.body.accountSessionToken, body: { baseVersion: 1, data: { gold: 2 } } };
   expect((await call(d, "POST", `/api/v1/accounts/${accountId}/slots/main/sync`, sync)).status).toBe(200);
+  // A wrong token is refused, and the refusal is in the audit log (never the token).
+  await page.goto(`${base}/console/sign-in`);
+  await page.locator("#token").fill("spo_notAToken");
+  await page.keyboard.press("Enter");
+  await page.getByText("neither the admin token nor a live operator token").waitFor();
+  const failed = (await admin("GET", "/admin/v1/audit?action=adminConsoleSignInFailed")).body.entries;
+  expect(failed.length).toBe(1);
+  expect(JSON.stringify(failed)).not.toContain("spo_notAToken");
+
   // The owner (the admin token) adds the operator in the console and hands over its token, shown once.
   await page.goto(`${base}/console/sign-in`);
   await page.locator("#token").fill(adminToken);

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { admin, call, newAccount } from "../helpers/api.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { adminToken } from "../helpers/deployments.ts";
 
 const accountAdmin = (accountId: string, path = "") => `/admin/v1/accounts/${accountId}${path}`;
 const as = (token: string) => (d: Parameters<typeof call>[0], method: string, path: string, body?: unknown) => call(d, method, path, { key: token, body });
@@ -30,7 +31,8 @@ forEachDeployment("named operators", { tenant: true, distributed: { copies: { ga
     // Its export of the player's data (a read of personal data) is audited too.
     expect((await support(d, "GET", accountAdmin(acc.accountId, "/export"))).status).toBe(200);
     const exported = (await admin(d, "GET", `/admin/v1/audit?target=${acc.accountId}&action=adminExportAccount`)).body.entries[0];
-    expect(exported).toMatchObject({ actor: `operator:${made.body.operatorId} (Sam Support)`, method: "GET" });
+    // Who read whose data, never the data.
+    expect(exported).toMatchObject({ actor: `operator:${made.body.operatorId} (Sam Support)`, method: "GET", before: null, after: null });
   });
 
   test("a viewer reads but changes nothing; only the owner manages operators; a revoked operator is refused on every copy", async () => {
@@ -52,8 +54,17 @@ forEachDeployment("named operators", { tenant: true, distributed: { copies: { ga
     expect((await viewer(setup.other, "GET", "/admin/v1/audit?limit=1")).status).toBe(401);
     expect((await viewer(d, "GET", "/admin/v1/audit?limit=1")).status).toBe(401);
 
-    const bad = await admin(d, "POST", "/admin/v1/operators", { name: "", role: "boss" });
-    expect(bad.status).toBe(400);
+    const count = (await admin(d, "GET", "/admin/v1/operators")).body.operators.length;
+    for (const body of [{ name: "", role: "viewer" }, { name: "Boss", role: "boss" }, { name: "Eve (owner)", role: "viewer" }, { name: "Eve" }]) {
+      const bad = await admin(d, "POST", "/admin/v1/operators", body);
+      expect([bad.status, bad.body.error.code]).toEqual([400, "invalid_request"]);
+    }
+    expect((await admin(d, "GET", "/admin/v1/operators")).body.operators.length).toBe(count);
+    expect((await admin(d, "DELETE", "/admin/v1/operators/op_unknown")).status).toBe(404);
+    expect((await admin(d, "DELETE", "/admin/v1/operators/not-an-id")).status).toBe(400);
+    // The console's operator header counts only beside the admin token, and only for a live operator.
+    const forged = await call(d, "GET", "/admin/v1/audit?limit=1", { key: adminToken, headers: { "x-savepoint-console-operator": made.body.operatorId } });
+    expect(forged.status).toBe(401);
   });
 
   test("a 200 KB restore's audit entry holds before and after whole", async () => {
@@ -63,6 +74,8 @@ forEachDeployment("named operators", { tenant: true, distributed: { copies: { ga
     expect((await admin(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 1 })).status).toBe(200);
     const listed = (await admin(d, "GET", `/admin/v1/audit?target=${acc.accountId}&action=adminRestoreSlot`)).body.entries[0];
     expect(listed.before).not.toEqual(expect.objectContaining({ clipped: true }));
+    // Not in the list (a page of them would outgrow a bus message): marked, and read whole by its id.
+    expect([listed.before, listed.after]).toEqual([{ large: true, sizeBytes: expect.any(Number) }, { large: true, sizeBytes: expect.any(Number) }]);
     const entry = (await admin(d, "GET", `/admin/v1/audit/${listed.auditId}`)).body;
     expect(entry.before.data).toEqual(big("b"));
     expect(entry.after.data).toEqual(big("a"));
