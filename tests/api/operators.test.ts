@@ -24,7 +24,9 @@ forEachDeployment("named operators", { tenant: true, distributed: { copies: { ga
     const acc = await newAccount(d, tenant.key, { slot: { slotId: "main", data: { n: 1 } } });
     await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { n: 2 } } });
     expect((await support(d, "GET", accountAdmin(acc.accountId))).status).toBe(200);
-    expect((await support(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), { version: 1 })).status).toBe(200);
+    // The name comes from the token: a header claiming another actor changes nothing.
+    const claimed = { key: made.body.operatorToken, body: { version: 1 }, headers: { "x-savepoint-actor": "cli:somebody-else" } };
+    expect((await call(d, "POST", accountAdmin(acc.accountId, "/slots/main/restore"), claimed)).status).toBe(200);
     const entry = (await admin(d, "GET", `/admin/v1/audit?target=${acc.accountId}&action=adminRestoreSlot`)).body.entries[0];
     expect(entry.actor).toBe(`operator:${made.body.operatorId} (Sam Support)`);
 
