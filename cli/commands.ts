@@ -92,6 +92,14 @@ const table: Record<string, { route: Route; note?: string }> = {
   "data version": { route: adminRoutes.getDataRestorePoint },
   "save version": { route: adminRoutes.getSaveRestorePoint },
   "player find": { route: adminRoutes.findPlayers },
+  "audit get": { route: adminRoutes.getAuditEntry },
+  "operator create": {
+    route: adminRoutes.createOperator,
+    note: "The operator token is shown once: hand it to the operator, who sets SAVEPOINT_OPERATOR_TOKEN or signs in to the console with it.",
+  },
+  "operator list": { route: adminRoutes.listOperators },
+  "operator get": { route: adminRoutes.getOperator },
+  "operator revoke": { route: adminRoutes.revokeOperator, note: "Its token is refused at once, by the API, the CLI and the console." },
 };
 
 interface Property {

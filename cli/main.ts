@@ -9,7 +9,7 @@ import { usage } from "./usage.ts";
 
 /**
  * `npx savepoint <command> [--flag value ...] [--json]`: the operator API from a terminal. Talks to
- * SAVEPOINT_URL with SAVEPOINT_ADMIN_TOKEN. Prints a readable answer, or with `--json` the server's
+ * SAVEPOINT_URL with SAVEPOINT_OPERATOR_TOKEN or SAVEPOINT_ADMIN_TOKEN. Prints a readable answer, or with `--json` the server's
  * answer alone on stdout; every failure is one line on stderr.
  */
 async function main(argv: string[]): Promise<number> {
@@ -22,8 +22,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(usage(invocation.command, invocation.group));
     return 0;
   }
-  const token = process.env.SAVEPOINT_ADMIN_TOKEN;
-  if (!token) throw new UsageError("SAVEPOINT_ADMIN_TOKEN is not set: export the token the server was started with");
+  // An operator's own token names them in the audit log (docs/api-rules.md#operators); the admin token is the owner's.
+  const token = process.env.SAVEPOINT_OPERATOR_TOKEN || process.env.SAVEPOINT_ADMIN_TOKEN;
+  if (!token) throw new UsageError("Neither SAVEPOINT_OPERATOR_TOKEN nor SAVEPOINT_ADMIN_TOKEN is set: export your operator token (spo_...)");
   const base = process.env.SAVEPOINT_URL || "http://localhost:8080";
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);

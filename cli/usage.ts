@@ -37,7 +37,7 @@ export function usage(command?: Command, group?: string): string {
     `  backup --out DIR   an online backup of the embedded deployment's data folder (see: ${program} backup --help)`,
     `  restore DIR --data-dir DIR   a backup verified and restored into a new folder (no server needed)`,
     "",
-    "environment: SAVEPOINT_URL (default http://localhost:8080), SAVEPOINT_ADMIN_TOKEN (required)",
+    "environment: SAVEPOINT_URL (default http://localhost:8080), SAVEPOINT_OPERATOR_TOKEN (your own, spo_...) or SAVEPOINT_ADMIN_TOKEN",
     "exit codes: 0 done, 1 error answer or server unreachable, 2 bad command line or environment",
   ].join("\n");
 }

@@ -9,12 +9,13 @@ import { adminRoutes, contractRoutes } from "../shared/contract/routes.ts";
 
 export const routesDocPath = `${import.meta.dir}/../docs/routes.md`;
 
+const leastRole = (r: { role?: string }) => (r.role ? ` (least role: \`${r.role}\`)` : "");
 const credentials: Record<Auth, string> = {
   none: "none",
   runtimeKey: "runtime key",
   session: "runtime key and account session",
   optionalSession: "runtime key; account session optional",
-  admin: "admin token",
+  admin: "admin or operator token",
 };
 
 /** The path as a client writes it: `{accountId}` rather than the router's `:accountId`. */
@@ -28,7 +29,7 @@ function section(r: Route): string {
   const lines = [
     routeHeading(r),
     "",
-    `\`${r.method} ${wirePath(r.path)}\`${number}: ${r.summary}. Credentials: ${credentials[r.auth]}. Success: ${r.ok[0]}.`,
+    `\`${r.method} ${wirePath(r.path)}\`${number}: ${r.summary}. Credentials: ${credentials[r.auth]}${leastRole(r)}. Success: ${r.ok[0]}.`,
   ];
   if (r.description) lines.push("", r.description.trim());
   lines.push("", errorTable(r));

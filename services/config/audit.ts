@@ -1,12 +1,20 @@
 import type { z } from "zod";
 import type { AuditEntry, AuditQuery } from "../../shared/contract/operator.ts";
 import type { internal } from "../../shared/contract/internal.ts";
+import { fail } from "../../shared/contract/errors.ts";
 import { randomBase62 } from "../../shared/util/ids.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 import type { AuditDoc } from "./repo.ts";
 
 const hourMs = 3_600_000;
+/** A value the list shows whole; a larger one is marked `{ large: true, sizeBytes }`, and its entry's own route has it whole. */
+const listedValueBytes = 65_536;
+
+const parsed = ({ _id, day: _, targets, before, after, ...d }: AuditDoc, whole: boolean): AuditEntry => {
+  const value = (text: string) => (whole || text.length <= listedValueBytes ? JSON.parse(text) : { large: true, sizeBytes: Buffer.byteLength(text) });
+  return { auditId: _id, ...d, targets: JSON.parse(targets), before: value(before), after: value(after) };
+};
 
 /**
  * The admin audit log (README, Console). Gateways record every admin change through one endpoint;
@@ -57,15 +65,17 @@ export function createAuditLog(deps: Deps, retentionDays: number) {
     // Newest first: everything after the first entry older than `since` is older too.
     const wanted = q.since ? page.filter((d) => d.at >= q.since!) : page;
     const more = wanted.length > q.limit;
-    const entries = wanted.slice(0, q.limit).map(({ _id, day: _, targets, before, after, ...d }) => ({
-      auditId: _id,
-      ...d,
-      targets: JSON.parse(targets),
-      before: JSON.parse(before),
-      after: JSON.parse(after),
-    }));
+    // A page of whole 256 KB values would outgrow a bus message: large ones are read one entry at a time.
+    const entries = wanted.slice(0, q.limit).map((d) => parsed(d, false));
     return { entries, ...(more ? { next: q.offset + q.limit } : {}) };
   }
 
-  return { record, list, prune };
+  /** One entry with its before and after whole, however large (issue: a cut value read as "No differences"). */
+  async function get(auditId: string): Promise<AuditEntry> {
+    const doc = await deps.repo.audit.get(auditId);
+    if (!doc) throw fail.notFound("Audit entry");
+    return parsed(doc, true);
+  }
+
+  return { record, list, get, prune };
 }

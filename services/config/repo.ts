@@ -1,6 +1,7 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import type { OperatorRole } from "../../shared/contract/route.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 export type WorkspaceDoc = {
@@ -89,6 +90,17 @@ export type AuditDoc = {
 /** A signed-out console session (`_id` is its id), kept until the day after it would have expired. */
 export type ConsoleSignOutDoc = { _id: string; day: string };
 
+/** A named operator (docs/api-rules.md#operators); its token is stored only as its SHA-256. */
+export type OperatorDoc = {
+  _id: string;
+  tokenHash: string;
+  name: string;
+  role: OperatorRole;
+  createdAt: string;
+  createdBy: string;
+  revokedAt?: string;
+};
+
 export interface Repo {
   workspaces: Collection<WorkspaceDoc>;
   projects: Collection<ProjectDoc>;
@@ -98,6 +110,7 @@ export interface Repo {
   syncPolicyVersions: Collection<SyncPolicyVersionDoc>;
   audit: Collection<AuditDoc>;
   consoleSignOuts: Collection<ConsoleSignOutDoc>;
+  operators: Collection<OperatorDoc>;
 }
 
 export async function openRepo(store: Store): Promise<Repo> {
@@ -118,5 +131,6 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "day", fields: ["day"] },
     ]),
     consoleSignOuts: await store.collection<ConsoleSignOutDoc>("consoleSignOuts", [{ name: "day", fields: ["day"] }]),
+    operators: await store.collection<OperatorDoc>("operators", [{ name: "token_hash", fields: ["tokenHash"], unique: true }]),
   };
 }

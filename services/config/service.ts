@@ -11,13 +11,13 @@ import { createRuntimeKey, getRuntimeKey, listRuntimeKeys, resolveRuntimeKey, re
 import { setSettings } from "./settings.ts";
 import { updateWorkspace } from "./update-workspace.ts";
 import { getSyncPolicyVersion, listSyncPolicyVersions, rollbackSyncPolicy, setSyncPolicy } from "./sync-policy.ts";
-import { actorOfMeta } from "../../shared/serving/actor.ts";
 import { createProject, createWorkspace } from "./workspaces.ts";
 import { activeGameConfig, getGameConfigVersion, listGameConfigVersions, rollbackGameConfig } from "./game-config-versions.ts";
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
 import type { Deps } from "./deps.ts";
 import { getOverview } from "./overview.ts";
+import { createOperator, getOperator, listOperators, resolveOperator, revokeOperator } from "./operators.ts";
 
 const group = "config";
 
@@ -51,10 +51,10 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, contractRoutes.runtimeConfig, (m) => getRuntimeConfig(deps, m));
   serveRoute(bus, group, adminRoutes.createRuntimeKey, (m) => createRuntimeKey(deps, m.params.projectId, m.params.env, m.body?.label));
   serveRoute(bus, group, adminRoutes.revokeRuntimeKey, (m) => revokeRuntimeKey(deps, m.params.keyId));
-  serveRoute(bus, group, adminRoutes.setSyncPolicy, (m, meta) => setSyncPolicy(deps, m.params.projectId, m.body, actorOfMeta(meta)));
+  serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) => setSyncPolicy(deps, m.params.projectId, m.body, m.client.actor ?? "admin-api"));
   serveRoute(bus, group, adminRoutes.listSyncPolicyVersions, (m) => listSyncPolicyVersions(deps, m.params.projectId));
   serveRoute(bus, group, adminRoutes.getSyncPolicyVersion, (m) => getSyncPolicyVersion(deps, m.params.projectId, m.params.version));
-  serveRoute(bus, group, adminRoutes.rollbackSyncPolicy, (m, meta) => rollbackSyncPolicy(deps, m.params.projectId, m.body, actorOfMeta(meta)));
+  serveRoute(bus, group, adminRoutes.rollbackSyncPolicy, (m) => rollbackSyncPolicy(deps, m.params.projectId, m.body, m.client.actor ?? "admin-api"));
   serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));
   serveEndpoint(bus, group, internal.setWorkspaceBilling, ({ workspaceId, ...changes }) => updateWorkspace(deps, workspaceId, changes));
   serveRoute(bus, group, adminRoutes.getOverview, (m) => getOverview(deps, m.params.projectId, m.params.env, m.query.minutes));
@@ -65,7 +65,13 @@ function serve(deps: Deps, auditRetentionDays = 90) {
   serveRoute(bus, group, adminRoutes.getGameConfigVersion, (m) => getGameConfigVersion(deps, m.params.projectId, m.params.env, m.params.version));
   serveRoute(bus, group, adminRoutes.rollbackGameConfig, (m) => rollbackGameConfig(deps, m.params.projectId, m.params.env, m.body.version));
   serveRoute(bus, group, adminRoutes.listAudit, (m) => audit.list(m.query));
+  serveRoute(bus, group, adminRoutes.getAuditEntry, (m) => audit.get(m.params.auditId));
   serveEndpoint(bus, group, internal.recordAudit, (entry) => audit.record(entry));
+  serveRoute(bus, group, adminRoutes.createOperator, (m) => createOperator(deps, m.body, m.client.actor ?? "admin-api"));
+  serveRoute(bus, group, adminRoutes.listOperators, () => listOperators(deps));
+  serveRoute(bus, group, adminRoutes.getOperator, (m) => getOperator(deps, m.params.operatorId));
+  serveRoute(bus, group, adminRoutes.revokeOperator, (m) => revokeOperator(deps, m.params.operatorId));
+  serveEndpoint(bus, group, internal.resolveOperator, (by) => resolveOperator(deps, by));
   serveEndpoint(bus, group, internal.consoleSignOut, (input) => consoleSignOut(deps, input.sid, input.expiresAt));
   serveEndpoint(bus, group, internal.consoleSignedOut, async ({ sid }) => ({ signedOut: Boolean(await deps.repo.consoleSignOuts.get(sid)) }));
   return { audit };

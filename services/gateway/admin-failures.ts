@@ -18,7 +18,7 @@ const keepDays = 1;
  */
 export function createAdminFailures(claims: Claims, limit = 10, now: () => number = Date.now) {
   let counting = "";
-  return async function checkAdmin(clientIp: string, authenticate: () => void): Promise<void> {
+  return async function checkAdmin<T>(clientIp: string, authenticate: () => T | Promise<T>): Promise<T> {
     const t = now();
     const minute = Math.floor(t / 60_000);
     const scope = `admin-failures:${addressBlock(clientIp)}`;
@@ -34,8 +34,10 @@ export function createAdminFailures(claims: Claims, limit = 10, now: () => numbe
       const setting = "SAVEPOINT_ADMIN_FAILURES_PER_MINUTE";
       throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit, scope: "client_ip", setting }, "failed admin tokens");
     }
-    authenticate();
+    // An operator token is looked up over the bus: an unknown or revoked one uses the unit like a wrong admin token.
+    const caller = await authenticate();
     claims.giveBack(scope, window, unit);
+    return caller;
   };
 }
 export type CheckAdmin = ReturnType<typeof createAdminFailures>;

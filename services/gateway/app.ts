@@ -4,7 +4,7 @@ import { type Bus, defaultRequestTimeoutMs, requestIdHeader } from "../../shared
 import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";
 import { requestRoute } from "../../shared/serving/call.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { type Route, needsTenant, takesIdempotencyKey } from "../../shared/contract/route.ts";
+import { type Route, needsTenant, roleAllows, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import { type BackupStatus, operationsRoutes } from "../../shared/contract/operations.ts";
@@ -16,7 +16,6 @@ import { checkAccountHeaders } from "./account-headers.ts";
 import { idempotencyKeyOf } from "./idempotency-key.ts";
 import { createAuth } from "./auth.ts";
 import { actorOf, createAudit } from "./audit.ts";
-import { actorBusHeader } from "../../shared/serving/actor.ts";
 import { createCors } from "./cors.ts";
 import { createAdminFailures } from "./admin-failures.ts";
 import { refuseBadHost } from "./host.ts";
@@ -99,6 +98,16 @@ export function createGateway(options: GatewayOptions) {
     return lastReadiness.state;
   };
 
+  /** The caller of an admin route, checked under the failure limit, allowed by the route's role, named for the audit log. */
+  async function adminClient(r: Route, request: Request, client: ClientInfo): Promise<ClientInfo> {
+    const caller = await checkAdmin(client.ip, () => auth.admin(request.headers));
+    const needed = r.role ?? "owner";
+    if (!roleAllows(caller.role, needed)) {
+      throw new AppError("forbidden", `This needs the ${needed} role; your operator is ${caller.role} (docs/api-rules.md#operators).`, { role: needed });
+    }
+    return { ...client, actor: caller.operatorId ? `operator:${caller.operatorId} (${caller.name})` : actorOf(request.headers) };
+  }
+
   async function handle(
     r: Route,
     request: Request,
@@ -118,7 +127,7 @@ export function createGateway(options: GatewayOptions) {
     if (tenant) envs.set(request, tenant.envId);
     if (tenant) cors.admit(tenant, request);
     if (tenant) limits.requirePayment(tenant);
-    if (r.auth === "admin") await checkAdmin(client.ip, () => auth.admin(request.headers));
+    if (r.auth === "admin") client = await adminClient(r, request, client);
     const params = validate(r.params, rawParams, "path");
     const query = validate(r.query, rawQuery, "query");
     const session =
@@ -142,14 +151,16 @@ export function createGateway(options: GatewayOptions) {
       ...busHeaders,
       [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs),
       ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}),
-      // The author a service keeps with a change (sync policy versions): the same name the audit log records.
-      ...(r.auth === "admin" ? { [actorBusHeader]: actorOf(request.headers) } : {}),
     };
     const message = { session, client, params, query, body };
     const options = { headers: routeHeaders, timeoutMs };
     const send = () => (tenant ? requestWithTenant(bus, r.subject!, tenant, message, options) : requestRoute(bus, r.subject!, message, options));
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
-    const reply = isAdminWrite ? await audit(r, request, client, params as Record<string, unknown>, send, body) : await send();
+    const reply = isAdminWrite
+      ? await audit.around(r, request, client, params as Record<string, unknown>, send, body)
+      : r.auditAccess
+        ? await audit.access(r, request, client, params as Record<string, unknown>, send)
+        : await send();
     const response = renderReply(r, reply, body, request, requestId);
     // Its real size replaces the estimate, or refuses it (answer-bytes.ts).
     const text = textOf(response);

@@ -11,21 +11,35 @@ import type { Logger } from "../../shared/process/log.ts";
 import { validate } from "./validate.ts";
 
 export const actorHeader = "x-savepoint-actor";
-/** What a value in the log may weigh: a larger one is recorded by its size only. */
-const maxValueBytes = 65_536;
+/** Room in a bus message for an entry's other fields, beside its two values. */
+const entryOverheadBytes = 16_384;
 
 const readsById = new Map<string, Route>(Object.values(adminRoutes).map((r) => [r.operationId, r]));
 const keysOf = (schema: z.ZodType) => Object.keys((schema as unknown as { shape?: Record<string, unknown> }).shape ?? {});
 
-/** Who made a change: the X-Savepoint-Actor the CLI and console send, else "admin-api". */
+/**
+ * Who made a change with the bootstrap admin token: the X-Savepoint-Actor the CLI and console send, else
+ * "admin-api". A named operator is named by the gateway instead (`operator:<id> (<name>)`, app.ts).
+ */
 export function actorOf(headers: Headers): string {
   const named = headers.get(actorHeader)?.trim() ?? "";
   return /^[\x20-\x7e]{1,100}$/.test(named) ? named : "admin-api";
 }
 
-function clip(value: unknown): unknown {
-  const text = JSON.stringify(value ?? null);
-  return Buffer.byteLength(text) > maxValueBytes ? { clipped: true, sizeBytes: Buffer.byteLength(text) } : value;
+const sizeOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
+
+/**
+ * Both values are kept whole (a value cut short once read as "No differences"). Only a pair that cannot
+ * fit one bus message is cut, larger first, and marked `clipped`, so the console says it could not
+ * keep it rather than showing no change.
+ */
+function fit(before: unknown, after: unknown, maxPayload: number): { before: unknown; after: unknown } {
+  const room = maxPayload - entryOverheadBytes;
+  const [b, a] = [sizeOf(before), sizeOf(after)];
+  if (b + a <= room) return { before, after };
+  const clipped = (sizeBytes: number) => ({ clipped: true, sizeBytes });
+  if (b >= a) return a <= room / 2 ? { before: clipped(b), after } : { before: clipped(b), after: clipped(a) };
+  return b <= room / 2 ? { before, after: clipped(a) } : { before: clipped(b), after: clipped(a) };
 }
 
 /**
@@ -51,7 +65,25 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
   }
 
   type Send = () => Promise<Reply>;
-  return async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send, body?: unknown): Promise<Reply> {
+  const record = (entry: z.infer<typeof internal.recordAudit.request>) =>
+    // The change is made: a log that failed to record it is reported, not turned into a failed answer.
+    callEndpoint(bus, internal.recordAudit, entry, { timeoutMs }).catch((err) =>
+      log.error("audit entry not recorded", { err, action: entry.action, target: entry.target }),
+    );
+  const actor = (client: ClientInfo, request: Request) => client.actor ?? actorOf(request.headers);
+
+  /** A read of a player's personal data (an export): who read whose, never what was read. */
+  async function access(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send): Promise<Reply> {
+    const reply = await send();
+    if (reply.kind === "error") return reply;
+    const targets = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"));
+    const target = targets.accountId ?? Object.values(targets)[0] ?? "";
+    const path = new URL(request.url).pathname;
+    await record({ actor: actor(client, request), action: r.operationId, method: r.method, path, target, targets, status: r.ok[0], before: null, after: null });
+    return reply;
+  }
+
+  async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send, body?: unknown): Promise<Reply> {
     const reader = r.auditRead ? readsById.get(r.auditRead) : undefined;
     const before = await read(reader, client, params);
     const reply = await send();
@@ -68,15 +100,13 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     const pathId = keysOf(r.params).find((k) => k.endsWith("Id"));
     const target = (pathId ? ids[pathId] : Object.values(ids)[0]) ?? "";
     const path = new URL(request.url).pathname;
-    const who = { actor: actorOf(request.headers), action: r.operationId, method: r.method, path };
+    const who = { actor: actor(client, request), action: r.operationId, method: r.method, path };
     // A route that takes a reason (an edit of a player's data) keeps it with the change.
     const reason = (body as { reason?: unknown } | undefined)?.reason;
     const why = typeof reason === "string" ? { reason } : {};
-    const entry = { ...who, target, targets: ids, status: r.ok[0], before: clip(before), after: clip(after), ...why };
-    // The change is made: a log that failed to record it is reported, not turned into a failed answer.
-    await callEndpoint(bus, internal.recordAudit, entry, { timeoutMs }).catch((err) =>
-      log.error("audit entry not recorded", { err, action: r.operationId, target }),
-    );
+    await record({ ...who, target, targets: ids, status: r.ok[0], ...fit(before, after, bus.maxPayload), ...why });
     return reply;
-  };
+  }
+
+  return { around, access, record };
 }

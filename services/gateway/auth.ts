@@ -4,6 +4,7 @@ import type { Bus } from "../../shared/bus/port.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
+import type { ResolvedOperator } from "../../shared/contract/operators.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { accountHeader } from "./account-headers.ts";
@@ -24,17 +25,20 @@ const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("autho
  */
 export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?: number, now = () => new Date()) {
   const tenants = new TtlCache<Tenant>(60_000);
+  const operators = new TtlCache<ResolvedOperator>(60_000);
   const sessions = new TtlCache<ResolvedSession>(30_000, undefined, () => now().getTime());
   const trust = joinCacheDrops(
     bus,
     (subject, data) => {
       if (subject === events.tenantsChanged.subject) return tenants.clear();
+      if (subject === events.operatorsChanged.subject) return operators.clear();
       const { accountId } = events.sessionsChanged.schema.parse(data);
       sessions.deleteWhere((s) => s.accountId === accountId);
     },
     () => {
       tenants.clear();
       sessions.clear();
+      operators.clear();
     },
   );
   const adminHash = adminToken ? Buffer.from(sha256Hex(adminToken)) : undefined;
@@ -51,6 +55,15 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
       sessions.set(cacheKey, session, asOf, Date.parse(session.expiresAt));
     }
     return session;
+  }
+
+  async function resolveOperator(cacheKey: string, by: { tokenHash: string } | { operatorId: string }): Promise<ResolvedOperator> {
+    const cached = trust.trusted() ? operators.get(cacheKey) : undefined;
+    if (cached) return cached;
+    const asOf = operators.generation;
+    const operator = await callEndpoint(bus, internal.resolveOperator, by, { timeoutMs });
+    operators.set(cacheKey, operator, asOf);
+    return operator;
   }
 
   /** A live session may act only for its own account, and not while the account is suspended. */
@@ -103,12 +116,28 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
       return actorFor(session, accountId);
     },
 
-    admin(headers: Headers): void {
+    /**
+     * Who an admin request acts as (docs/api-rules.md#operators): the bootstrap admin token is the owner;
+     * an operator token (`spo_...`) is its operator, resolved over the bus and cached like runtime keys
+     * (a revocation drops it on every copy). With the admin token, the console names the operator its
+     * session signed in (`X-Savepoint-Console-Operator`): whoever holds that token is the owner anyway.
+     */
+    async admin(headers: Headers): Promise<AdminCaller> {
       const token = bearer(headers);
-      if (!adminHash || !token || !timingSafeEqual(Buffer.from(sha256Hex(token)), adminHash)) {
-        throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN as `Authorization: Bearer <token>`.");
+      const hash = token ? sha256Hex(token) : "";
+      if (adminHash && token && timingSafeEqual(Buffer.from(hash), adminHash)) {
+        const operatorId = headers.get(consoleOperatorHeader);
+        return operatorId ? resolveOperator(`id:${operatorId}`, { operatorId }) : { role: "owner" };
       }
+      if (!token?.startsWith("spo_")) {
+        throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN or an operator token as `Authorization: Bearer <token>`.");
+      }
+      return resolveOperator(hash, { tokenHash: hash });
     },
   };
 }
 export type Auth = ReturnType<typeof createAuth>;
+/** The console's header naming its signed-in operator; honoured only beside the bootstrap admin token. */
+export const consoleOperatorHeader = "x-savepoint-console-operator";
+/** An admin request's caller: a named operator, or the bootstrap admin token (an owner with no name). */
+export type AdminCaller = ResolvedOperator | { role: "owner"; operatorId?: undefined; name?: undefined };

@@ -44,7 +44,7 @@ const securitySchemes = {
     description: "Account session token, returned once per device; bound to the path's accountId, or to X-Service-Account-ID on paths without one.",
   },
   accountId: { type: "apiKey", in: "header", name: "X-Service-Account-ID", description: "The session's account, on paths that do not name it." },
-  adminToken: { type: "http", scheme: "bearer", description: "SAVEPOINT_ADMIN_TOKEN" },
+  adminToken: { type: "http", scheme: "bearer", description: "SAVEPOINT_ADMIN_TOKEN (the owner), or a named operator's token `spo_...`" },
 };
 
 /** Every schema with `.meta({ id })` that `root` reaches, by id. */
@@ -176,7 +176,7 @@ export function openApiDocument(routes: readonly Route[]) {
     (paths[openapiPath(r.path)] ??= {})[r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.number ? `${r.number}. ${r.summary}` : r.summary,
-      description: [r.description ?? "", errorTable(r)].filter(Boolean).join("\n\n"),
+      description: [r.description ?? "", r.role ? `Least operator role: \`${r.role}\`.` : "", errorTable(r)].filter(Boolean).join("\n\n"),
       tags: [r.tag],
       security: security(r),
       parameters: [...parameters(r, input, components), ...(idempotent ? [idempotencyKeyParameter(r)] : [])],

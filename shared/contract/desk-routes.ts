@@ -17,7 +17,8 @@ const missing = (what: string) => ({ code: "not_found", when: `No ${what} has th
 export const adminDeskRoutes = {
   editSlot: route({
     operationId: "adminEditSlot", method: "POST", path: accountAdmin("/slots/:slotId/edit"),
-    summary: "Write new slot content as the next version, with a reason", tag: "admin", auth: "admin", params: AdminSlotPath, body: D.EditSlotRequest,
+    summary: "Write new slot content as the next version, with a reason", tag: "admin", auth: "admin", role: "support", params: AdminSlotPath,
+    body: D.EditSlotRequest,
     ok: [200, A.SyncAcceptedResponse], conflict: A.SlotConflictResponse, completeConflict: A.completeSlotConflict, errors: [...admin, 409, 410, 413],
     auditRead: "adminGetSlot", subject: "accounts.admin.slot-edit",
     description:
@@ -28,7 +29,7 @@ export const adminDeskRoutes = {
   }),
   editAccountData: route({
     operationId: "adminEditAccountData", method: "POST", path: accountAdmin("/data/edit"),
-    summary: "Write new accountData as the next version, with a reason", tag: "admin", auth: "admin", params: AdminAccountPath,
+    summary: "Write new accountData as the next version, with a reason", tag: "admin", auth: "admin", role: "support", params: AdminAccountPath,
     body: D.EditAccountDataRequest, ok: [200, A.SyncAcceptedResponse], conflict: A.AccountConflictResponse,
     completeConflict: A.completeAccountConflict, errors: [...admin, 409, 410, 413], auditRead: "adminGetAccount", subject: "accounts.admin.data-edit",
     description:
@@ -38,21 +39,22 @@ export const adminDeskRoutes = {
   }),
   getDataRestorePoint: route({
     operationId: "adminGetDataRestorePoint", method: "GET", path: accountAdmin("/history/:version"),
-    summary: "One accountData restore point's content", tag: "admin", auth: "admin", params: D.DataVersionPath, ok: [200, D.DataRestorePointContent],
+    summary: "One accountData restore point's content", tag: "admin", auth: "admin", role: "viewer", params: D.DataVersionPath,
+    ok: [200, D.DataRestorePointContent],
     errors: [...admin, 410], subject: "accounts.admin.data-version",
     description: "The `accountData` of one kept restore point, for a diff against another version or the current one.",
     errorCases: [deleted, missing("account")],
   }),
   getSaveRestorePoint: route({
     operationId: "adminGetSaveRestorePoint", method: "GET", path: "/admin/v1/projects/:projectId/environments/:env/saves/:saveId/history/:version",
-    summary: "One save restore point's content (save-based model)", tag: "admin", auth: "admin", params: D.SaveVersionPath,
+    summary: "One save restore point's content (save-based model)", tag: "admin", auth: "admin", role: "viewer", params: D.SaveVersionPath,
     ok: [200, D.SaveRestorePointContent], errors: admin, subject: "saves.admin.version",
     description: "The `metadata` and `state` of one kept restore point of a save, for a diff against another version or the current one.",
     errorCases: [missing("save in this project's environment")],
   }),
   findPlayers: route({
     operationId: "adminFindPlayers", method: "GET", path: "/admin/v1/accounts",
-    summary: "A player by account id, player reference or external reference, in every project and environment", tag: "admin", auth: "admin",
+    summary: "A player by account id, player reference or external reference, in every project and environment", tag: "admin", auth: "admin", role: "viewer",
     query: D.FindPlayersQuery, ok: [200, D.FoundPlayers], errors: admin, subject: "accounts.admin.find-players",
     description:
       "Looks a player up without knowing their project or environment: every account with this id, player reference or external " +

@@ -5,6 +5,7 @@ import { PlanName } from "./plans.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
 import { SessionIdleDays } from "./settings.ts";
 import { AuditEntry } from "./operator.ts";
+import { ResolvedOperator } from "./operators.ts";
 import { Tenant } from "./tenant.ts";
 
 /** A bus endpoint that no HTTP route maps to one-to-one: subject plus request and reply schemas. */
@@ -132,6 +133,12 @@ export const internal = {
   ),
   /** A gateway records one admin change in the audit log, which config keeps (README, Console). */
   recordAudit: endpoint("config.audit.record", AuditEntry.omit({ auditId: true, at: true }), z.object({ auditId: z.string() })),
+  /** The operator a token (by hash) or a console session (by id) acts as; 401 when unknown or revoked. */
+  resolveOperator: endpoint(
+    "config.operator.resolve",
+    z.union([z.object({ tokenHash: z.string().length(64) }), z.object({ operatorId: z.string().max(64) })]),
+    ResolvedOperator,
+  ),
   /** A console sign-out: that session is refused on every gateway copy until it would have expired anyway. */
   consoleSignOut: endpoint("config.console.sign-out", z.object({ sid: z.string().max(64), expiresAt: z.int() }), z.object({ signedOut: z.literal(true) })),
   consoleSignedOut: endpoint("config.console.signed-out", z.object({ sid: z.string().max(64) }), z.object({ signedOut: z.boolean() })),
@@ -143,6 +150,8 @@ export const internal = {
 export const events = {
   /** A runtime key, project or workspace changed: cached tenants are stale. */
   tenantsChanged: { subject: "events.config.tenants-changed", schema: z.object({ projectId: z.string().optional() }) },
+  /** An operator was revoked: cached operators are stale. */
+  operatorsChanged: { subject: "events.config.operators-changed", schema: z.object({ operatorId: z.string() }) },
   /** An account's sessions were revoked, or its status changed. */
   sessionsChanged: { subject: "events.accounts.sessions-changed", schema: z.object({ accountId: AccountId }) },
 } as const;

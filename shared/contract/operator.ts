@@ -90,6 +90,7 @@ export const AuditEntry = z
   })
   .meta({ id: "AuditEntry" });
 export type AuditEntry = z.infer<typeof AuditEntry>;
+export const AuditPath = z.strictObject({ auditId: z.string().regex(/^aud_[A-Za-z0-9_]+$/) });
 export const AuditQuery = z.object({
   target: z.string().min(1).max(200).optional(),
   action: z.string().regex(/^admin[A-Za-z]+$/, "must be an admin operationId such as adminSetSyncPolicy").optional(),

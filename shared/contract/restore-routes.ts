@@ -59,17 +59,19 @@ export const restorePointRoutes = {
 export const adminSaveRoutes = {
   saveHistory: route({
     operationId: "adminSaveHistory", method: "GET", path: "/admin/v1/projects/:projectId/environments/:env/saves/:saveId/history",
-    summary: "Restore points of a save (save-based model)", tag: "admin", auth: "admin", params: SH.AdminSavePath, ok: [200, SH.SaveRestorePointList],
+    summary: "Restore points of a save (save-based model)", tag: "admin", auth: "admin", role: "viewer", params: SH.AdminSavePath, ok: [200,
+    SH.SaveRestorePointList],
     errors: admin, subject: "saves.admin.history", ...adminDocs.saveHistory,
   }),
   restoreSave: route({
     operationId: "adminRestoreSave", method: "POST", path: "/admin/v1/projects/:projectId/environments/:env/saves/:saveId/restore",
-    summary: "Restore a save from a restore point (a new version)", tag: "admin", auth: "admin", params: SH.AdminSavePath, body: Admin.RestoreRequest,
+    summary: "Restore a save from a restore point (a new version)", tag: "admin", auth: "admin", role: "support", params: SH.AdminSavePath,
+    body: Admin.RestoreRequest,
     ok: [200, R.SaveResponse], errors: admin, auditRead: "adminGetSave", subject: "saves.admin.restore", ...adminDocs.restoreSave,
   }),
   deleteSave: route({
     operationId: "adminDeleteSave", method: "DELETE", path: "/admin/v1/projects/:projectId/environments/:env/saves/:saveId",
-    summary: "Erase a save and its history (a player's erasure request)", tag: "admin", auth: "admin", params: SH.AdminSavePath,
+    summary: "Erase a save and its history (a player's erasure request)", tag: "admin", auth: "admin", role: "owner", params: SH.AdminSavePath,
     ok: [200, SH.DeleteSaveResponse], errors: admin, auditRead: "adminGetSave", subject: "saves.admin.delete",
     ...adminDocs.deleteSave,
   }),

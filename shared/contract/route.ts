@@ -8,6 +8,12 @@ import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
  * X-Service-Account-ID header), `optionalSession` (the same when both headers are sent and the
  * session is valid, else none), `admin` (SAVEPOINT_ADMIN_TOKEN), `none` (health, signed webhooks).
  */
+/** Operator roles, each allowed everything the ones after it are: owner > support > viewer. */
+export const operatorRoles = ["owner", "support", "viewer"] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+/** Whether `held` may call a route that needs `needed`. */
+export const roleAllows = (held: OperatorRole, needed: OperatorRole) => operatorRoles.indexOf(held) <= operatorRoles.indexOf(needed);
+
 export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admin";
 type WithTenant = "runtimeKey" | "session" | "optionalSession";
 export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
@@ -73,6 +79,13 @@ export interface Route {
    * path params and the ids in its answer. The gateway reads it before and after, for the audit log.
    */
   readonly auditRead?: string;
+  /**
+   * Admin routes: the least operator role that may call it (docs/api-rules.md#operators). Every admin
+   * route names one; the gateway refuses a lesser role with 403 `forbidden`.
+   */
+  readonly role?: OperatorRole;
+  /** Admin reads of a player's personal data (an export): the gateway records who read it in the audit log. */
+  readonly auditAccess?: true;
   /** Bus subject that serves the route; absent until a later issue implements it (501). */
   readonly subject?: string;
   /** Answered by the gateway itself, with no bus request (health). */
@@ -93,7 +106,10 @@ type Filled<S extends Spec> = Omit<S, "params" | "query"> & {
 };
 
 export function route<const S extends Spec>(spec: S): Filled<S> {
-  return { ...spec, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
+  // An admin route above the least role answers 403 to a lesser operator (docs/api-rules.md#operators).
+  const refusesRoles = spec.auth === "admin" && spec.role !== undefined && spec.role !== "viewer" && !spec.errors.includes(403);
+  const errors = refusesRoles ? [...spec.errors, 403].sort((a, b) => a - b) : spec.errors;
+  return { ...spec, errors, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
 }
 
 /** What a `raw` route's service receives as its body. */

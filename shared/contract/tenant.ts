@@ -37,7 +37,8 @@ export const SessionActor = z.object({ sessionId: z.string(), accountId: Account
 export type SessionActor = z.infer<typeof SessionActor>;
 
 /** Where a request came from, as the gateway established it (trusted proxies resolved). */
-export const ClientInfo = z.object({ ip: z.string() });
+/** Who sent an admin request, as the audit log names it (`actor`), for records that keep their author. */
+export const ClientInfo = z.object({ ip: z.string(), actor: z.string().optional() });
 export type ClientInfo = z.infer<typeof ClientInfo>;
 
 export const envIdOf = (projectId: string, environment: Environment) => `${projectId}:${environment}`;

@@ -6,10 +6,11 @@ type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const threshold = order[(process.env.LOG_LEVEL as Level) ?? "info"] ?? order.info;
 
-// Runtime keys, session tokens, bearer values and transfer-code-shaped strings.
+// Runtime keys, session tokens, operator tokens, bearer values and transfer-code-shaped strings.
 const secretPatterns = [
   /spk_[a-z]+_[A-Za-z0-9]+/g,
   /sps_[A-Za-z0-9_-]+/g,
+  /spo_[A-Za-z0-9]+/g,
   /(Bearer\s+)[^\s"]+/gi,
   /\b[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}\b/g,
 ];

@@ -53,7 +53,7 @@ describe("the console shows only messages it chose", () => {
     const inherited = await (await fetch(`${d.base}/console/sign-in?error=toString`)).text();
     expect(inherited).not.toContain('role="alert"');
     const known = await (await fetch(`${d.base}/console/sign-in?error=wrong-token`)).text();
-    expect(known).toContain("That is not the admin token.");
+    expect(known).toContain("That is neither the admin token nor a live operator token.");
   });
 
   test("a signed-in page shows a notice or error only as the console sealed it for this session", async () => {

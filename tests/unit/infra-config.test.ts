@@ -28,6 +28,7 @@ const notPassed: Record<string, string> = {
   SAVEPOINT_BACKUP_KEEP: "SQLite only, with SAVEPOINT_BACKUP_DIR",
   SAVEPOINT_TLS_CERT: "compose's HAProxy ends TLS in front of the gateways (README, TLS)",
   SAVEPOINT_TLS_KEY: "compose's HAProxy ends TLS in front of the gateways (README, TLS)",
+  SAVEPOINT_OPERATOR_TOKEN: "read by the CLI in an operator's own shell, never by a server",
 };
 
 describe("infra: compose against the README's Configuration table", () => {

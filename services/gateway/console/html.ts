@@ -62,6 +62,7 @@ const navItems = [
   ["/console/find", "Find a player"],
   ["/console/dead-letters", "Dead letters"],
   ["/console/audit", "Audit log"],
+  ["/console/operators", "Operators"],
 ] as const;
 
 /** The page around every view; `csrf` is absent on the sign-in page. */

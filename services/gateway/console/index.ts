@@ -9,6 +9,10 @@ import { internal } from "../../../shared/contract/internal.ts";
 import type { CheckAdmin } from "../admin-failures.ts";
 import type { Peer } from "../peer.ts";
 import { requestIdOf } from "../request-id.ts";
+import { consoleOperatorHeader } from "../auth.ts";
+import type { ResolvedOperator } from "../../../shared/contract/operators.ts";
+import { sha256Hex } from "../../../shared/util/crypto.ts";
+import { signInAudit } from "./sign-in-audit.ts";
 import { ApiError, type Ctx, type Handler, type View, redirect } from "./context.ts";
 import { html, page } from "./html.ts";
 import { consoleKeys, cookieName, cookieOf, preCookieName, sessionSeconds, setCookie, signInFormSeconds } from "./session.ts";
@@ -19,6 +23,7 @@ import { playerPages } from "./pages-players.ts";
 import { opsPages } from "./pages-ops.ts";
 import { dashboardPages } from "./pages-dashboard.ts";
 import { deskPages } from "./pages-desk.ts";
+import { operatorPages } from "./pages-operators.ts";
 
 /** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {
@@ -49,7 +54,7 @@ function compress(request: Request, body: string | Uint8Array<ArrayBuffer>, head
 }
 
 /** The only messages the sign-in page shows: a code in its URL picks one (README, Console). */
-const signInErrors = new Map([["wrong-token", "That is not the admin token."]]);
+const signInErrors = new Map([["wrong-token", "That is neither the admin token nor a live operator token."]]);
 
 export interface ConsoleOptions {
   adminToken: string | undefined;
@@ -72,9 +77,12 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
   const app = new Elysia();
   if (!adminToken) return app;
   const keys = consoleKeys(adminToken, now);
+  const signIns = signInAudit(bus);
 
-  const api = async (method: string, path: string, body?: unknown) => {
+  // A page acts as its session's operator: the gateway checks that operator's role and names it in the audit log.
+  const apiAs = (operatorId: string | undefined) => async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, "x-savepoint-actor": "console" };
+    if (operatorId) headers[consoleOperatorHeader] = operatorId;
     if (body !== undefined) headers["content-type"] = "application/json";
     const res = await handle(new Request(`http://console.internal${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
     const text = await res.text();
@@ -120,12 +128,14 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
         return refuse(request, 403, "This form is not from this console session (CSRF token missing or wrong).");
       }
       const csrf = keys.csrfOf("session", sid);
-      const ctx: Ctx = { request, url: new URL(request.url), params: params as Record<string, string>, csrf, form, api };
+      const ctx: Ctx = { request, url: new URL(request.url), params: params as Record<string, string>, csrf, form, api: apiAs(session!.operatorId) };
       try {
         const out = await handler(ctx);
         return out instanceof Response ? sealed(out, sid) : render(request, out, { csrf, sid });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // The session's operator was revoked since it signed in: that session has ended.
+        if (err.answer.status === 401 && session!.operatorId) return redirect("/console/sign-in");
         return render(request, { title: "Not available", body: html`<p><a href="/console">Back to the console</a>
 </p>`, error: err.message }, { csrf, sid, status: err.answer.status });
       }
@@ -143,8 +153,8 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     const form = keys.issueSignInForm();
     const body = html`<form method="post" action="/console/sign-in">
 <input type="hidden" name="_csrf" value="${keys.csrfOf("sign-in-form", keys.signInForm(form)!)}">
-<label for="token">Admin token</label>
-<p class="field-help" id="token-help">SAVEPOINT_ADMIN_TOKEN. It is checked once and never kept in the page or the browser.</p>
+<label for="token">Operator or admin token</label>
+<p class="field-help" id="token-help">Your operator token (spo_...), or SAVEPOINT_ADMIN_TOKEN. It is checked once and never kept in the page or the browser.</p>
 <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-help" size="40">
 <p><button type="submit">Sign in</button></p></form>`;
     const text = page("Sign in", body, { error: signInErrors.get(new URL(request.url).searchParams.get("error") ?? "") });
@@ -161,18 +171,26 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
       return refuse(request, 403, "This sign-in form is not from this browser (CSRF token missing or wrong).");
     }
     const from = peer(request, server);
+    const token = form.get("token") ?? "";
+    let operator: ResolvedOperator | undefined;
     try {
-      await checkAdmin(from.ip, () => {
-        if (!keys.tokenMatches(form.get("token") ?? "")) throw fail.unauthorized();
+      operator = await checkAdmin(from.ip, async () => {
+        if (token.startsWith("spo_")) return callEndpoint(bus, internal.resolveOperator, { tokenHash: sha256Hex(token) });
+        if (!keys.tokenMatches(token)) throw fail.unauthorized();
+        return undefined;
       });
     } catch (err) {
       if (!isAppError(err)) throw err;
-      if (err.code !== "rate_limited") return redirect("/console/sign-in", { error: "wrong-token" });
+      if (err.code !== "rate_limited") {
+        await signIns.record(request, from.ip, undefined);
+        return redirect("/console/sign-in", { error: "wrong-token" });
+      }
       const retryAfter = String((err.details as { retryAfter?: number } | undefined)?.retryAfter ?? 60);
       return refuse(request, 429, `Too many wrong admin tokens from your address: try again in ${retryAfter} seconds.`, { "retry-after": retryAfter });
     }
+    await signIns.record(request, from.ip, operator ?? null);
     const res = redirect("/console/workspaces");
-    res.headers.append("set-cookie", setCookie(cookieName, keys.issueSession(), sessionSeconds, from.https));
+    res.headers.append("set-cookie", setCookie(cookieName, keys.issueSession(undefined, operator?.operatorId), sessionSeconds, from.https));
     res.headers.append("set-cookie", setCookie(preCookieName, "", 0, from.https));
     return res;
   }, { parse: "none" });
@@ -184,7 +202,7 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
     res.headers.append("set-cookie", `${cookieName}=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0`);
     return res;
   });
-  const pages = [...dashboardPages, ...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...deskPages, ...opsPages];
+  const pages = [...dashboardPages, ...tenancyPages, ...configPages, ...policyPages, ...playerPages, ...deskPages, ...opsPages, ...operatorPages];
   for (const [method, path, handler] of pages) serve(method, path, handler);
   return app;
 }

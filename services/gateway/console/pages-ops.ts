@@ -16,6 +16,28 @@ ${button(href`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Disca
     body: html`<p>Cleanup jobs that ran out of deliveries. Retry queues one again with fresh deliveries; discard drops it.</p>${body}` };
 }
 
+const marked = (v: any, mark: string) => Boolean(v && typeof v === "object" && v[mark] === true && typeof v.sizeBytes === "number");
+
+/**
+ * An entry's before and after. A value over 64 KB is not in the list (`large`): its entry's own page
+ * shows it whole. One the gateway could not keep at all (`clipped`) is said so, never shown as no change.
+ */
+function change(e: any, bounds?: Parameters<typeof diffTable>[4]) {
+  if (marked(e.before, "clipped") || marked(e.after, "clipped")) {
+    return html`<p role="status">This change was too large to keep in the log; its values are not shown.</p>`;
+  }
+  if (marked(e.before, "large") || marked(e.after, "large")) {
+    return html`<p><a href="${href`/console/audit/${e.auditId}`}">Show this change</a> (its values are over 64 KB).</p>`;
+  }
+  return diffTable("Before", e.before, "After", e.after, bounds);
+}
+
+async function auditEntry(ctx: Ctx) {
+  const e = ok(await ctx.api("GET", `/admin/v1/audit/${enc(ctx.params.auditId!)}`));
+  return { title: `Audit entry ${e.auditId}`, body: html`<p>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>;
+answered ${e.status}.${e.reason ? html` Reason: <q>${e.reason}</q>.` : ""}</p>${change(e)}<p><a href="/console/audit">Back to the audit log</a></p>` };
+}
+
 async function audit(ctx: Ctx) {
   const q = ctx.url.searchParams;
   const filters = new URLSearchParams();
@@ -33,7 +55,7 @@ async function audit(ctx: Ctx) {
 ${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>
 ${e.reason ? html` · reason: <q>${e.reason}</q>` : ""}</summary>
 <p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
-${diffTable("Before", e.before, "After", e.after, { maxBytes: 3072 })}</details>`)}
+${change(e, { maxBytes: 3072 })}</details>`)}
 ${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>
 </p>` : ""}`;
   return { title: "Audit log", body };
@@ -46,4 +68,5 @@ export const opsPages: Pages = [
   ["POST", "/console/dead-letters/:id/discard", (ctx) =>
     act("/console/dead-letters", async () => (ok(await ctx.api("DELETE", `/admin/v1/dead-letters/${enc(ctx.params.id!)}`)), "Discarded."))],
   ["GET", "/console/audit", audit],
+  ["GET", "/console/audit/:auditId", auditEntry],
 ];

@@ -20,30 +20,32 @@ type Kind = "session" | "sign-in-form" | "csrf" | "message" | "token";
 /**
  * Console sessions need no store: a cookie carries its kind, expiry and id, signed with a key derived
  * from the admin token, so every gateway copy accepts it and changing the token signs everyone out.
- * Only `issueSession` makes a session, and only a sign-in with the token calls it.
+ * Only `issueSession` makes a session, and only a sign-in with the admin token or an operator token calls
+ * it; a session of an operator carries its id, and the gateway refuses it once the operator is revoked.
  */
 export function consoleKeys(adminToken: string, now: () => number = Date.now) {
   const keys = new Map<Kind, Buffer>();
   const keyOf = (kind: Kind) => keys.get(kind) ?? keys.set(kind, createHmac("sha256", adminToken).update(`savepoint console ${kind} v2`).digest()).get(kind)!;
   const sign = (kind: Kind, text: string) => mac(keyOf(kind), `${kind}\n${text}`);
-  const prefix = { session: "s2", "sign-in-form": "f2" } as const;
+  const prefix = { session: "s3", "sign-in-form": "f3" } as const;
 
-  const issue = (kind: "session" | "sign-in-form", expiresAt: number) => {
-    const body = `${prefix[kind]}.${expiresAt}.${randomBytes(16).toString("base64url")}`;
+  // The operator a session signed in ("-" for the admin token, and in every sign-in form) is signed with it.
+  const issue = (kind: "session" | "sign-in-form", expiresAt: number, operator = "-") => {
+    const body = `${prefix[kind]}.${expiresAt}.${randomBytes(16).toString("base64url")}.${operator}`;
     return `${body}.${sign(kind, body)}`;
   };
   const open = (kind: "session" | "sign-in-form", value: string | undefined) => {
     const parts = (value ?? "").split(".");
-    const [tag, exp, id, sig] = parts;
-    if (parts.length !== 4 || tag !== prefix[kind] || !exp || !id || !sig) return undefined;
-    if (!same(sig, sign(kind, `${tag}.${exp}.${id}`)) || !(Number(exp) > now())) return undefined;
-    return { sid: id, expiresAt: Number(exp) };
+    const [tag, exp, id, operator, sig] = parts;
+    if (parts.length !== 5 || tag !== prefix[kind] || !exp || !id || !operator || !sig) return undefined;
+    if (!same(sig, sign(kind, `${tag}.${exp}.${id}.${operator}`)) || !(Number(exp) > now())) return undefined;
+    return { sid: id, expiresAt: Number(exp), ...(operator === "-" ? {} : { operatorId: operator }) };
   };
   const csrfText = (kind: "session" | "sign-in-form", id: string) => `${kind}\n${id}`;
 
   return {
-    /** A new session's cookie value: call only after the admin token was checked. */
-    issueSession: (expiresAt = now() + sessionSeconds * 1000) => issue("session", expiresAt),
+    /** A new session's cookie value: call only after the admin token, or the operator's own token, was checked. */
+    issueSession: (expiresAt = now() + sessionSeconds * 1000, operatorId?: string) => issue("session", expiresAt, operatorId ?? "-"),
     /** The sign-in form's cookie value: it only ties the form to this browser (login CSRF). */
     issueSignInForm: (expiresAt = now() + signInFormSeconds * 1000) => issue("sign-in-form", expiresAt),
     /** The session of a valid, unexpired session cookie value, else undefined. */

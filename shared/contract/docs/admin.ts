@@ -243,4 +243,27 @@ export const adminDocs = {
       "`alreadyDeleted: true`, and the id can be created again at version 1.",
     errorCases: [{ code: "not_found", when: "No save ever had this id in this project's environment." }],
   },
+  createOperator: {
+    description:
+      "Creates a named operator with a role (`owner`, `support` or `viewer`) and answers its token, `spo_...`, once: only its SHA-256 is " +
+      "stored. The operator sends it as `Authorization: Bearer spo_...` (CLI: `SAVEPOINT_OPERATOR_TOKEN`) or signs in to the console with it.",
+    errorCases: [],
+  },
+  listOperators: { description: "Every operator, oldest first, revoked ones too: id, name, role, who created it and when. Never a token.", errorCases: [] },
+  getOperator: {
+    description: "One operator by id, as the list shows it; the audit log reads it around each operator change.",
+    errorCases: [missing("operator")],
+  },
+  revokeOperator: {
+    description:
+      "Revokes an operator's token: every gateway copy drops it before the answer, so its next request (API, CLI or console session) is 401. " +
+      "Revoking twice answers the first time.",
+    errorCases: [missing("operator")],
+  },
+  getAuditEntry: {
+    description:
+      "One audit entry with its before and after whole, however large: the list shows a value over 64 KB as `{ large: true, sizeBytes }`, " +
+      "and this route gives it in full.",
+    errorCases: [missing("audit entry")],
+  },
 } satisfies Record<string, RouteDocs>;

@@ -36,7 +36,10 @@ export function commonErrorCases(r: Route): ErrorCase[] {
     cases.push({ code: "invalid_request", when: `\`Idempotency-Key\` is empty, over 255 characters or not printable ASCII${secret}.` });
   }
   if (r.auth === "admin") {
-    cases.push({ code: "unauthorized", when: "`Authorization` does not carry the admin token." });
+    cases.push({ code: "unauthorized", when: "`Authorization` carries neither the admin token nor a live operator token (`spo_...`)." });
+    if (r.role && r.role !== "viewer") {
+      cases.push({ code: "forbidden", when: `The operator's role is below \`${r.role}\`, the least this route needs; \`details.role\` names it.` });
+    }
     cases.push({
       code: "rate_limited",
       when: "This client IP sent more than `SAVEPOINT_ADMIN_FAILURES_PER_MINUTE` (10) wrong admin tokens this minute, counted across gateway copies.",
