@@ -257,6 +257,8 @@ export function createGateway(options: GatewayOptions) {
   const peer = (request: Request, server: Server<unknown> | null) => peerOf(request, server, proxies);
   if (servesConsole(surface)) app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
 
+  // A stopped copy sends no more reports (its bus may be closed by then).
+  app.onStop(() => traffic.stop());
   return app.onError(({ code, error, request, route }) => {
     const requestId = requestIdOf(request.headers);
     const response =
