@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
-import { startAllInOne } from "../../services/all-in-one.ts";
+import { type BrowserContext, type Page } from "playwright-core";
 import { createGateway } from "../../services/gateway/app.ts";
 import { consoleKeys, cookieName } from "../../services/gateway/console/session.ts";
-import { readEnv } from "../../shared/process/env.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { type Answer, call } from "../helpers/api.ts";
 import { type Deployment, adminToken } from "../helpers/deployments.ts";
-import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 
 const shots = "/tmp/console-shots";
 const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
@@ -21,51 +18,22 @@ let base: string;
 let dataDir: string;
 let d: Deployment;
 let bus: Bus;
-let stop: () => Promise<void>;
+let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
-const blocked: string[] = [];
-const cspViolations: string[] = [];
+let blocked: string[];
+let cspViolations: string[];
 const axeFindings: Record<string, string[]> = {};
 const transfer: Record<string, number> = {};
 const admin = (method: string, path: string, body?: unknown): Promise<Answer> => call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
-  dataDir = tempDir("console");
-  const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken });
-  const started = await startAllInOne(env, createLogger({ test: "console" }));
-  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
-  bus = started.bus;
-  base = `http://127.0.0.1:${started.gateway.server!.port}`;
-  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  stop = async () => {
-    await started.gateway.stop();
-    for (const s of [...started.stops].reverse()) await s();
-  };
-  const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-  context = await chromium.launchPersistentContext(tempDir("console-chromium"), {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
-  });
-  // Every request that is not to this gateway is refused and counted: there must be none.
-  await context.route("**/*", (r) => {
-    if (new URL(r.request().url()).host === new URL(base).host) return r.continue();
-    blocked.push(r.request().url());
-    return r.abort("internetdisconnected");
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
-  page.on("console", (m) => {
-    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-  });
+  h = await startConsoleHarness("console");
+  ({ base, d, context, page, bus, dataDir, blocked, cspViolations } = h);
   mkdirSync(shots, { recursive: true });
 }, 60_000);
 afterAll(async () => {
-  await context?.close();
-  await stop?.();
+  await h?.stop();
 });
 
 /** Loads a page, sums what crossed the wire for it, screenshots it and runs axe-core on it. */

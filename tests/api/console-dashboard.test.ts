@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
-import { startAllInOne } from "../../services/all-in-one.ts";
+import { type BrowserContext, type Page } from "playwright-core";
 import { cookieName } from "../../services/gateway/console/session.ts";
-import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, adminToken } from "../helpers/deployments.ts";
-import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 
 /**
  * README, Console: the overview page in real Chromium. A known workload, then the page shows its
@@ -20,45 +16,19 @@ const shots = "/tmp/console-shots";
 const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
 let base: string;
 let d: Deployment;
-let stop: () => Promise<void>;
+let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
-const blocked: string[] = [];
-const cspViolations: string[] = [];
+let blocked: string[];
+let cspViolations: string[];
 
 beforeAll(async () => {
-  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("console-dashboard"), SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRAFFIC_FLUSH_MS: "200" });
-  const started = await startAllInOne(env, createLogger({ test: "console-dashboard" }));
-  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
-  base = `http://127.0.0.1:${started.gateway.server!.port}`;
-  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  stop = async () => {
-    await started.gateway.stop();
-    for (const s of [...started.stops].reverse()) await s();
-  };
-  const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-  context = await chromium.launchPersistentContext(tempDir("console-dashboard-chromium"), {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  await context.route("**/*", (r) => {
-    if (new URL(r.request().url()).host === new URL(base).host) return r.continue();
-    blocked.push(r.request().url());
-    return r.abort("internetdisconnected");
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
-  page.on("console", (m) => {
-    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-  });
+  h = await startConsoleHarness("console-dashboard", { SAVEPOINT_TRAFFIC_FLUSH_MS: "200" });
+  ({ base, d, context, page, blocked, cspViolations } = h);
   mkdirSync(shots, { recursive: true });
 }, 60_000);
 afterAll(async () => {
-  await context?.close();
-  await stop?.();
+  await h?.stop();
 });
 
 async function signIn(): Promise<void> {

@@ -1,46 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
-import { startAllInOne } from "../../services/all-in-one.ts";
-import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { type BrowserContext, type Page } from "playwright-core";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, adminToken } from "../helpers/deployments.ts";
-import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 
 // The player desk driven as an operator does (README, Console), in headless Chromium; the harness is console-browser.test.ts's.
 const shots = "/tmp/console-desk-shots";
 const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
 let base: string;
 let d: Deployment;
-let stop: () => Promise<void>;
+let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
 const axeFindings: Record<string, string[]> = {};
 const admin = (method: string, path: string, body?: unknown) => call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
-  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("console-desk"), SAVEPOINT_ADMIN_TOKEN: adminToken });
-  const started = await startAllInOne(env, createLogger({ test: "console-desk" }));
-  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
-  base = `http://127.0.0.1:${started.gateway.server!.port}`;
-  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  stop = async () => {
-    await started.gateway.stop();
-    for (const s of [...started.stops].reverse()) await s();
-  };
-  const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-  context = await chromium.launchPersistentContext(tempDir("console-desk-chromium"), {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
+  h = await startConsoleHarness("console-desk");
+  ({ base, d, context, page } = h);
   mkdirSync(shots, { recursive: true });
   await page.goto(`${base}/console/sign-in`);
   await page.locator("#token").fill(adminToken);
@@ -48,8 +27,7 @@ beforeAll(async () => {
   await page.getByRole("heading", { name: "Workspaces" }).waitFor();
 }, 60_000);
 afterAll(async () => {
-  await context?.close();
-  await stop?.();
+  await h?.stop();
 });
 
 async function visit(name: string, path?: string) {

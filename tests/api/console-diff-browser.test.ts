@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
-import { startAllInOne } from "../../services/all-in-one.ts";
+import { type BrowserContext, type Page } from "playwright-core";
 import { cookieName } from "../../services/gateway/console/session.ts";
-import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
-import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { type Deployment } from "../helpers/deployments.ts";
+import { type ConsoleHarness, consoleCookie, startConsoleHarness } from "../helpers/console-harness.ts";
 
 /** The console's diffs by JSON path (README, Console), and the sync policy page's versions, in real Chromium. */
 const shots = "/tmp/console-diff-shots";
 let base: string;
 let d: Deployment;
-let stop: () => Promise<void>;
+let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
 let cookie: string;
@@ -23,41 +19,15 @@ let cookie: string;
 const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
 
 beforeAll(async () => {
-  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("console-diff"), SAVEPOINT_ADMIN_TOKEN: adminToken });
-  const started = await startAllInOne(env, createLogger({ test: "console-diff" }));
-  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
-  base = `http://127.0.0.1:${started.gateway.server!.port}`;
-  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  stop = async () => {
-    await started.gateway.stop();
-    for (const s of [...started.stops].reverse()) await s();
-  };
-  const form = await fetch(`${base}/console/sign-in`);
-  const pre = form.headers.get("set-cookie")!.split(";")[0]!;
-  const signedIn = await fetch(`${base}/console/sign-in`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie: pre, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrfOf(await form.text())!, token: adminToken }),
-  });
-  cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!;
-  const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-  context = await chromium.launchPersistentContext(tempDir("console-diff-chromium"), {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  h = await startConsoleHarness("console-diff");
+  ({ base, d, context, page } = h);
+  cookie = await consoleCookie(base, cookieName);
   const [name, value] = [cookie.slice(0, cookie.indexOf("=")), cookie.slice(cookie.indexOf("=") + 1)];
   await context.addCookies([{ name, value, url: `${base}/console` }]);
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
   mkdirSync(shots, { recursive: true });
 }, 60_000);
 afterAll(async () => {
-  await context?.close();
-  await stop?.();
+  await h?.stop();
 });
 
 /** The page's HTML as the console serves it (decompressed), and its byte size. */

@@ -1,49 +1,27 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
-import { startAllInOne } from "../../services/all-in-one.ts";
-import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { type BrowserContext, type Page } from "playwright-core";
 import { type Answer, call } from "../helpers/api.ts";
 import { type Deployment, adminToken } from "../helpers/deployments.ts";
-import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 
 /** README, Operators: a support operator signs in to the console with its own token, and the audit log names it. */
 const shots = "/tmp/console-shots";
 let base: string;
 let d: Deployment;
-let stop: () => Promise<void>;
+let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
 const admin = (method: string, path: string, body?: unknown): Promise<Answer> => call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
-  const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("console-operators"), SAVEPOINT_ADMIN_TOKEN: adminToken });
-  const started = await startAllInOne(env, createLogger({ test: "console-operators" }));
-  started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
-  base = `http://127.0.0.1:${started.gateway.server!.port}`;
-  d = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  stop = async () => {
-    await started.gateway.stop();
-    for (const s of [...started.stops].reverse()) await s();
-  };
-  const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
-  context = await chromium.launchPersistentContext(tempDir("console-operators-chromium"), {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
+  h = await startConsoleHarness("console-operators");
+  ({ base, d, context, page } = h);
   mkdirSync(shots, { recursive: true });
 }, 60_000);
 afterAll(async () => {
-  await context?.close();
-  await stop?.();
+  await h?.stop();
 });
 
 test("a support operator signs in with its own token, is refused a key revoke, restores a slot, and the audit log names it", async () => {
