@@ -1,6 +1,6 @@
 import type { Environment } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { type Overview, type TrafficCounts, latencyBoundsMs, overviewEndpoints } from "../../shared/contract/overview.ts";
+import { type Overview, type TrafficCounts, latencyBoundsMs, noTraffic, overviewEndpoints } from "../../shared/contract/overview.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import type { Deps } from "./deps.ts";
@@ -22,14 +22,6 @@ export function quantileMs(latency: readonly number[], q: number): number | null
   return latencyBoundsMs[latencyBoundsMs.length - 1]!;
 }
 
-const empty = (): TrafficCounts => ({
-  requests: 0,
-  syncs: 0,
-  conflicts: 0,
-  clientErrors: 0,
-  serverErrors: 0,
-  latency: new Array(latencyBoundsMs.length + 1).fill(0),
-});
 const view = ({ latency, ...counts }: TrafficCounts) => ({ ...counts, p50Ms: quantileMs(latency, 0.5), p99Ms: quantileMs(latency, 0.99) });
 function add(into: TrafficCounts, c: TrafficCounts): void {
   for (const k of ["requests", "syncs", "conflicts", "clientErrors", "serverErrors"] as const) into[k] += c[k];
@@ -55,10 +47,10 @@ export async function getOverview(deps: Deps, projectId: string, env: Environmen
     callEndpoint(deps.bus, overviewEndpoints.accountsOverview, { envId, top: largestListed }),
   ]);
   const byMinute = new Map(traffic.minutes.map((m) => [m.minute, m]));
-  const totals = empty();
+  const totals = noTraffic();
   const series = Array.from({ length: minutes }, (_, i) => {
     const minute = fromMinute + i;
-    const counts = byMinute.get(minute) ?? empty();
+    const counts = byMinute.get(minute) ?? noTraffic();
     add(totals, counts);
     return { at: new Date(minute * 60_000).toISOString(), ...view(counts) };
   });

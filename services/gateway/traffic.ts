@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import { type TrafficCounts, latencyBoundsMs, overviewEndpoints } from "../../shared/contract/overview.ts";
+import { type TrafficCounts, latencyBoundsMs, noTraffic, overviewEndpoints } from "../../shared/contract/overview.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 
@@ -7,16 +7,7 @@ import { callEndpoint } from "../../shared/serving/call.ts";
 const syncRoutes = new Set(["syncAccountData", "syncSlot", "syncSave"]);
 
 type Minute = TrafficCounts & { envId: string; minute: number };
-const zero = (envId: string, minute: number): Minute => ({
-  envId,
-  minute,
-  requests: 0,
-  syncs: 0,
-  conflicts: 0,
-  clientErrors: 0,
-  serverErrors: 0,
-  latency: new Array(latencyBoundsMs.length + 1).fill(0),
-});
+const zero = (envId: string, minute: number): Minute => ({ envId, minute, ...noTraffic() });
 
 export const defaultTrafficFlushMs = 10_000;
 

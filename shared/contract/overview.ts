@@ -22,6 +22,15 @@ export const TrafficCounts = z.object({
   latency: z.array(Count).length(latencyBoundsMs.length + 1),
 });
 export type TrafficCounts = z.infer<typeof TrafficCounts>;
+/** Nothing counted yet: where a copy's minute and a read's sum start. */
+export const noTraffic = (): TrafficCounts => ({
+  requests: 0,
+  syncs: 0,
+  conflicts: 0,
+  clientErrors: 0,
+  serverErrors: 0,
+  latency: new Array(latencyBoundsMs.length + 1).fill(0),
+});
 
 /** Minutes since the epoch, the series' key. */
 export const MinuteNumber = z.int().min(0);
