@@ -56,8 +56,8 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   const operatorId = (await admin("GET", "/admin/v1/operators")).body.operators.find((o: { name: string }) => o.name === "Sam Support").operatorId;
   expect(operatorToken).toMatch(/^spo_/);
   await page.getByRole("button", { name: "Sign out" }).click();
-
-  await page.goto(`${base}/console/sign-in`);
+  // The sign-out lands on a sign-in form: use that one (a second form in flight would race it for the cookie).
+  await page.getByRole("heading", { name: "Sign in" }).waitFor();
   await page.locator("#token").fill(operatorToken);
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Workspaces" }).waitFor();
