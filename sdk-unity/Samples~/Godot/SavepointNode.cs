@@ -7,7 +7,7 @@ using Savepoint;
 public partial class SavepointNode : Node
 {
     [Export] public string BaseUrl = "https://saves.example.com";
-    [Export] public string RuntimeKey = "rk_stage_...";
+    [Export] public string RuntimeKey = "spk_stage_...";
     public SavepointClient Client { get; private set; }
     // Godot runs _Process on its main thread; the clock's timers and the events fire there.
     readonly PumpedClock clock = new PumpedClock(() => System.DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(), 0);

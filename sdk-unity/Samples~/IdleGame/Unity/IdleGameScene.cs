@@ -11,7 +11,7 @@ namespace Savepoint.Samples
     public sealed class IdleGameScene : MonoBehaviour
     {
         public string baseUrl = "https://saves.example.com";
-        public string runtimeKey = "rk_stage_...";
+        public string runtimeKey = "spk_stage_...";
         SavepointClient client;
         JObject state;
         float nextTick;
