@@ -7,6 +7,7 @@ import { createMongoStore } from "../../shared/store/mongo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, adminToken, deployment, type startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { readUntil } from "../helpers/wait.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { mongo, npxEnv, tempDir, trackChild } from "../helpers/infra.ts";
@@ -25,14 +26,6 @@ const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8
 const exportedVersions = (exp: { history: { slotId?: string; version: number }[] }, slotId = "") =>
   exp.history.filter((h) => (h.slotId ?? "") === slotId).map((h) => h.version);
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await Bun.sleep(100);
-  }
-}
 
 forEachDeployment("history, restore and export", { tenant: true }, ({ name, d, tenant }) => {
   test("slot history lists every sync of self_hosted, newest first, with the stored payload's size", async () => {
@@ -142,7 +135,7 @@ forEachDeployment("history, restore and export", { tenant: true }, ({ name, d, t
     expect(linked.status).toBe(200);
 
     // The deleted slot's history is erased by the cleanup worker, soon after the answer.
-    const exported = await until(
+    const exported = await readUntil(
       () => admin(d, "GET", accountAdmin(acc.accountId, "/export")),
       (r) => r.status !== 200 || exportedVersions(r.body, "c").length === 0,
     );
@@ -227,7 +220,7 @@ describe("pruning (distributed: an expired snapshot written through the store ad
 
     const copy = d.spawn("accounts");
     try {
-      const after = await until(
+      const after = await readUntil(
         () => admin(d, "GET", accountAdmin(acc.accountId, "/export")),
         (r) => r.body.history?.length === 1,
         20_000,
@@ -284,7 +277,7 @@ describe("pruning (embedded, with a moved clock)", () => {
     clock = hours(54); // 2030-01-03T06:30: t0's snapshots expired a day ago; version 6 expires at 12:30
     d = await startEmbedded(env, { now: () => clock });
     try {
-      const pruned = await until(
+      const pruned = await readUntil(
         () => call("GET", "/export").then((r) => r.body),
         (b) => exportedVersions(b, "s").length === 1,
       );

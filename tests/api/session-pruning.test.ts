@@ -5,6 +5,7 @@ import { createMongoStore } from "../../shared/store/mongo.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { deployment, type startDistributed } from "../helpers/deployments.ts";
+import { readUntil } from "../helpers/wait.ts";
 import { mongo } from "../helpers/infra.ts";
 
 /**
@@ -13,14 +14,6 @@ import { mongo } from "../helpers/infra.ts";
  * through the store adapter, and a new accounts copy prunes them at start. (The embedded suite in
  * sessions.test.ts moves the clock instead.)
  */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await Bun.sleep(100);
-  }
-}
 
 describe("ended sessions are pruned (distributed: prune days set back through the store adapter)", () => {
   test("a signed-out and an expired session go, their tokens then 401 unauthorized; the live one and a deleted account's stay", async () => {
@@ -46,7 +39,7 @@ describe("ended sessions are pruned (distributed: prune days set back through th
       await sessions.update({ _id: sha256Hex(idle) }, past);
       await sessions.update({ _id: sha256Hex(lost) }, { pruneDay: "2020-02-01" });
       // The deleted account's session is kept for good once its cleanup has run.
-      const kept = await until(async () => (await sessions.get(sha256Hex(gone.session)))?.pruneDay, (day) => day === keptForever);
+      const kept = await readUntil(async () => (await sessions.get(sha256Hex(gone.session)))?.pruneDay, (day) => day === keptForever, 20_000);
       expect(kept).toBe(keptForever);
     } finally {
       await store.close();
@@ -56,7 +49,7 @@ describe("ended sessions are pruned (distributed: prune days set back through th
 
     const copy = d.spawn("accounts");
     try {
-      const pruned = await until(() => on(lost), (r) => r.body.error?.code === "unauthorized");
+      const pruned = await readUntil(() => on(lost), (r) => r.body.error?.code === "unauthorized", 20_000);
       expect([pruned.status, pruned.body.error.code]).toEqual([401, "unauthorized"]);
       const expired = await on(idle);
       expect([expired.status, expired.body.error.code]).toEqual([401, "unauthorized"]);

@@ -7,6 +7,7 @@ import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
 import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // The built bundle in real Chromium on another origin than the API: what only a browser decides (CORS, page events).
 let d: Server;
@@ -67,13 +68,6 @@ const sp = <T>(script: string): Promise<T> => page.evaluate(`(async () => { cons
 const open = (key: string, skew = 0) =>
   page.goto(`http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(key)}&skew=${skew}`);
 
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("sdk in headless Chromium: promises kept", () => {
   test("a page whose clock is a day ahead saves on the server's clock: the Date of cross-origin answers is readable", async () => {
@@ -102,7 +96,7 @@ describe("sdk in headless Chromium: promises kept", () => {
     // What coming back to the tab does to the page: visibilityState becomes visible and visibilitychange fires.
     await page.evaluate(`Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true });
       document.dispatchEvent(new Event("visibilitychange"));`);
-    await until(async () => (await sp<number>("return sp.config.policy.minRemoteSyncIntervalSeconds;")) === 7, "the new policy after visibilitychange");
+    await waitUntil(async () => (await sp<number>("return sp.config.policy.minRemoteSyncIntervalSeconds;")) === 7, "the new policy after visibilitychange");
     expect(await sp<boolean>("return sp.config.policy.syncOnAppForeground;")).toBe(true);
   }, 60_000);
 
@@ -111,10 +105,10 @@ describe("sdk in headless Chromium: promises kept", () => {
     exampleKey = t.key;
     await page.goto(`http://127.0.0.1:${pages.port}/example/`);
     const game = <T>(script: string) => page.evaluate(`(async () => { const savepoint = window.savepoint; ${script} })()`) as Promise<T>;
-    await until(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start");
+    await waitUntil(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start");
     for (let i = 0; i < 5; i++) await page.click("#tap");
     await page.click("#save-now");
-    await until(async () => (await page.textContent("#saved")) === "✓ saved to cloud", "the cloud tick");
+    await waitUntil(async () => (await page.textContent("#saved")) === "✓ saved to cloud", "the cloud tick");
     const onServer = await game<{ coins: number }>("return (await savepoint.api.getSlot('main')).data;");
     expect(onServer.coins).toBeGreaterThanOrEqual(5);
     const box = (await page.locator("main").boundingBox())!;
@@ -122,7 +116,7 @@ describe("sdk in headless Chromium: promises kept", () => {
     await page.screenshot({ path: process.env.SDK_EXAMPLE_SCREENSHOT ?? join(tempDir("sdk-example-shot"), "example.png"), clip });
 
     await page.reload();
-    await until(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start again");
+    await waitUntil(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start again");
     // Loaded before the first frame: the game continues from the saved coins, it does not start over at 0.
     expect(Number((await page.textContent("#coins"))!.replace(/\D/g, ""))).toBeGreaterThanOrEqual(onServer.coins);
     expect(await game<string[]>("return (await savepoint.account.devices()).map((s) => s.deviceLabel);")).toEqual(["Idle clicker (browser)"]);

@@ -7,6 +7,7 @@ import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
 import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // Two tabs of one game: one origin, one IndexedDB, one Web Lock (sdk/README.md, Several tabs).
 let d: Server;
@@ -64,13 +65,6 @@ afterAll(async () => {
 const inTab = <T>(page: Page, script: string): Promise<T> =>
   page.evaluate(`(async () => { const sp = await window.started; ${script} })()`) as Promise<T>;
 
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("sdk in headless Chromium: two tabs of one game", () => {
   test("one tab syncs the saves of both, each change once; when it closes mid-push the other takes over and loses nothing", async () => {
@@ -83,7 +77,7 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
     const session = await inTab<string>(a, "return (await sp.store.getValue('session')).token;");
     const slot = async (id: string) => (await call(d, "GET", `/api/v1/accounts/${accountId}/slots/${id}`, { key: t.key, session })).body;
     await inTab(a, "await sp.save('a', { n: 1 });");
-    await until(async () => (await slot("a")).version === 1, "the first save on the server");
+    await waitUntil(async () => (await slot("a")).version === 1, "the first save on the server", 15_000);
 
     const b = await context.newPage();
     await b.goto(url("Tab B"));
@@ -95,7 +89,7 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
     expect(await slot("b")).toMatchObject({ version: 1, data: { n: 1 } });
     expect(result).toMatchObject({ status: "synced", targets: { a: { status: "synced" }, b: { status: "synced" } } });
     // B reads what A's push wrote: every change is acknowledged, in both tabs.
-    await until(async () => (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B to see the push");
+    await waitUntil(async () => (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B to see the push", 15_000);
     expect(await inTab<unknown>(b, "return sp.load('a');")).toEqual({ n: 2 });
 
     // Again a save in each tab; A's push is on its way (the server writes it, the answer never reaches A) when A closes.
@@ -109,7 +103,7 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
       await new Promise(() => {});
     });
     void inTab(a, "await sp.flushNow();").catch(() => {});
-    await until(async () => reachedServer === 1, "tab A's push to reach the server");
+    await waitUntil(async () => reachedServer === 1, "tab A's push to reach the server", 15_000);
     const shots = process.env.SDK_TABS_SHOTS ?? tempDir("sdk-tabs-shots");
     await a.screenshot({ path: join(shots, "tab-a.png") });
     expect([await inTab<boolean>(a, "return sp.isSyncingTab;"), await inTab<boolean>(b, "return sp.isSyncingTab;")]).toEqual([true, false]);
@@ -117,7 +111,7 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
     await a.close();
 
     // B takes the lock and pushes what A left: the write A began under its stored key, and B's own save.
-    await until(async () => (await slot("b")).version === 2 && (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B's push");
+    await waitUntil(async () => (await slot("b")).version === 2 && (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B's push", 15_000);
     expect(await slot("a")).toMatchObject({ version: 3, data: { n: 3 } });
     expect(await slot("b")).toMatchObject({ version: 2, data: { n: 2 } });
     expect(await inTab<boolean>(b, "return sp.isSyncingTab;")).toBe(true);
