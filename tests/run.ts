@@ -40,8 +40,13 @@ if (left.length > 0) console.log(`dropped ${left.length} test database(s) the su
 
 const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? NaN);
 const passed = count("pass");
-const failed = count("fail");
+// bun counts an error thrown outside any test (an unhandled rejection, a file that does not load)
+// apart from the failures; it fails the run all the same, so it is counted as a failure here.
+const errors = count("errors?");
+const failed = count("fail") + (Number.isNaN(errors) ? 0 : errors);
 const skipped = count("skip");
+// The log's tail is what CI keeps: repeat every such error there, with the file it came from.
+for (const block of unhandledErrors(output)) console.log(block);
 if (Number.isNaN(passed) || Number.isNaN(failed)) {
   console.log(`0 passed, 1 failed`);
   console.error(`bun test exited ${code} without a readable summary`);
@@ -49,3 +54,15 @@ if (Number.isNaN(passed) || Number.isNaN(failed)) {
 }
 console.log(`${passed} passed, ${failed} failed${Number.isNaN(skipped) ? "" : `, ${skipped} skipped`}`);
 process.exit(failed > 0 || code !== 0 ? 1 : 0);
+
+function unhandledErrors(text: string): string[] {
+  const blocks: string[] = [];
+  const lines = text.split("\n");
+  let file = "";
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\S.*\.test\.ts:$/.test(lines[i])) file = lines[i];
+    if (!lines[i].startsWith("# Unhandled error")) continue;
+    blocks.push([`${file} ${lines[i]}`, ...lines.slice(i + 1, i + 25)].join("\n"));
+  }
+  return blocks;
+}
