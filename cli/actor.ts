@@ -4,7 +4,9 @@ import { hostname } from "node:os";
 /** The login name of `uid` from /etc/passwd; undefined where there is none. */
 function passwdName(uid: number): string | undefined {
   try {
-    const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.split(":")[2] === String(uid));
+    const line = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .find((l) => l.split(":")[2] === String(uid));
     return line?.split(":")[0] || undefined;
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type Command, type Flag, commandNamed, commandsOf, nearestCommand } from "./commands.ts";
+import { type Command, commandNamed, commandsOf, type Flag, nearestCommand } from "./commands.ts";
 
 /** A mistake on the command line: one line for the user, exit code 2. */
 export class UsageError extends Error {
@@ -33,11 +33,13 @@ function convert(flag: Flag, raw: string): unknown {
     throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(", ")}, got ${JSON.stringify(raw)}`);
   }
   if (flag.kind === "integer") {
-    if (!/^-?\d+$/.test(raw)) throw new UsageError(`--${flag.name}: expected a whole number, got ${JSON.stringify(raw)}`);
+    if (!/^-?\d+$/.test(raw))
+      throw new UsageError(`--${flag.name}: expected a whole number, got ${JSON.stringify(raw)}`);
     return Number(raw);
   }
   if (flag.kind === "number") {
-    if (raw.trim() === "" || !Number.isFinite(Number(raw))) throw new UsageError(`--${flag.name}: expected a number, got ${JSON.stringify(raw)}`);
+    if (raw.trim() === "" || !Number.isFinite(Number(raw)))
+      throw new UsageError(`--${flag.name}: expected a number, got ${JSON.stringify(raw)}`);
     return Number(raw);
   }
   if (flag.kind === "json") {
@@ -46,13 +48,17 @@ function convert(flag: Flag, raw: string): unknown {
     try {
       value = JSON.parse(text);
     } catch {
-      throw new UsageError(`--${flag.name}: expected a JSON object or @file.json, got ${JSON.stringify(raw.slice(0, 40))}`);
+      throw new UsageError(
+        `--${flag.name}: expected a JSON object or @file.json, got ${JSON.stringify(raw.slice(0, 40))}`,
+      );
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--${flag.name}: expected a JSON object`);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new UsageError(`--${flag.name}: expected a JSON object`);
     return value;
   }
   if (flag.kind === "boolean") {
-    if (raw !== "true" && raw !== "false") throw new UsageError(`--${flag.name}: expected true or false, got ${JSON.stringify(raw)}`);
+    if (raw !== "true" && raw !== "false")
+      throw new UsageError(`--${flag.name}: expected true or false, got ${JSON.stringify(raw)}`);
     return raw === "true";
   }
   return raw;
@@ -71,7 +77,10 @@ export function parseCommandLine(argv: string[]): Invocation {
   const command = commandNamed(name);
   if (!command) {
     const near = nearestCommand(name);
-    throw new UsageError(`unknown command ${JSON.stringify(name)}${near ? `: did you mean ${JSON.stringify(near)}?` : ""}`, true);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(name)}${near ? `: did you mean ${JSON.stringify(near)}?` : ""}`,
+      true,
+    );
   }
 
   const values = new Map<Flag, unknown>();
@@ -95,13 +104,16 @@ export function parseCommandLine(argv: string[]): Invocation {
   }
 
   for (const flag of command.flags) {
-    if (flag.required && !values.has(flag)) throw new UsageError(`${command.name}: missing --${flag.name} ${flag.hint}`);
+    if (flag.required && !values.has(flag))
+      throw new UsageError(`${command.name}: missing --${flag.name} ${flag.hint}`);
   }
   // A change that names no field would write (and audit) nothing new; a `--note` says why, it changes nothing.
   const fields = command.flags.filter((f) => f.in === "body" && f.name !== "note");
   const changes = command.route.method === "PUT" || command.route.method === "PATCH";
   if (changes && fields.length > 0 && fields.every((f) => !values.has(f))) {
-    throw new UsageError(`${command.name}: nothing to change: give at least one of ${fields.map((f) => `--${f.name}`).join(", ")} (see --help)`);
+    throw new UsageError(
+      `${command.name}: nothing to change: give at least one of ${fields.map((f) => `--${f.name}`).join(", ")} (see --help)`,
+    );
   }
   let path = command.route.path;
   const query = new URLSearchParams();

@@ -37,7 +37,10 @@ function flags(args: string[], allowed: string[]): { values: Map<string, string>
 
 const size = (bytes: number) => (bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : `${bytes} bytes`);
 const rowsOf = (tables: Record<string, number>) => Object.values(tables).reduce((a, b) => a + b, 0);
-const rows = (m: Manifest) => m.databases.map((d) => `  ${d.file.padEnd(20)} schema ${d.schemaVersion}  ${rowsOf(d.tables)} rows  ${size(d.bytes)}`);
+const rows = (m: Manifest) =>
+  m.databases.map(
+    (d) => `  ${d.file.padEnd(20)} schema ${d.schemaVersion}  ${rowsOf(d.tables)} rows  ${size(d.bytes)}`,
+  );
 
 /** `backup` and `restore`: local commands, no server call. Returns the exit code. */
 export function backupCommand(argv: string[]): number {
@@ -47,21 +50,30 @@ export function backupCommand(argv: string[]): number {
   }
   const backup = argv[0] === "backup";
   const { values, words, json } = flags(argv.slice(1), backup ? ["out", "data-dir"] : ["data-dir"]);
-  if (backup ? words.length > 0 : words.length !== 1) throw new UsageError(`${argv[0]}: unexpected arguments\n\n${backupUsage}`);
+  if (backup ? words.length > 0 : words.length !== 1)
+    throw new UsageError(`${argv[0]}: unexpected arguments\n\n${backupUsage}`);
   const dataDir = values.get("data-dir") ?? (backup ? process.env.SAVEPOINT_DATA_DIR || "./data" : undefined);
   const out = values.get("out");
   if (backup && !out) throw new UsageError(`backup: missing --out DIR (a new or empty folder)`);
   if (!dataDir) throw new UsageError(`restore: missing --data-dir DIR (a new or empty folder for the server's data)`);
   try {
-    const manifest = backup ? takeBackup({ dataDir, outDir: out!, order: backupOrder }) : restoreBackup(words[0]!, dataDir);
+    const manifest = backup
+      ? takeBackup({ dataDir, outDir: out!, order: backupOrder })
+      : restoreBackup(words[0]!, dataDir);
     if (json) console.log(JSON.stringify(manifest));
     else if (backup) {
-      console.log(`Backed up ${manifest.databases.length} stores and ${manifest.secrets.length} secrets (${size(manifest.totalBytes)}) to ${out}:`);
+      console.log(
+        `Backed up ${manifest.databases.length} stores and ${manifest.secrets.length} secrets (${size(manifest.totalBytes)}) to ${out}:`,
+      );
       const next = `Keep it somewhere else than this disk. Restore with: npx savepoint restore ${out} --data-dir <new folder>`;
       console.log([...rows(manifest), "", next].join("\n"));
     } else {
-      console.log(`Restored the backup of ${manifest.finishedAt} (Savepoint ${manifest.server.version}) into ${dataDir}; every file matched its manifest:`);
-      console.log([...rows(manifest), "", `Start the server on it: SAVEPOINT_DATA_DIR=${dataDir} npm start`].join("\n"));
+      console.log(
+        `Restored the backup of ${manifest.finishedAt} (Savepoint ${manifest.server.version}) into ${dataDir}; every file matched its manifest:`,
+      );
+      console.log(
+        [...rows(manifest), "", `Start the server on it: SAVEPOINT_DATA_DIR=${dataDir} npm start`].join("\n"),
+      );
     }
     return 0;
   } catch (err) {

@@ -29,9 +29,11 @@ export interface Command {
   note?: string;
 }
 
-const restoredNote = "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this.";
+const restoredNote =
+  "Written as a new version; a device still on an older one gets a conflict on its next sync and loads this.";
 
-const editedNote = "Written as a new version with your reason in the audit log; a device on an older version gets a conflict with it on its next sync.";
+const editedNote =
+  "Written as a new version with your reason in the audit log; a device on an older version gets a conflict with it on its next sync.";
 
 const table: Record<string, { route: Route; note?: string }> = {
   "workspace create": { route: adminRoutes.createWorkspace },
@@ -42,7 +44,10 @@ const table: Record<string, { route: Route; note?: string }> = {
   "project list": { route: adminRoutes.listProjects },
   "project get": { route: adminRoutes.getProject },
   "settings set": { route: adminRoutes.setSettings },
-  "game-config publish": { route: adminRoutes.publishGameConfig, note: "Clients get it on their next runtime-config request." },
+  "game-config publish": {
+    route: adminRoutes.publishGameConfig,
+    note: "Clients get it on their next runtime-config request.",
+  },
   "key list": { route: adminRoutes.listRuntimeKeys },
   "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
   "key get": { route: adminRoutes.getRuntimeKey },
@@ -51,19 +56,31 @@ const table: Record<string, { route: Route; note?: string }> = {
   "account get": { route: adminRoutes.getAccount },
   "account suspend": { route: adminRoutes.suspendAccount },
   "account unsuspend": { route: adminRoutes.unsuspendAccount },
-  "account export": { route: adminRoutes.exportAccount, note: "Long values are clipped here: save the whole export with --json > export.json." },
+  "account export": {
+    route: adminRoutes.exportAccount,
+    note: "Long values are clipped here: save the whole export with --json > export.json.",
+  },
   "history list": { route: adminRoutes.slotHistory },
   "history restore": { route: adminRoutes.restoreSlot, note: restoredNote },
   "data history": { route: adminRoutes.accountDataHistory },
   "data restore": { route: adminRoutes.restoreAccountData, note: restoredNote },
   "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
   "save history": { route: adminRoutes.saveHistory },
-  "save restore": { route: adminRoutes.restoreSave, note: "Written as a new version; a device still on an older one gets a conflict on its next sync." },
-  "save delete": { route: adminRoutes.deleteSave, note: "The save and its restore points are erased; the id can be created again at version 1." },
+  "save restore": {
+    route: adminRoutes.restoreSave,
+    note: "Written as a new version; a device still on an older one gets a conflict on its next sync.",
+  },
+  "save delete": {
+    route: adminRoutes.deleteSave,
+    note: "The save and its restore points are erased; the id can be created again at version 1.",
+  },
   "auth-provider set": { route: adminRoutes.setAuthProvider },
   "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
   "dead-letter list": { route: adminRoutes.listDeadLetters },
-  "dead-letter retry": { route: adminRoutes.retryDeadLetter, note: "The worker runs it again with a fresh set of deliveries." },
+  "dead-letter retry": {
+    route: adminRoutes.retryDeadLetter,
+    note: "The worker runs it again with a fresh set of deliveries.",
+  },
   "dead-letter discard": { route: adminRoutes.discardDeadLetter },
   "sync-policy get": { route: adminRoutes.getSyncPolicy },
   "sync-policy versions": { route: adminRoutes.listSyncPolicyVersions },
@@ -86,7 +103,10 @@ const table: Record<string, { route: Route; note?: string }> = {
   "history get": { route: adminRoutes.getRestorePoint },
   "save get": { route: adminRoutes.getSave },
   "audit list": { route: adminRoutes.listAudit },
-  "overview get": { route: adminRoutes.getOverview, note: "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request." },
+  "overview get": {
+    route: adminRoutes.getOverview,
+    note: "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request.",
+  },
   "slot edit": { route: adminRoutes.editSlot, note: editedNote },
   "data edit": { route: adminRoutes.editAccountData, note: editedNote },
   "data version": { route: adminRoutes.getDataRestorePoint },
@@ -99,7 +119,10 @@ const table: Record<string, { route: Route; note?: string }> = {
   },
   "operator list": { route: adminRoutes.listOperators },
   "operator get": { route: adminRoutes.getOperator },
-  "operator revoke": { route: adminRoutes.revokeOperator, note: "Its token is refused at once, by the API, the CLI and the console." },
+  "operator revoke": {
+    route: adminRoutes.revokeOperator,
+    note: "Its token is refused at once, by the API, the CLI and the console.",
+  },
 };
 
 interface Property {
@@ -126,7 +149,12 @@ function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
   const resolve = (p: Property) => (p.$ref ? (json.$defs?.[p.$ref.replace("#/$defs/", "")] ?? p) : p);
   return Object.entries(json.properties ?? {}).map(([field, named]) => {
     const p = resolve(named);
-    const kind = p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : p.type === "object" ? "json" : "string";
+    const kind =
+      p.type === "integer" || p.type === "number" || p.type === "boolean"
+        ? p.type
+        : p.type === "object"
+          ? "json"
+          : "string";
     return {
       name: where === "path" ? field.replace(/Id$/, "") : field,
       field,
@@ -156,7 +184,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;

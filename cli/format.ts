@@ -12,7 +12,8 @@ const control = /[\u0000-\u001f\u007f-\u009f]/g;
 const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** Text with every control character shown as a visible escape: `\x1b`, `\r`, `\n`. */
-export const visible = (text: string) => text.replace(control, (c) => named[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+export const visible = (text: string) =>
+  text.replace(control, (c) => named[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 
 /**
  * A server's JSON answer for `--json`, still the same JSON: DEL and C1 characters, which JSON.stringify
@@ -21,7 +22,10 @@ export const visible = (text: string) => text.replace(control, (c) => named[c] ?
 export function safeJsonText(text: string, isJson: boolean): string {
   if (!isJson) return visible(text);
   // In valid JSON a raw control character is only the whitespace between tokens: tab, LF, CR.
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 const isRecord = (v: unknown): v is Row => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -45,7 +49,12 @@ function table(rows: Row[], indent: string): string[] {
   const cells = rows.map((r) => columns.map((c) => clip(r[c], 40)));
   const headers = columns.map(visible);
   const widths = headers.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => indent + values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (values: string[]) =>
+    indent +
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(headers), ...cells.map(line)];
 }
 
@@ -77,7 +86,9 @@ interface ErrorBody {
 
 /** Every command's route exists where the admin API is served: a 404 for one means SAVEPOINT_URL is not that address. */
 const routeHint = (details: Row) =>
-  details.adminApi !== "off" && String(details.path).startsWith("/admin/") ? " (is SAVEPOINT_URL the server's admin address, SAVEPOINT_ADMIN_ADDRESS?)" : "";
+  details.adminApi !== "off" && String(details.path).startsWith("/admin/")
+    ? " (is SAVEPOINT_URL the server's admin address, SAVEPOINT_ADMIN_ADDRESS?)"
+    : "";
 
 /** An error answer on one line: `code: message`, then what went wrong where. */
 export function errorLine(answer: Answer): string {
@@ -87,7 +98,8 @@ export function errorLine(answer: Answer): string {
   if (answer.status === 409 && stale?.status === "conflict" && typeof stale.version === "number") {
     return `conflict: nothing was written; the current version is ${stale.version}. Read it again (--json shows it) and edit from there.`;
   }
-  if (!error?.code) return `HTTP ${answer.status}: ${clip(answer.text.replace(/\s+/g, " ").trim() || "(empty answer)", 200)}`;
+  if (!error?.code)
+    return `HTTP ${answer.status}: ${clip(answer.text.replace(/\s+/g, " ").trim() || "(empty answer)", 200)}`;
   let line = `${error.code}: ${error.message ?? ""}`;
   // A route's 404 names its path in the message already (and how to turn the admin API on).
   if (answer.status === 404 && typeof error.details?.path === "string") return visible(line + routeHint(error.details));

@@ -16,7 +16,13 @@ export interface Answer {
 const timeoutMs = 30_000;
 
 /** One admin API request. Only transport failures throw; an error answer is an Answer. */
-export async function callAdmin(base: string, token: string, route: Route, path: string, body?: Record<string, unknown>): Promise<Answer> {
+export async function callAdmin(
+  base: string,
+  token: string,
+  route: Route,
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer> {
   let res: Response;
   try {
     res = await fetch(`${base.replace(/\/+$/, "")}${path}`, {
@@ -31,7 +37,8 @@ export async function callAdmin(base: string, token: string, route: Route, path:
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    if ((err as Error).name === "TimeoutError") throw new UnreachableError(`no answer from ${base} within ${timeoutMs / 1000} s`);
+    if ((err as Error).name === "TimeoutError")
+      throw new UnreachableError(`no answer from ${base} within ${timeoutMs / 1000} s`);
     // Bun's own message is a multi-line dump naming ECONNREFUSED or ConnectionRefused: say what to do instead.
     throw new UnreachableError(`cannot reach ${base}: is the server running? set SAVEPOINT_URL`);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { UsageError, parseCommandLine } from "./args.ts";
+import { parseCommandLine, UsageError } from "./args.ts";
 import { backupCommand } from "./backup.ts";
 import { errorLine, render, safeJsonText, visible } from "./format.ts";
 import { UnreachableError } from "./http.ts";
@@ -24,7 +24,10 @@ async function main(argv: string[]): Promise<number> {
   }
   // An operator's own token names them in the audit log (docs/api-rules.md#operators); the admin token is the owner's.
   const token = process.env.SAVEPOINT_OPERATOR_TOKEN || process.env.SAVEPOINT_ADMIN_TOKEN;
-  if (!token) throw new UsageError("Neither SAVEPOINT_OPERATOR_TOKEN nor SAVEPOINT_ADMIN_TOKEN is set: export your operator token (spo_...)");
+  if (!token)
+    throw new UsageError(
+      "Neither SAVEPOINT_OPERATOR_TOKEN nor SAVEPOINT_ADMIN_TOKEN is set: export your operator token (spo_...)",
+    );
   const base = process.env.SAVEPOINT_URL || "http://localhost:8080";
   if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);

@@ -8,7 +8,8 @@ export const secretsUsage = `usage: npx savepoint secrets init [--file ${default
 
 /** `secrets init`: runs here, without a server or an admin token. Returns the exit code. */
 export function secretsCommand(argv: string[]): number {
-  if (argv[1] !== "init") throw new UsageError(`unknown command ${JSON.stringify(argv.slice(0, 2).join(" "))}\n\n${secretsUsage}`);
+  if (argv[1] !== "init")
+    throw new UsageError(`unknown command ${JSON.stringify(argv.slice(0, 2).join(" "))}\n\n${secretsUsage}`);
   if (argv.includes("--help") || argv.includes("-h")) {
     console.log(secretsUsage);
     return 0;

@@ -26,7 +26,12 @@ export function usage(command?: Command, group?: string): string {
   const inGroup = group ? commands.filter((c) => c.name.startsWith(`${group} `)) : commands;
   const head = command
     ? [`usage: ${program} ${command.name} [flags] [--json]`, "", ...describe(command)]
-    : [`usage: ${program} ${group ?? "<command>"}${group ? " <command>" : ""} [flags] [--json]`, "", "commands:", ...inGroup.flatMap(describe)];
+    : [
+        `usage: ${program} ${group ?? "<command>"}${group ? " <command>" : ""} [flags] [--json]`,
+        "",
+        "commands:",
+        ...inGroup.flatMap(describe),
+      ];
   return [
     ...head,
     "",

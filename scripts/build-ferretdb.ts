@@ -9,7 +9,8 @@ import { ferretdbBin } from "../tests/helpers/tools.ts";
  */
 export async function buildFerretdb(): Promise<string> {
   if (await Bun.file(ferretdbBin).exists()) return ferretdbBin;
-  if (!Bun.which("go")) throw new Error(`FerretDB is not built at ${ferretdbBin} and Go is missing: install Go, or set MONGODB_URL`);
+  if (!Bun.which("go"))
+    throw new Error(`FerretDB is not built at ${ferretdbBin} and Go is missing: install Go, or set MONGODB_URL`);
   mkdirSync(dirname(ferretdbBin), { recursive: true });
   console.log("Building FerretDB 1.24.2 once (a few minutes on a new machine)...");
   const proc = Bun.spawn(["go", "build", "-o", ferretdbBin, "."], {

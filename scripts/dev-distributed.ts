@@ -1,11 +1,16 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBase62 } from "../shared/util/ids.ts";
 import { entryArgs, serviceNames } from "../services/registry.ts";
-import { defaultSecretsFile, initSecretsFile, parseSecretsFile, sharedSecrets } from "../shared/process/secrets-file.ts";
-import { buildFerretdb } from "./build-ferretdb.ts";
-import { ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
+import {
+  defaultSecretsFile,
+  initSecretsFile,
+  parseSecretsFile,
+  sharedSecrets,
+} from "../shared/process/secrets-file.ts";
+import { randomBase62 } from "../shared/util/ids.ts";
 import { freePort, waitForPort } from "../tests/helpers/ports.ts";
+import { ferretdbBin, natsServerBin } from "../tests/helpers/tools.ts";
+import { buildFerretdb } from "./build-ferretdb.ts";
 import { type Child, runningChildren, startChild, stopAll, whenAChildDies } from "./dev-processes.ts";
 
 /**
@@ -35,7 +40,9 @@ function secrets(): { values: Record<string, string>; source: string } {
   const missing = sharedSecrets.filter((name) => !values[name]);
   if (missing.length) {
     const why = "a new link secret orphans every identity link";
-    fail(`${file} lacks ${missing.join(" and ")}: restore it from your backup, or move it away to make new secrets (${why})`);
+    fail(
+      `${file} lacks ${missing.join(" and ")}: restore it from your backup, or move it away to make new secrets (${why})`,
+    );
   }
   return { values, source: `${file}${made ? " (written now: keep it and back it up)" : ""}` };
 }
@@ -95,7 +102,9 @@ process.on("SIGINT", () => void shutDown(0));
 process.on("SIGTERM", () => void shutDown(0));
 whenAChildDies((child: Child, code) => {
   const tail = child.tail.map((l) => `  ${l}`).join("\n");
-  process.stderr.write(`dev:distributed: ${child.name} exited (${code ?? child.proc.signalCode}); its last lines:\n${tail}\n`);
+  process.stderr.write(
+    `dev:distributed: ${child.name} exited (${code ?? child.proc.signalCode}); its last lines:\n${tail}\n`,
+  );
   void shutDown(1);
 });
 
@@ -107,9 +116,21 @@ try {
   const natsUrl = await startNats();
   const store = await startStore();
   const drainMs = process.env.SAVEPOINT_DRAIN_MS ?? "500";
-  const env = { ...process.env, ...values, NATS_URL: natsUrl, MONGODB_URL: store.url, SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_DRAIN_MS: drainMs };
+  const env = {
+    ...process.env,
+    ...values,
+    NATS_URL: natsUrl,
+    MONGODB_URL: store.url,
+    SAVEPOINT_ADMIN_TOKEN: adminToken,
+    SAVEPOINT_DRAIN_MS: drainMs,
+  };
   const pids = runningChildren().map((c) => `${c.name} ${c.proc.pid}`);
-  const service = (name: (typeof serviceNames)[number] | "gateway", copy: number, tier: number, extra: Record<string, string> = {}) => {
+  const service = (
+    name: (typeof serviceNames)[number] | "gateway",
+    copy: number,
+    tier: number,
+    extra: Record<string, string> = {},
+  ) => {
     const child = startChild(`${name}-${copy}`, tier, [process.execPath, ...entryArgs(name)], { ...env, ...extra });
     pids.push(`${child.name} ${child.proc.pid}`);
   };

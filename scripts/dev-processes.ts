@@ -56,7 +56,9 @@ async function stopOne(child: Child, graceMs: number) {
   child.proc.kill("SIGTERM");
   const done = await Promise.race([child.proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
   if (done) return;
-  process.stderr.write(`dev:distributed: ${child.name} (pid ${child.proc.pid}) still running ${graceMs} ms after SIGTERM: killed\n`);
+  process.stderr.write(
+    `dev:distributed: ${child.name} (pid ${child.proc.pid}) still running ${graceMs} ms after SIGTERM: killed\n`,
+  );
   child.proc.kill("SIGKILL");
   await child.proc.exited;
 }
@@ -69,5 +71,6 @@ async function stopOne(child: Child, graceMs: number) {
 export async function stopAll(graceMs = 15_000): Promise<void> {
   stopping = true;
   const tiers = [...new Set(children.map((c) => c.tier))].sort((a, b) => b - a);
-  for (const tier of tiers) await Promise.all(children.filter((c) => c.tier === tier && running(c)).map((c) => stopOne(c, graceMs)));
+  for (const tier of tiers)
+    await Promise.all(children.filter((c) => c.tier === tier && running(c)).map((c) => stopOne(c, graceMs)));
 }

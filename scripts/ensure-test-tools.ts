@@ -1,5 +1,12 @@
+import {
+  chromiumBin,
+  dockerAnswers,
+  ferretdbBin,
+  haproxyBin,
+  monoTools,
+  natsServerBin,
+} from "../tests/helpers/tools.ts";
 import { buildFerretdb } from "./build-ferretdb.ts";
-import { chromiumBin, dockerAnswers, ferretdbBin, haproxyBin, monoTools, natsServerBin } from "../tests/helpers/tools.ts";
 
 /**
  * Finds or installs what the integration tests run against: nats-server, Chromium, haproxy and Mono (Debian's
@@ -50,9 +57,12 @@ async function ensureHaproxy() {
 async function ensureMono() {
   if (monoTools()) return;
   let installed = true;
-  for (const pkg of ["mono-complete", "libnewtonsoft-json-cil-dev", "libnunit-cil-dev", "nunit-console"]) installed = installed && (await aptInstall(pkg));
+  for (const pkg of ["mono-complete", "libnewtonsoft-json-cil-dev", "libnunit-cil-dev", "nunit-console"])
+    installed = installed && (await aptInstall(pkg));
   if (installed && monoTools()) return;
-  console.warn("Mono is missing (apt-get install mono-complete libnewtonsoft-json-cil-dev libnunit-cil-dev nunit-console): the C# client's suite is skipped");
+  console.warn(
+    "Mono is missing (apt-get install mono-complete libnewtonsoft-json-cil-dev libnunit-cil-dev nunit-console): the C# client's suite is skipped",
+  );
 }
 
 async function ensureFerretdb() {

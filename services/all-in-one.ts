@@ -1,7 +1,7 @@
+import { loadPlans } from "../shared/contract/plans.ts";
 import type { Env } from "../shared/process/env.ts";
 import type { Logger } from "../shared/process/log.ts";
 import { openBus, openStore } from "../shared/process/open.ts";
-import { loadPlans } from "../shared/contract/plans.ts";
 import { serveReadiness } from "../shared/process/readiness.ts";
 import { contextFor } from "../shared/process/service-module.ts";
 import type { Store } from "../shared/store/port.ts";
@@ -10,7 +10,7 @@ import { bootstrapDefaults, firstProjectId } from "./config/bootstrap.ts";
 import { createGateway } from "./gateway/app.ts";
 import { createDrain } from "./gateway/drain.ts";
 import { gatewaySettings } from "./gateway/listen.ts";
-import { type DepsOf, type ServiceName, loadService, serviceNames } from "./registry.ts";
+import { type DepsOf, loadService, type ServiceName, serviceNames } from "./registry.ts";
 
 /**
  * Every service and the gateway in one process, on whichever bus and store `env` names. Returns the
@@ -30,14 +30,23 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
   const started: Partial<{ [N in ServiceName]: DepsOf<N> }> = {};
   for (const [i, name] of serviceNames.entries()) {
     const service = await loadService(name);
-    (started as Record<ServiceName, unknown>)[name] = await service.start(contextFor(name, { bus, store: stores[i]!, env, plans, log, now }));
+    (started as Record<ServiceName, unknown>)[name] = await service.start(
+      contextFor(name, { bus, store: stores[i]!, env, plans, log, now }),
+    );
   }
   const bootstrap = await bootstrapDefaults(started.config!);
   // A later start prints no key: it names the project a new one is made for (main.ts).
   const firstProject = bootstrap ? bootstrap.projectId : await firstProjectId(started.config!);
   const drain = createDrain();
   const backups = startBackupSchedule(env, log.child({ job: "backup" }));
-  const gatewayOptions = { bus, log: log.child({ service: "gateway" }), drain, now, backups: backups?.status, ...gatewaySettings(env) };
+  const gatewayOptions = {
+    bus,
+    log: log.child({ service: "gateway" }),
+    drain,
+    now,
+    backups: backups?.status,
+    ...gatewaySettings(env),
+  };
   // With an admin address, the admin API and /metrics get a listener of their own (README, Operators).
   const gateway = createGateway({ ...gatewayOptions, surface: env.SAVEPOINT_ADMIN_ADDRESS ? "public" : "all" });
   const adminGateway = env.SAVEPOINT_ADMIN_ADDRESS ? createGateway({ ...gatewayOptions, surface: "admin" }) : undefined;

@@ -1,11 +1,11 @@
 import { readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { readManifest } from "../shared/backup/manifest.ts";
+import type { BackupStatus } from "../shared/contract/operations.ts";
 import type { Env } from "../shared/process/env.ts";
 import type { Logger } from "../shared/process/log.ts";
 import { metrics } from "../shared/process/metrics.ts";
 import { makePrivateDir } from "../shared/process/private-files.ts";
-import { readManifest } from "../shared/backup/manifest.ts";
-import type { BackupStatus } from "../shared/contract/operations.ts";
 
 const cli = join(import.meta.dir, "..", "cli", "main.ts");
 /** A finished scheduled backup's folder: its name sorts by time. */
@@ -24,18 +24,29 @@ export function startBackupSchedule(env: Env, log: Logger) {
   const dir = env.SAVEPOINT_BACKUP_DIR;
   if (!dir) return undefined;
   if (env.MONGODB_URL) {
-    throw new Error("SAVEPOINT_BACKUP_DIR: scheduled backups copy the embedded SQLite files; back MongoDB up with its own tools (README, Backups)");
+    throw new Error(
+      "SAVEPOINT_BACKUP_DIR: scheduled backups copy the embedded SQLite files; back MongoDB up with its own tools (README, Backups)",
+    );
   }
   makePrivateDir(dir);
-  const status: BackupStatus = { intervalMinutes: env.SAVEPOINT_BACKUP_INTERVAL_MINUTES, keep: env.SAVEPOINT_BACKUP_KEEP, ok: 0, failed: 0 };
+  const status: BackupStatus = {
+    intervalMinutes: env.SAVEPOINT_BACKUP_INTERVAL_MINUTES,
+    keep: env.SAVEPOINT_BACKUP_KEEP,
+    ok: 0,
+    failed: 0,
+  };
   let child: Bun.Subprocess<"ignore", "ignore", "pipe"> | undefined;
   let stopped = false;
 
   const rotate = () => {
-    const kept = readdirSync(dir).filter((name) => finished.test(name)).sort();
-    for (const name of kept.slice(0, Math.max(0, kept.length - status.keep))) rmSync(join(dir, name), { recursive: true, force: true });
+    const kept = readdirSync(dir)
+      .filter((name) => finished.test(name))
+      .sort();
+    for (const name of kept.slice(0, Math.max(0, kept.length - status.keep)))
+      rmSync(join(dir, name), { recursive: true, force: true });
     // A backup cut short by a crash or a stop: never finished, never restorable.
-    for (const name of readdirSync(dir)) if (name.endsWith(".partial")) rmSync(join(dir, name), { recursive: true, force: true });
+    for (const name of readdirSync(dir))
+      if (name.endsWith(".partial")) rmSync(join(dir, name), { recursive: true, force: true });
   };
 
   const runOnce = async () => {

@@ -12,5 +12,7 @@ if (!isServiceName(name)) {
 }
 const service = await loadService(name);
 await runStandalone(name, async (bus, store, env, log) =>
-  service.start(contextFor(name, { bus, store, env, plans: await loadPlans(env.SAVEPOINT_PLANS), log, now: () => new Date() })),
+  service.start(
+    contextFor(name, { bus, store, env, plans: await loadPlans(env.SAVEPOINT_PLANS), log, now: () => new Date() }),
+  ),
 );

@@ -4,7 +4,10 @@ import { monoTools } from "../../tests/helpers/tools.ts";
 
 /** The package's .cs files under `dir`, for mcs. */
 export const sources = (dir: string) =>
-  readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith(".cs")).map((f) => join(dir, f));
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".cs"))
+    .map((f) => join(dir, f));
 
 export const packageDir = join(import.meta.dir, "..");
 
@@ -14,17 +17,31 @@ export const packageDir = join(import.meta.dir, "..");
  */
 export async function buildIdleGame(out: string): Promise<string> {
   const tools = monoTools();
-  if (!tools) throw new Error("Mono is missing: apt-get install mono-complete libnewtonsoft-json-cil-dev (npm test installs it as root)");
+  if (!tools)
+    throw new Error(
+      "Mono is missing: apt-get install mono-complete libnewtonsoft-json-cil-dev (npm test installs it as root)",
+    );
   mkdirSync(out, { recursive: true });
   const newtonsoft = join(out, "Newtonsoft.Json.dll");
   await Bun.write(newtonsoft, Bun.file(tools.newtonsoft));
   const mcs = (target: string, name: string, files: string[], refs: string[]) => {
-    const r = Bun.spawnSync([tools.mcs, "-langversion:7.2", "-nologo", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
-        "-r:System.Numerics",
-        ...refs.map((x) => `-r:${x}`), ...files]);
+    const r = Bun.spawnSync([
+      tools.mcs,
+      "-langversion:7.2",
+      "-nologo",
+      `-target:${target}`,
+      `-out:${join(out, name)}`,
+      "-r:System.Net.Http",
+      "-r:System.Numerics",
+      ...refs.map((x) => `-r:${x}`),
+      ...files,
+    ]);
     if (r.exitCode !== 0) throw new Error(`mcs ${name}:\n${r.stdout.toString()}${r.stderr.toString()}`);
   };
   mcs("library", "Savepoint.Client.dll", sources(join(packageDir, "Runtime", "Core")), [newtonsoft]);
-  mcs("exe", "IdleGame.exe", sources(join(packageDir, "Samples~", "IdleGame", "Console")), [newtonsoft, join(out, "Savepoint.Client.dll")]);
+  mcs("exe", "IdleGame.exe", sources(join(packageDir, "Samples~", "IdleGame", "Console")), [
+    newtonsoft,
+    join(out, "Savepoint.Client.dll"),
+  ]);
   return join(out, "IdleGame.exe");
 }

@@ -17,7 +17,12 @@ const dir = mkdtempSync(join(tmpdir(), "savepoint-idle-"));
 const game = await buildIdleGame(join(dir, "bin"));
 const adminToken = crypto.randomUUID();
 // Request lines would interleave with the game's own output: only errors are logged.
-const env = readEnv({ SAVEPOINT_DATA_DIR: join(dir, "server"), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", SAVEPOINT_REQUEST_LOG: "errors" });
+const env = readEnv({
+  SAVEPOINT_DATA_DIR: join(dir, "server"),
+  SAVEPOINT_ADMIN_TOKEN: adminToken,
+  LOG_LEVEL: "warn",
+  SAVEPOINT_REQUEST_LOG: "errors",
+});
 const { gateway, bootstrap, stops } = await startAllInOne(env, createLogger({ service: "example" }));
 const server = gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: 0 })).server!;
 const api = `http://127.0.0.1:${server.port}`;
@@ -30,8 +35,10 @@ await fetch(`${api}/admin/v1/projects/${bootstrap.projectId}/sync-policy`, {
 });
 const saves = process.env.SAVEPOINT_IDLE_SAVES ?? join(dir, "saves");
 console.log(`Savepoint API on ${api}; the game saves to ${saves}`);
-const proc = Bun.spawn([monoTools()!.mono, game, api, bootstrap.runtimeKey, saves, process.env.SAVEPOINT_IDLE_TICKS ?? "10"], { stdout: "inherit",
-    stderr: "inherit" });
+const proc = Bun.spawn(
+  [monoTools()!.mono, game, api, bootstrap.runtimeKey, saves, process.env.SAVEPOINT_IDLE_TICKS ?? "10"],
+  { stdout: "inherit", stderr: "inherit" },
+);
 const code = await proc.exited;
 await gateway.stop(true);
 for (const s of [...stops].reverse()) await s();

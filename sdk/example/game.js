@@ -16,7 +16,14 @@ await savepoint.ensureAccount();
 let state = savepoint.load("main") ?? { coins: 0, level: 1, best: 0 };
 const $ = (id) => document.getElementById(id);
 const cost = () => 10 * state.level ** 2;
-const labels = { idle: "☁ saved", dirty: "☁ saving soon", syncing: "☁ syncing", offline: "☁ offline (kept here)", conflict: "☁ merged", error: "☁ error" };
+const labels = {
+  idle: "☁ saved",
+  dirty: "☁ saving soon",
+  syncing: "☁ syncing",
+  offline: "☁ offline (kept here)",
+  conflict: "☁ merged",
+  error: "☁ error",
+};
 
 function render() {
   $("coins").textContent = Math.floor(state.coins).toLocaleString();
@@ -36,7 +43,8 @@ function change(next) {
 }
 
 $("tap").onclick = () => change({ ...state, coins: state.coins + state.level });
-$("upgrade").onclick = () => state.coins >= cost() && change({ ...state, coins: state.coins - cost(), level: state.level + 1 });
+$("upgrade").onclick = () =>
+  state.coins >= cost() && change({ ...state, coins: state.coins - cost(), level: state.level + 1 });
 setInterval(() => change({ ...state, coins: state.coins + state.level }), 1000);
 
 // "Saved to cloud" only when the server acknowledged the save; otherwise what happened and what comes next.
@@ -46,11 +54,15 @@ $("save-now").onclick = async () => {
   const r = await savepoint.sync({ force: true });
   $("saved").dataset.status = r.status;
   $("saved").textContent =
-    r.status === "synced" ? "✓ saved to cloud"
-    : r.status === "deferred" ? `kept here; to the cloud at ${time(r.retryAt)}`
-    : r.status === "offline" ? "kept here; offline, sent when back online"
-    : r.status === "conflict" ? "kept here; merging with another device"
-    : `kept here; refused: ${Object.values(r.targets).find((t) => t.error)?.error.code}`;
+    r.status === "synced"
+      ? "✓ saved to cloud"
+      : r.status === "deferred"
+        ? `kept here; to the cloud at ${time(r.retryAt)}`
+        : r.status === "offline"
+          ? "kept here; offline, sent when back online"
+          : r.status === "conflict"
+            ? "kept here; merging with another device"
+            : `kept here; refused: ${Object.values(r.targets).find((t) => t.error)?.error.code}`;
 };
 
 savepoint.on("status", (s) => {

@@ -18,7 +18,12 @@ const gamePort = Number(process.env.SAVEPOINT_EXAMPLE_PORT ?? 8788);
 const dataDir = process.env.SAVEPOINT_DATA_DIR ?? mkdtempSync(join(tmpdir(), "savepoint-example-"));
 
 await buildSdk();
-const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn", SAVEPOINT_REQUEST_LOG: "errors" });
+const env = readEnv({
+  SAVEPOINT_DATA_DIR: dataDir,
+  SAVEPOINT_ADMIN_TOKEN: adminToken,
+  LOG_LEVEL: "warn",
+  SAVEPOINT_REQUEST_LOG: "errors",
+});
 const { gateway, bootstrap } = await startAllInOne(env, createLogger({ service: "example" }));
 gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: apiPort }));
 const api = `http://127.0.0.1:${apiPort}`;
@@ -43,7 +48,9 @@ Bun.serve({
     const path = new URL(req.url).pathname;
     if (path === "/config.json") return Response.json({ api, key: bootstrap.runtimeKey });
     const file = files[path];
-    return file ? new Response(readFileSync(file[0]), { headers: { "content-type": file[1] } }) : new Response("not found", { status: 404 });
+    return file
+      ? new Response(readFileSync(file[0]), { headers: { "content-type": file[1] } })
+      : new Response("not found", { status: 404 });
   },
 });
 console.log(`Savepoint API on ${api} (data in ${dataDir})`);

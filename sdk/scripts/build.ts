@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
@@ -24,10 +24,24 @@ async function bundle(config: Parameters<typeof Bun.build>[0]) {
 async function declarations(entry: string) {
   const bin = join(sdk, "..", "node_modules", ".bin", "dts-bundle-generator");
   const out = join(dist, `${entry}.d.ts`);
-  const args = ["--project", join(sdk, "tsconfig.json"), "--no-banner", "--external-types", "node", "-o", out, "--", src(`${entry}.ts`)];
+  const args = [
+    "--project",
+    join(sdk, "tsconfig.json"),
+    "--no-banner",
+    "--external-types",
+    "node",
+    "-o",
+    out,
+    "--",
+    src(`${entry}.ts`),
+  ];
   // Asynchronous, so the entries type-check side by side and the caller's event loop keeps running.
   const run = Bun.spawn([bin, ...args], { stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([run.exited, new Response(run.stdout).text(), new Response(run.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    run.exited,
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+  ]);
   if (code !== 0) throw new Error(`sdk declarations failed (${entry}):\n${stdout}\n${stderr}`);
 }
 
@@ -45,8 +59,22 @@ export async function buildSdk(): Promise<{ minBytes: number; gzipBytes: number 
   rmSync(dist, { recursive: true, force: true });
   await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", naming: "index.js" });
   await bundle({ entrypoints: [src("file.ts")], outdir: dist, format: "esm", target: "node", naming: "file.js" });
-  await bundle({ entrypoints: [src("index.ts")], outdir: dist, format: "esm", target: "browser", minify: true, naming: "savepoint.browser.min.js" });
-  await bundle({ entrypoints: [src("global.ts")], outdir: dist, format: "iife", target: "browser", minify: true, naming: "savepoint.global.min.js" });
+  await bundle({
+    entrypoints: [src("index.ts")],
+    outdir: dist,
+    format: "esm",
+    target: "browser",
+    minify: true,
+    naming: "savepoint.browser.min.js",
+  });
+  await bundle({
+    entrypoints: [src("global.ts")],
+    outdir: dist,
+    format: "iife",
+    target: "browser",
+    minify: true,
+    naming: "savepoint.global.min.js",
+  });
   await Promise.all(["index", "file"].map(declarations));
   // `./browser` is the index bundle minified: the same declarations. `./global` declares the global it sets.
   writeFileSync(join(dist, "browser.d.ts"), 'export * from "./index.js";\n');

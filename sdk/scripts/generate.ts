@@ -34,17 +34,25 @@ export const defaultSyncPolicy = ${JSON.stringify(defaultSyncPolicy, null, 2)} a
     const path = r.path.replace(/:([A-Za-z]+)/g, "{$1}");
     const op = doc.paths[path][r.method.toLowerCase()] as Json;
     const idempotent = op.parameters.some((p: Json) => p.name === "Idempotency-Key");
-    table.push(`  ${op.operationId}: { method: "${r.method}", path: "${path}", auth: "${r.auth}", ok: ${r.ok[0]}, idempotent: ${idempotent} },`);
+    table.push(
+      `  ${op.operationId}: { method: "${r.method}", path: "${path}", auth: "${r.auth}", ok: ${r.ok[0]}, idempotent: ${idempotent} },`,
+    );
     const params = op.parameters.filter((p: Json) => p.in === "path");
     const query = op.parameters.filter((p: Json) => p.in === "query");
     const field = (p: Json) => `${key(p.name)}${p.required ? "" : "?"}: ${tsType(p.schema)}`;
     const fields = (ps: Json[]) => (ps.length ? `{ ${ps.map(field).join("; ")} }` : "Record<string, never>");
-    const body = op.requestBody ? `${tsType(op.requestBody.content["application/json"].schema)}${op.requestBody.required ? "" : " | undefined"}` : "undefined";
+    const body = op.requestBody
+      ? `${tsType(op.requestBody.content["application/json"].schema)}${op.requestBody.required ? "" : " | undefined"}`
+      : "undefined";
     const ok = tsType(op.responses[r.ok[0]].content["application/json"].schema);
     const c409 = op.responses[409]?.content["application/json"].schema;
     const conflict = c409?.oneOf ? tsType(c409.oneOf[0]) : "never";
     const shape = { params: fields(params), query: fields(query), body, ok, conflict };
-    shapes.push(`  ${op.operationId}: {\n${Object.entries(shape).map(([k, v]) => `    ${k}: ${v};`).join("\n")}\n  };`);
+    shapes.push(
+      `  ${op.operationId}: {\n${Object.entries(shape)
+        .map(([k, v]) => `    ${k}: ${v};`)
+        .join("\n")}\n  };`,
+    );
   }
   const routesTs = `${header}
 import type * as S from "./schemas.ts";
@@ -58,7 +66,7 @@ export type OperationId = keyof typeof routes;
 
 /** Request and answer types of each route; \`conflict\` is the 409 body with \`status: "conflict"\`. */
 export interface RouteTypes {
-${shapes.join("\n").replace(/\b(?<![."])([A-Z][A-Za-z]+)(?=[;\s|\]\[&)]|$)/g, (m) => (schemas.some(([n]) => n === m) ? `S.${m}` : m))}
+${shapes.join("\n").replace(/\b(?<![."])([A-Z][A-Za-z]+)(?=[;\s|\][&)]|$)/g, (m) => (schemas.some(([n]) => n === m) ? `S.${m}` : m))}
 }
 `;
   return { ...schemaFiles(doc), "routes.ts": routesTs, "error-codes.ts": errorsTs, "defaults.ts": defaultsTs };

@@ -51,14 +51,18 @@ export function schemaGroups(doc: Json): Map<string, string> {
 
 function importLine(names: string[], from: string): string {
   const one = `import type { ${names.join(", ")} } from "${from}";`;
-  return one.length <= maxLine ? `${one}\n` : `import type {\n${names.map((n) => `  ${n},\n`).join("")}} from "${from}";\n`;
+  return one.length <= maxLine
+    ? `${one}\n`
+    : `import type {\n${names.map((n) => `  ${n},\n`).join("")}} from "${from}";\n`;
 }
 
 /** `schemas.ts` (re-exports only) and `schemas/<group>.ts`, keyed by their path under `sdk/src/generated`. */
 export function schemaFiles(doc: Json): Record<string, string> {
   const schemas = doc.components.schemas as Record<string, Json>;
   const groups = schemaGroups(doc);
-  const names = [...new Set(["common", ...groups.values()])].sort((a, b) => (a === "common" ? -1 : b === "common" ? 1 : a.localeCompare(b)));
+  const names = [...new Set(["common", ...groups.values()])].sort((a, b) =>
+    a === "common" ? -1 : b === "common" ? 1 : a.localeCompare(b),
+  );
   const files: Record<string, string> = {};
   for (const group of names) {
     const members = Object.keys(schemas).filter((n) => groups.get(n) === group);
@@ -67,7 +71,9 @@ export function schemaFiles(doc: Json): Record<string, string> {
       return `${s.description ? docComment(String(s.description)) : ""}export type ${name} = ${tsType(s)};\n`;
     });
     const code = types.join("\n");
-    const fromCommon = [...new Set(members.flatMap((n) => [...refsIn(schemas[n])]))].filter((n) => groups.get(n) === "common");
+    const fromCommon = [...new Set(members.flatMap((n) => [...refsIn(schemas[n])]))].filter(
+      (n) => groups.get(n) === "common",
+    );
     // Doc comment lines may name JsonObject; only code lines need the import.
     const codeLines = code.split("\n").filter((l) => !/^\s*(\/\*\*|\*)/.test(l));
     if (codeLines.some((l) => /\bJsonObject\b/.test(l))) fromCommon.push("JsonObject");

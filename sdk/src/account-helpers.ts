@@ -2,7 +2,13 @@ import type { SavepointApi } from "./api.ts";
 import { SavepointError } from "./errors.ts";
 import type { Status } from "./events.ts";
 import type * as S from "./generated/schemas.ts";
-import type { AccountEnvelopeResponse, AccountResponse, AuthProvider, CreateTransferCodeResponse, LinkedAuthProvider } from "./generated/schemas.ts";
+import type {
+  AccountEnvelopeResponse,
+  AccountResponse,
+  AuthProvider,
+  CreateTransferCodeResponse,
+  LinkedAuthProvider,
+} from "./generated/schemas.ts";
 import type { LocalStore } from "./local-store.ts";
 import { keepsLocal, type ReattachInput, reattachDecision } from "./reattach-decision.ts";
 import { type UnsyncedChange, unsyncedChanges } from "./unsynced.ts";
@@ -28,7 +34,9 @@ export interface AccountHost {
   readonly store: LocalStore;
   readonly options: { deviceLabel?: string };
   readonly accountId: string | undefined;
-  adoptEnvelope(e: Pick<AccountEnvelopeResponse, "accountId" | "accountSessionToken"> & Partial<AccountEnvelopeResponse>): Promise<void>;
+  adoptEnvelope(
+    e: Pick<AccountEnvelopeResponse, "accountId" | "accountSessionToken"> & Partial<AccountEnvelopeResponse>,
+  ): Promise<void>;
   resetLocal(): Promise<void>;
   pull(): Promise<void>;
   sync(options: { force?: boolean }): Promise<unknown>;
@@ -46,7 +54,10 @@ export class AccountHelpers {
 
   /** On the old device: a one-time code to type on the new one. */
   createTransferCode(ttlSeconds?: number, deviceLabel?: string): Promise<CreateTransferCodeResponse> {
-    return this.client.api.createTransferCode({ ...(ttlSeconds ? { ttlSeconds } : {}), ...(deviceLabel ? { deviceLabel } : {}) });
+    return this.client.api.createTransferCode({
+      ...(ttlSeconds ? { ttlSeconds } : {}),
+      ...(deviceLabel ? { deviceLabel } : {}),
+    });
   }
 
   /**
@@ -59,7 +70,12 @@ export class AccountHelpers {
   async attachTransferCode(transferCode: string, confirm: Confirm): Promise<boolean> {
     const envelope = await this.client.api.consumeTransferCode({ transferCode, ...this.label() });
     const session = { accountId: envelope.accountId, token: envelope.accountSessionToken };
-    const decision = await this.mayReplace({ via: "transfer", incomingAccountId: envelope.accountId }, async () => envelope.account, session, confirm);
+    const decision = await this.mayReplace(
+      { via: "transfer", incomingAccountId: envelope.accountId },
+      async () => envelope.account,
+      session,
+      confirm,
+    );
     if (decision === "declined") return false;
     if (decision === "keep") {
       await this.client.adoptEnvelope(envelope);
@@ -76,7 +92,11 @@ export class AccountHelpers {
    * only when nothing would be lost, or `confirm` says yes to the same prompt as a transfer's; else this
    * refuses with `unsynced_saves` (details.pending) and nothing local changes.
    */
-  async signIn(provider: AuthProvider, token: string, confirm?: Confirm): Promise<{ accountId: string; isNewAccount: boolean }> {
+  async signIn(
+    provider: AuthProvider,
+    token: string,
+    confirm?: Confirm,
+  ): Promise<{ accountId: string; isNewAccount: boolean }> {
     const body = { provider, token, ...this.label() };
     // With the device's session, route 4 links the identity to this account; when it cannot (the identity is
     // another account's, or this account has another identity of the provider), the sign-in is to the
@@ -87,10 +107,20 @@ export class AccountHelpers {
     });
     const session = { accountId: a.accountId, token: a.accountSessionToken };
     const incoming = () => this.client.api.getAccount(a.accountId, { session });
-    const decision = await this.mayReplace({ via: "signIn", incomingAccountId: a.accountId, isNewAccount: a.isNewAccount }, incoming, session, confirm);
+    const decision = await this.mayReplace(
+      { via: "signIn", incomingAccountId: a.accountId, isNewAccount: a.isNewAccount },
+      incoming,
+      session,
+      confirm,
+    );
     if (decision === "declined") {
       const pending = unsyncedChanges(this.client.store).map((c) => c.target);
-      throw new SavepointError("unsynced_saves", "signing in to another account would drop saves the server does not have", 0, { pending });
+      throw new SavepointError(
+        "unsynced_saves",
+        "signing in to another account would drop saves the server does not have",
+        0,
+        { pending },
+      );
     }
     if (decision === "replace") await this.client.resetLocal();
     await this.client.adoptEnvelope(a);
@@ -145,13 +175,21 @@ export class AccountHelpers {
     await this.client.sync({ force: true }).catch(() => {});
     if (!options.keepUnsynced && this.client.status().pending.length > 0) {
       const pending = this.client.status().pending;
-      throw new SavepointError("unsynced_saves", "saves are not on the server yet; sign out with keepUnsynced to drop them", 0, { pending });
+      throw new SavepointError(
+        "unsynced_saves",
+        "saves are not on the server yet; sign out with keepUnsynced to drop them",
+        0,
+        { pending },
+      );
     }
     await this.client.api.signOutCurrent();
     await this.client.resetLocal();
   }
 
-  async history(slotId: string, page: { limit?: number; cursor?: string } = {}): Promise<Pick<S.SlotRestorePointList, "restorePoints" | "next">> {
+  async history(
+    slotId: string,
+    page: { limit?: number; cursor?: string } = {},
+  ): Promise<Pick<S.SlotRestorePointList, "restorePoints" | "next">> {
     const h = await this.client.api.slotHistory(slotId, page);
     return { restorePoints: h.restorePoints, ...(h.next ? { next: h.next } : {}) };
   }
@@ -163,7 +201,9 @@ export class AccountHelpers {
     const baseVersion = r?.base?.version ?? (await this.client.api.getSlot(slotId)).version;
     const answer = await this.client.api.restoreSlot(slotId, { version, baseVersion });
     if (answer.status === "conflict") {
-      throw new SavepointError("conflict", `${slotId} changed on the server; pull and try again`, 409, { serverVersion: answer.slot.version });
+      throw new SavepointError("conflict", `${slotId} changed on the server; pull and try again`, 409, {
+        serverVersion: answer.slot.version,
+      });
     }
     await this.client.pull();
     return answer.version;

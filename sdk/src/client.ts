@@ -1,7 +1,7 @@
 import { AccountHelpers } from "./account-helpers.ts";
 import { SavepointApi } from "./api.ts";
-import { type Clock, systemClock } from "./clock.ts";
 import type { ClientOptions, Session } from "./client-options.ts";
+import { type Clock, systemClock } from "./clock.ts";
 import { RuntimeConfig } from "./config.ts";
 import { pollConfig } from "./config-poll.ts";
 import { SyncEngine } from "./engine.ts";
@@ -10,9 +10,9 @@ import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
 import { assertJson } from "./json-check.ts";
 import { attachBrowserLifecycle } from "./lifecycle.ts";
-import { pullAll } from "./pull.ts";
 import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
 import { mergeRules, type Resolution } from "./merge.ts";
+import { pullAll } from "./pull.ts";
 import { ServerClock } from "./server-clock.ts";
 import { memoryStorage } from "./storage/adapter.ts";
 import type { SyncResult } from "./sync-result.ts";
@@ -45,25 +45,38 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   private configRefresh: Promise<void> | undefined;
   private loaded = false;
   private stopPolling: () => void = () => {};
-  private readonly tabs: Tabs = new Tabs({
-    save: (a, id) => this.saveTarget(a.target, a.data, a.slotInfo, id),
-    account: (body) => this.ensureAccount(body),
-    sync: (force) => this.engine.sync(force),
-    flush: () => this.engine.flush(),
-    pull: () => this.pull(),
-    lead: async () => (await this.store.load(), await this.tabs.changed(["$session"]), () => this.engine.resume()),
-    reload: async (target) => (await this.store.reload(target), this.events.emit("status", this.status())),
-    readSession: async () => void (this.session = await this.store.getValue<Session>("session")),
-    settled: () => this.engine.settled(),
-  }, this.events);
+  private readonly tabs: Tabs = new Tabs(
+    {
+      save: (a, id) => this.saveTarget(a.target, a.data, a.slotInfo, id),
+      account: (body) => this.ensureAccount(body),
+      sync: (force) => this.engine.sync(force),
+      flush: () => this.engine.flush(),
+      pull: () => this.pull(),
+      lead: async () => (await this.store.load(), await this.tabs.changed(["$session"]), () => this.engine.resume()),
+      reload: async (target) => (await this.store.reload(target), this.events.emit("status", this.status())),
+      readSession: async () => void (this.session = await this.store.getValue<Session>("session")),
+      settled: () => this.engine.settled(),
+    },
+    this.events,
+  );
 
   constructor(readonly options: ClientOptions) {
     this.clock = options.clock ?? systemClock;
     const { baseUrl, runtimeKey, fetch, retry, timeoutMs } = options;
     this.store = new LocalStore(options.storage ?? memoryStorage(), options.namespace ?? "savepoint");
     this.serverClock = new ServerClock(this.clock, (offset) => this.store.setValue("clockOffset", offset));
-    const onDate = (date: string | null, sentAt: number, receivedAt: number) => this.serverClock.observe(date, sentAt, receivedAt);
-    this.api = new SavepointApi({ baseUrl, runtimeKey, fetch, clock: this.clock, retry, timeoutMs, session: () => this.session, onDate });
+    const onDate = (date: string | null, sentAt: number, receivedAt: number) =>
+      this.serverClock.observe(date, sentAt, receivedAt);
+    this.api = new SavepointApi({
+      baseUrl,
+      runtimeKey,
+      fetch,
+      clock: this.clock,
+      retry,
+      timeoutMs,
+      session: () => this.session,
+      onDate,
+    });
     this.config = new RuntimeConfig(this.api, this.store, this.events, () => this.engine.replan());
     this.engine = new SyncEngine({
       api: this.api,
@@ -108,7 +121,9 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
         (e) => this.events.emit("error", { error: e as SavepointError }),
       );
       this.engine.schedule();
-      this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () => this.config.refresh());
+      this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () =>
+        this.config.refresh(),
+      );
       this.tabs.serve();
     })());
   }
@@ -129,7 +144,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async ensureAccount(body: CreateAccountRequest = {}): Promise<string> {
     await this.ready();
     if (this.session) return this.session.accountId;
-    if (!this.tabs.leading) return (await this.tabs.call("account", body), await this.tabs.changed(["$session"]), this.session!.accountId);
+    if (!this.tabs.leading)
+      return (await this.tabs.call("account", body), await this.tabs.changed(["$session"]), this.session!.accountId);
     const label = this.options.deviceLabel;
     const created = await this.api.createAccount({ ...(label ? { deviceLabel: label } : {}), ...body });
     await this.adoptEnvelope(created);
@@ -137,13 +153,16 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   }
 
   /** Makes an answer's session this device's, and its account state the local base. */
-  async adoptEnvelope(e: Pick<AccountEnvelopeResponse, "accountId" | "accountSessionToken"> & Partial<AccountEnvelopeResponse>): Promise<void> {
+  async adoptEnvelope(
+    e: Pick<AccountEnvelopeResponse, "accountId" | "accountSessionToken"> & Partial<AccountEnvelopeResponse>,
+  ): Promise<void> {
     this.session = { accountId: e.accountId, token: e.accountSessionToken };
     await this.store.setValue("session", this.session);
     await this.config.adopt(e.syncPolicy);
     if (e.account) {
       const r = this.store.getOrCreate(accountTarget);
-      if (!isDirty(r)) r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.serverClock.now() };
+      if (!isDirty(r))
+        r.base = { version: e.account.version, data: e.account.accountData, updatedAt: this.serverClock.now() };
       await this.store.put(r);
     }
     this.engine.resume();
@@ -157,14 +176,23 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   }
 
   /** Durable on the device when this resolves; the server gets it when the policy allows. */
-  async save<K extends SlotId<S>, I extends JsonFields<I> = JsonObject>(slotId: K, data: S[K], slotInfo?: I): Promise<Snapshot<S[K]>> {
+  async save<K extends SlotId<S>, I extends JsonFields<I> = JsonObject>(
+    slotId: K,
+    data: S[K],
+    slotInfo?: I,
+  ): Promise<Snapshot<S[K]>> {
     return this.saveTarget(slotId, data as JsonObject, slotInfo as JsonObject | undefined) as Promise<Snapshot<never>>;
   }
   /** The account-wide data, saved like a slot. */
   async saveAccountData(data: A): Promise<Snapshot<A>> {
     return this.saveTarget(accountTarget, data as JsonObject, undefined) as Promise<Snapshot<never>>;
   }
-  private async saveTarget(target: string, data: JsonObject, slotInfo: JsonObject | undefined, tab?: string): Promise<Snapshot> {
+  private async saveTarget(
+    target: string,
+    data: JsonObject,
+    slotInfo: JsonObject | undefined,
+    tab?: string,
+  ): Promise<Snapshot> {
     // Refused before anything is written: the ring, the storage and the server keep the last good save.
     assertJson(target === accountTarget ? "accountData" : "data", data, { object: true });
     if (slotInfo !== undefined) assertJson("slotInfo", slotInfo, { object: true });
@@ -175,7 +203,13 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     const done = tab === undefined ? undefined : r.snapshots.find((x) => x.tab === tab);
     if (done) return done;
     // On the server's clock: the `latest` rule sets it against the server's updatedAt.
-    const s = addSnapshot(r, copy(data), slotInfo && copy(slotInfo), this.serverClock.now(), this.config.policy.maxQueuedLocalSnapshots);
+    const s = addSnapshot(
+      r,
+      copy(data),
+      slotInfo && copy(slotInfo),
+      this.serverClock.now(),
+      this.config.policy.maxQueuedLocalSnapshots,
+    );
     if (tab !== undefined) s.tab = tab;
     await this.store.put(r);
     this.events.emit("saved", { target, seq: s.seq });
@@ -189,7 +223,12 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
 
   /** Before `start()` has loaded the saves, "no save" is a guess a fresh save would overwrite progress on: refused. */
   private loadedStore(): LocalStore {
-    if (!this.loaded) throw new SavepointError("not_ready", "the device's saves are not loaded yet: await openClient(...) or client.start() first", 0);
+    if (!this.loaded)
+      throw new SavepointError(
+        "not_ready",
+        "the device's saves are not loaded yet: await openClient(...) or client.start() first",
+        0,
+      );
     return this.store;
   }
 
@@ -209,7 +248,10 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   }
   /** Slot ids known on this device. */
   slots(): string[] {
-    return this.loadedStore().all().map((r) => r.target).filter((t) => t !== accountTarget);
+    return this.loadedStore()
+      .all()
+      .map((r) => r.target)
+      .filter((t) => t !== accountTarget);
   }
 
   /** The ring of local saves of a slot, oldest first (`maxQueuedLocalSnapshots` of them). */
@@ -221,7 +263,9 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     await this.start();
     const ring = this.store.get(slotId)?.snapshots ?? [];
     const previous = ring.at(-2);
-    return previous ? (this.saveTarget(slotId, previous.data, previous.slotInfo) as Promise<Snapshot<never>>) : undefined;
+    return previous
+      ? (this.saveTarget(slotId, previous.data, previous.slotInfo) as Promise<Snapshot<never>>)
+      : undefined;
   }
 
   /** Pushes if the interval (`force`: the cooldown) allows; answers what became of each pending change (README, Sync results). */
@@ -231,11 +275,15 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     return this.engine.sync(options.force === true);
   }
   /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
-  flushNow = async (): Promise<void> => (await this.start(), void (await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {}))));
+  flushNow = async (): Promise<void> => (
+    await this.start(), void (await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {})))
+  );
   /** Call when the app goes to the background (browsers: automatic). Another tab syncing is asked to push. */
   async background(): Promise<void> {
     await this.start();
-    await (this.tabs.leading ? this.engine.background() : this.engine.decide("background").action === "push" && this.flushNow());
+    await (this.tabs.leading
+      ? this.engine.background()
+      : this.engine.decide("background").action === "push" && this.flushNow());
   }
   /** The app comes back (browsers: automatic): reads the policy whatever it said, then pulls and pushes if it allows. */
   async foreground(): Promise<void> {
@@ -254,7 +302,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async pull(): Promise<void> {
     await this.start();
     if (!this.tabs.leading) return void (await this.tabs.call("pull", {}));
-    if (this.session) await pullAll({ api: this.api, store: this.store, events: this.events, serverNow: () => this.serverClock.now() });
+    if (this.session)
+      await pullAll({ api: this.api, store: this.store, events: this.events, serverNow: () => this.serverClock.now() });
   }
 
   /** The server's time now, as this device estimates it (its clock may be wrong by hours). */
@@ -276,7 +325,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async idle(): Promise<Status> {
     for (;;) {
       const s = this.status();
-      if (s.pending.length === 0 || s.state === "offline" || s.state === "error" || s.state === "conflict" || s.stopped) return s;
+      if (s.pending.length === 0 || s.state === "offline" || s.state === "error" || s.state === "conflict" || s.stopped)
+        return s;
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -295,5 +345,6 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
  * has loaded its saves (`openClient` does both). Declare the slots' types once:
  * `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
  */
-export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(options: ClientOptions) =>
-  new SavepointClient<S, A>(options);
+export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(
+  options: ClientOptions,
+) => new SavepointClient<S, A>(options);

@@ -41,7 +41,9 @@ export function manualClock(start = Date.parse("2030-01-01T00:00:00Z")): ManualC
     async advance(ms) {
       const end = now + ms;
       for (;;) {
-        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+        const due = [...timers.entries()]
+          .filter(([, t]) => t.at <= end)
+          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
         if (!due) break;
         timers.delete(due[0]);
         now = Math.max(now, due[1].at);

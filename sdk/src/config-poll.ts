@@ -15,7 +15,9 @@ export function pollConfig(clock: Clock, everyMs: number, read: () => Promise<un
     timer = clock.setTimeout(() => {
       timer = undefined;
       // Offline, the cached policy stays: the next turn tries again.
-      void read().catch(() => {}).finally(plan);
+      void read()
+        .catch(() => {})
+        .finally(plan);
     }, due - clock.now());
   };
   plan();

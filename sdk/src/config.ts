@@ -48,21 +48,33 @@ export class RuntimeConfig {
       if (JSON.stringify(current.syncPolicy) !== before) this.onPolicyChange();
       return current;
     });
-    const tracked = (this.reading = read.catch(() => {}).finally(() => this.reading === tracked && (this.reading = undefined)));
+    const tracked = (this.reading = read
+      .catch(() => {})
+      .finally(() => this.reading === tracked && (this.reading = undefined)));
     return read;
   }
 
   private async read(): Promise<RuntimeConfigResponse> {
-    const version = this.cached.gameConfig?.enabled && this.cached.gameConfig.version >= 1 ? this.cached.gameConfig.version : undefined;
+    const version =
+      this.cached.gameConfig?.enabled && this.cached.gameConfig.version >= 1
+        ? this.cached.gameConfig.version
+        : undefined;
     const answer = await this.api.runtimeConfig(version, this.cached.etag);
     if (!answer.notModified && answer.config) {
       const incoming = answer.config.gameConfig;
       const cached = this.cached.gameConfig;
       const gameConfig = incoming?.unchanged && cached ? { ...cached, ...incoming, data: cached.data } : incoming;
-      this.cached = { syncPolicy: answer.config.syncPolicy, ...(gameConfig ? { gameConfig } : {}), ...(answer.etag ? { etag: answer.etag } : {}) };
+      this.cached = {
+        syncPolicy: answer.config.syncPolicy,
+        ...(gameConfig ? { gameConfig } : {}),
+        ...(answer.etag ? { etag: answer.etag } : {}),
+      };
       await this.store.setValue("config", this.cached);
     }
-    const current = { syncPolicy: this.cached.syncPolicy, ...(this.cached.gameConfig ? { gameConfig: this.cached.gameConfig } : {}) };
+    const current = {
+      syncPolicy: this.cached.syncPolicy,
+      ...(this.cached.gameConfig ? { gameConfig: this.cached.gameConfig } : {}),
+    };
     // Once per run (the cached copy counts), then only for a new answer: the timer's 304s are not news.
     if (!this.announced || !answer.notModified) this.events.emit("config", current);
     this.announced = true;

@@ -5,12 +5,13 @@ import type { SyncPolicy } from "./generated/schemas.ts";
 import { isDirty, type LocalRecord, type LocalStore } from "./local-store.ts";
 import { decide, type PolicyEvent, type PolicyState } from "./policy-decision.ts";
 import { type PushDeps, pushRecord } from "./push.ts";
-import { type EngineState, type SyncResult, allHeld, summarize, targetResult } from "./sync-result.ts";
+import { allHeld, type EngineState, type SyncResult, summarize, targetResult } from "./sync-result.ts";
 
 const newestSeq = (r: LocalRecord) => r.snapshots.at(-1)?.seq ?? 0;
 /** @deprecated The answer of `sync()` is a `SyncResult` (README, Sync results). */
 export type ForceResult = SyncResult;
-const asError = (e: unknown) => (e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0));
+const asError = (e: unknown) =>
+  e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0);
 
 export interface EngineDeps extends PushDeps {
   store: LocalStore;
@@ -53,7 +54,10 @@ export class SyncEngine {
   status(): Status {
     return {
       state: this.state,
-      pending: this.d.store.all().filter((r) => isDirty(r) || r.inflight).map((r) => r.target),
+      pending: this.d.store
+        .all()
+        .filter((r) => isDirty(r) || r.inflight)
+        .map((r) => r.target),
       ...(this.blocked.size ? { refused: Object.fromEntries([...this.blocked].map(([t, b]) => [t, b.error])) } : {}),
       ...(this.lastSyncAt !== undefined ? { lastSyncAt: this.lastSyncAt } : {}),
       ...(this.lastError ? { lastError: this.lastError } : {}),
@@ -65,20 +69,33 @@ export class SyncEngine {
     this.state = state;
     this.d.events.emit("status", this.status());
   }
-  private pushable = (r: LocalRecord) => (isDirty(r) || r.inflight !== undefined) && this.blocked.get(r.target)?.seq !== newestSeq(r);
+  private pushable = (r: LocalRecord) =>
+    (isDirty(r) || r.inflight !== undefined) && this.blocked.get(r.target)?.seq !== newestSeq(r);
   private pending = () => this.d.store.all().some(this.pushable);
   /** What the policy says to do on `event` now: every decision of the engine comes from policy-decision.ts. */
   decide(event: PolicyEvent, extra: Partial<PolicyState> = {}) {
     const known = (ms: number) => (Number.isFinite(ms) ? ms : undefined);
-    const state = { lastRemoteSyncAt: known(this.lastRemoteSyncAt), lastForcedAt: known(this.lastForcedAt), pending: this.pending(), ...extra };
+    const state = {
+      lastRemoteSyncAt: known(this.lastRemoteSyncAt),
+      lastForcedAt: known(this.lastForcedAt),
+      pending: this.pending(),
+      ...extra,
+    };
     const { onCooldown, retryBaseMs, retryMaxMs, random } = this.d;
     const options = { onCooldown, retryBaseMs, retryMaxMs, random };
-    return decide(this.d.policy(), { ...state, hasSession: this.d.hasSession(), stopped: this.stopped }, event, this.d.clock.now(), options);
+    return decide(
+      this.d.policy(),
+      { ...state, hasSession: this.d.hasSession(), stopped: this.stopped },
+      event,
+      this.d.clock.now(),
+      options,
+    );
   }
 
   /** A save happened: the engine pushes when the interval allows. */
   saved(): void {
-    if (this.state === "idle" || this.state === "error" || this.state === "conflict") this.setState(this.stopped ? "error" : "dirty");
+    if (this.state === "idle" || this.state === "error" || this.state === "conflict")
+      this.setState(this.stopped ? "error" : "dirty");
     this.schedule();
   }
 
@@ -102,14 +119,23 @@ export class SyncEngine {
    * answers what happened to every change pending at the call (README, Sync results).
    */
   async sync(force: boolean): Promise<SyncResult> {
-    const atCall = this.d.store.all().filter((r) => isDirty(r) || r.inflight).map((r) => ({ target: r.target, seq: newestSeq(r) }));
+    const atCall = this.d.store
+      .all()
+      .filter((r) => isDirty(r) || r.inflight)
+      .map((r) => ({ target: r.target, seq: newestSeq(r) }));
     const now = this.d.clock.now();
     const targets = atCall.map((t) => t.target);
     const decision = this.decide(force ? "force" : "sync");
     if (decision.action === "refuse") {
       const { retryAt } = decision;
       const wait = (retryAt - now) / 1000;
-      const error = new SavepointError("sync_cooldown", `a forced sync is allowed again in ${wait} s (forceSyncCooldownSeconds)`, 0, { retryAt }, wait);
+      const error = new SavepointError(
+        "sync_cooldown",
+        `a forced sync is allowed again in ${wait} s (forceSyncCooldownSeconds)`,
+        0,
+        { retryAt },
+        wait,
+      );
       return allHeld(targets, { status: "refused", error, retryAt });
     }
     if (decision.action === "defer") return this.held(atCall, decision.until);
@@ -135,14 +161,20 @@ export class SyncEngine {
     const results = atCall.map(({ target, seq }) => {
       const r = this.d.store.get(target);
       const blocked = this.blocked.get(target);
-      return [target, targetResult({
+      return [
         target,
-        seqAtCall: seq,
-        syncedSeq: r?.syncedSeq ?? 0,
-        ...(r?.inflight ? { inflightSeq: r.inflight.seq } : {}),
-        ...(r?.base ? { version: r.base.version } : {}),
-        ...(r && blocked && blocked.seq === newestSeq(r) ? { refused: blocked.error } : {}),
-      }, engine)] as const;
+        targetResult(
+          {
+            target,
+            seqAtCall: seq,
+            syncedSeq: r?.syncedSeq ?? 0,
+            ...(r?.inflight ? { inflightSeq: r.inflight.seq } : {}),
+            ...(r?.base ? { version: r.base.version } : {}),
+            ...(r && blocked && blocked.seq === newestSeq(r) ? { refused: blocked.error } : {}),
+          },
+          engine,
+        ),
+      ] as const;
     });
     return summarize(Object.fromEntries(results));
   }
@@ -165,7 +197,8 @@ export class SyncEngine {
 
   private async pushAll(keepalive: boolean): Promise<void> {
     if (this.stopped || !this.d.hasSession() || !this.pending()) return;
-    if (this.timer !== undefined) this.d.clock.clearTimeout(this.timer), (this.timer = undefined), (this.timerAt = Infinity);
+    if (this.timer !== undefined)
+      this.d.clock.clearTimeout(this.timer), (this.timer = undefined), (this.timerAt = Infinity);
     this.lastRemoteSyncAt = this.d.clock.now();
     this.setState("syncing");
     let refused: SavepointError | undefined;
@@ -240,10 +273,11 @@ export class SyncEngine {
 
   /** A new policy: the next push is planned on its interval (a backoff after a failure stays as it is). */
   replan(): void {
-    if (this.state === "offline" || this.timer === undefined) return this.schedule();
-    this.d.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+    if (this.state !== "offline" && this.timer !== undefined) {
+      this.d.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerAt = Infinity;
+    }
     this.schedule();
   }
 

@@ -25,12 +25,24 @@ export class SavepointError extends Error {
 }
 
 /** Turns an error answer into a SavepointError, whatever its body: a proxy's HTML page is still typed. */
-export function errorFromAnswer(status: number, body: unknown, headers: { get(name: string): string | null }, now = Date.now()): SavepointError {
+export function errorFromAnswer(
+  status: number,
+  body: unknown,
+  headers: { get(name: string): string | null },
+  now = Date.now(),
+): SavepointError {
   const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   const code = typeof error?.code === "string" ? error.code : `http_${status}`;
   const message = typeof error?.message === "string" ? error.message : `HTTP ${status}`;
   const details = error?.details && typeof error.details === "object" ? (error.details as Record<string, unknown>) : {};
-  return new SavepointError(code, message, status, details, retryAfter(headers.get("retry-after"), now), headers.get("x-request-id") ?? undefined);
+  return new SavepointError(
+    code,
+    message,
+    status,
+    details,
+    retryAfter(headers.get("retry-after"), now),
+    headers.get("x-request-id") ?? undefined,
+  );
 }
 
 function retryAfter(value: string | null, now: number): number | undefined {
@@ -42,7 +54,14 @@ function retryAfter(value: string | null, now: number): number | undefined {
 }
 
 /** Codes after which this device's session can no longer be used: the engine stops instead of looping. */
-const sessionRefused = new Set(["unauthorized", "session_revoked", "session_expired", "account_deleted", "account_suspended", "forbidden"]);
+const sessionRefused = new Set([
+  "unauthorized",
+  "session_revoked",
+  "session_expired",
+  "account_deleted",
+  "account_suspended",
+  "forbidden",
+]);
 export const refusesSession = (e: unknown): boolean => e instanceof SavepointError && sessionRefused.has(e.code);
 
 /** No answer, 408, 429, 5xx, or a 409 that says the first request with this key is still running. */

@@ -1,10 +1,9 @@
 import type { Clock } from "./clock.ts";
 import { errorFromAnswer, SavepointError } from "./errors.ts";
+import type { FetchFn, FetchResponse } from "./fetch-types.ts";
 import { type OperationId, type RouteTypes, routes } from "./generated/routes.ts";
 import { assertJson } from "./json-check.ts";
 import { type RetryOptions, withRetries } from "./retry.ts";
-
-import type { FetchFn, FetchResponse } from "./fetch-types.ts";
 
 export type { FetchFn, FetchInit, FetchResponse } from "./fetch-types.ts";
 
@@ -71,7 +70,10 @@ export class Transport {
   }
 
   /** The route's success body, or its conflict body (`status: "conflict"`); any other answer throws. */
-  call<K extends OperationId>(op: K, input: CallInput = {}): Promise<Answer<RouteTypes[K]["ok"] | RouteTypes[K]["conflict"]>> {
+  call<K extends OperationId>(
+    op: K,
+    input: CallInput = {},
+  ): Promise<Answer<RouteTypes[K]["ok"] | RouteTypes[K]["conflict"]>> {
     return this.callRoute(routes[op], input);
   }
 
@@ -108,7 +110,13 @@ export class Transport {
       // Browsers refuse keepalive requests over 64 KiB in flight: a bigger save goes as a normal request.
       const keepalive = input.keepalive === true && (body?.length ?? 0) < 60_000;
       const sentAt = this.options.clock.now();
-      res = await this.fetch(url.toString(), { method: route.method, headers, body, keepalive, signal: controller.signal });
+      res = await this.fetch(url.toString(), {
+        method: route.method,
+        headers,
+        body,
+        keepalive,
+        signal: controller.signal,
+      });
       this.options.onDate?.(res.headers.get("date"), sentAt, this.options.clock.now());
       text = await res.text();
     } catch (e) {
@@ -116,12 +124,14 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {}
-    if (res.status === route.ok || res.status === 304) return { status: res.status, body: parsed, headers: res.headers };
-    if (res.status === 409 && (parsed as { status?: unknown } | undefined)?.status === "conflict") return { status: 409, body: parsed, headers: res.headers };
+    if (res.status === route.ok || res.status === 304)
+      return { status: res.status, body: parsed, headers: res.headers };
+    if (res.status === 409 && (parsed as { status?: unknown } | undefined)?.status === "conflict")
+      return { status: 409, body: parsed, headers: res.headers };
     throw errorFromAnswer(res.status, parsed, res.headers, this.options.clock.now());
   }
 }

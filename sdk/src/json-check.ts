@@ -28,7 +28,8 @@ const messages: Record<JsonRefusal, string> = {
   bigint: "a BigInt has no JSON form",
   cycle: "the value contains itself",
   too_deep: `JSON nested deeper than ${maxJsonDepth} levels is refused by the server`,
-  not_plain_object: "only plain objects and arrays round-trip (a Date, Map, Set or class instance would come back changed)",
+  not_plain_object:
+    "only plain objects and arrays round-trip (a Date, Map, Set or class instance would come back changed)",
   sparse_array: "an array with holes or extra properties would come back changed",
   lone_surrogate: "a string with a lone UTF-16 surrogate cannot be sent as UTF-8 unchanged",
   not_an_object: "must be a JSON object (not an array, null or a primitive)",
@@ -52,7 +53,8 @@ export function jsonRefusal(
   value: unknown,
   options: { object?: boolean; optionalTopLevel?: boolean } = {},
 ): { path: JsonPath; reason: JsonRefusal } | undefined {
-  if (options.object && (typeof value !== "object" || value === null || Array.isArray(value))) return { path: [], reason: "not_an_object" };
+  if (options.object && (typeof value !== "object" || value === null || Array.isArray(value)))
+    return { path: [], reason: "not_an_object" };
   const ancestors = new Set<object>();
   const path: JsonPath = [];
   const walk = (v: unknown, depth: number): JsonRefusal | undefined => {
@@ -103,7 +105,11 @@ export function jsonRefusal(
  * Throws `SavepointError("invalid_json")` when `value` would not come back exactly as given, before
  * anything is written or sent. `details`: `{ field, path, reason }`, `path` an array of keys and indexes.
  */
-export function assertJson(field: string, value: unknown, options: { object?: boolean; optionalTopLevel?: boolean } = {}): void {
+export function assertJson(
+  field: string,
+  value: unknown,
+  options: { object?: boolean; optionalTopLevel?: boolean } = {},
+): void {
   const refusal = jsonRefusal(value, options);
   if (!refusal) return;
   const where = refusal.path.length ? ` at ${JSON.stringify(refusal.path)}` : "";

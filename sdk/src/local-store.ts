@@ -46,7 +46,9 @@ export const accountTarget = "accountData";
 export const isDirty = (r: LocalRecord) => (r.snapshots.at(-1)?.seq ?? 0) > r.syncedSeq;
 /** What the game reads: its newest save if the server does not have it yet, else the server state. */
 export const currentOf = (r: LocalRecord): Snapshot | undefined =>
-  isDirty(r) || !r.base ? r.snapshots.at(-1) : { seq: r.syncedSeq, data: r.base.data, slotInfo: r.base.slotInfo, savedAt: r.base.updatedAt };
+  isDirty(r) || !r.base
+    ? r.snapshots.at(-1)
+    : { seq: r.syncedSeq, data: r.base.data, slotInfo: r.base.slotInfo, savedAt: r.base.updatedAt };
 
 /** A data object stored under a snapshot's own key, named by its seq. */
 type Ref = { dataSeq: number };
@@ -97,11 +99,16 @@ export class LocalStore {
     const stored = JSON.parse(text) as StoredRecord;
     const snapshots: Snapshot[] = [];
     for (const s of stored.snapshots) {
-      const data = s.data ?? (JSON.parse((await this.storage.get(this.key(this.snapKey(stored.target, s.seq)))) ?? "null") as JsonObject | null);
+      const data =
+        s.data ??
+        (JSON.parse(
+          (await this.storage.get(this.key(this.snapKey(stored.target, s.seq)))) ?? "null",
+        ) as JsonObject | null);
       if (data) snapshots.push({ ...s, data });
     }
     // Shared objects again, as in memory: a base or a write that is a snapshot's data refers to it.
-    const dataOf = (v: { data: JsonObject } | Ref) => ("dataSeq" in v ? snapshots.find((s) => s.seq === v.dataSeq)?.data ?? {} : v.data);
+    const dataOf = (v: { data: JsonObject } | Ref) =>
+      "dataSeq" in v ? (snapshots.find((s) => s.seq === v.dataSeq)?.data ?? {}) : v.data;
     const { base, inflight } = stored;
     const record: LocalRecord = {
       target: stored.target,
@@ -183,13 +190,19 @@ export class LocalStore {
     return text ? (JSON.parse(text) as T) : undefined;
   }
   setValue(name: string, value: unknown): Promise<void> {
-    const write = () => (value === undefined ? this.storage.remove(this.key(name)) : this.storage.set(this.key(name), JSON.stringify(value)));
+    const write = () =>
+      value === undefined
+        ? this.storage.remove(this.key(name))
+        : this.storage.set(this.key(name), JSON.stringify(value));
     return this.chain(name, async () => (await write(), this.onWrite(`$${name}`)));
   }
 
   private chain(name: string, run: () => Promise<void>): Promise<void> {
     const next = (this.chains.get(name) ?? Promise.resolve()).then(run, run);
-    this.chains.set(name, next.catch(() => {}));
+    this.chains.set(
+      name,
+      next.catch(() => {}),
+    );
     return next;
   }
 }
@@ -200,7 +213,13 @@ function withoutRef<T extends object>(v: T): Omit<T, "data" | "dataSeq"> {
 }
 
 /** Adds a save to the record's ring, keeping the newest `max` (the oldest double as local undo). */
-export function addSnapshot(record: LocalRecord, data: JsonObject, slotInfo: JsonObject | undefined, now: number, max: number): Snapshot {
+export function addSnapshot(
+  record: LocalRecord,
+  data: JsonObject,
+  slotInfo: JsonObject | undefined,
+  now: number,
+  max: number,
+): Snapshot {
   const snapshot: Snapshot = { seq: record.nextSeq++, data, ...(slotInfo ? { slotInfo } : {}), savedAt: now };
   record.snapshots.push(snapshot);
   if (record.snapshots.length > max) record.snapshots.splice(0, record.snapshots.length - max);

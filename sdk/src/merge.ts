@@ -59,7 +59,8 @@ function union(base: unknown, server: unknown, local: unknown): unknown {
     const l = isObject(local) ? local : {};
     const b = isObject(base) ? base : {};
     const out: JsonObject = {};
-    for (const k of new Set([...Object.keys(s), ...Object.keys(l)])) out[k] = k in s && k in l ? union(b[k], s[k], l[k]) : k in s ? s[k] : l[k];
+    for (const k of new Set([...Object.keys(s), ...Object.keys(l)]))
+      out[k] = k in s && k in l ? union(b[k], s[k], l[k]) : k in s ? s[k] : l[k];
     return out;
   }
   return local;
@@ -93,7 +94,13 @@ export function mergeRules(rules: Record<string, Rule>, otherwise: Rule = "local
   return (base, server, local, c) => walk("", base, server, local, c) as JsonObject;
 }
 
-export function resolveWith(resolution: Resolution, base: JsonObject, server: JsonObject, local: JsonObject, c: MergeContext): JsonObject {
+export function resolveWith(
+  resolution: Resolution,
+  base: JsonObject,
+  server: JsonObject,
+  local: JsonObject,
+  c: MergeContext,
+): JsonObject {
   if (resolution === "server") return server;
   if (resolution === "local") return local;
   return resolution(base, server, local, c);

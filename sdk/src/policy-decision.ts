@@ -5,7 +5,15 @@ import type { SyncPolicy } from "./generated/schemas.ts";
  * clock (README, Policy flags). The engine asks it for every decision; sdk-vectors/policy.json holds the
  * cases every client runs against it.
  */
-export type PolicyEvent = "saved" | "sync" | "force" | "background" | "foreground" | "policyRead" | "reconnected" | "failed";
+export type PolicyEvent =
+  | "saved"
+  | "sync"
+  | "force"
+  | "background"
+  | "foreground"
+  | "policyRead"
+  | "reconnected"
+  | "failed";
 
 export interface PolicyState {
   /** Ms of the last push's start; absent before the first. */
@@ -43,7 +51,13 @@ export type PolicyDecision =
 const intervalEnds = (policy: SyncPolicy, state: PolicyState, now: number) =>
   Math.max(now, (state.lastRemoteSyncAt ?? -Infinity) + policy.minRemoteSyncIntervalSeconds * 1000);
 
-export function decide(policy: SyncPolicy, state: PolicyState, event: PolicyEvent, now: number, o: PolicyOptions): PolicyDecision {
+export function decide(
+  policy: SyncPolicy,
+  state: PolicyState,
+  event: PolicyEvent,
+  now: number,
+  o: PolicyOptions,
+): PolicyDecision {
   switch (event) {
     case "saved": {
       // Saves between two pushes coalesce: no push sooner than the interval after the last one.

@@ -14,7 +14,11 @@ export interface PullDeps {
 /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
 export async function pullAll(d: PullDeps): Promise<void> {
   const account = await d.api.getAccount();
-  const update = async (target: string, version: number, read: () => Promise<{ data: JsonObject; slotInfo?: JsonObject; updatedAt: number }>) => {
+  const update = async (
+    target: string,
+    version: number,
+    read: () => Promise<{ data: JsonObject; slotInfo?: JsonObject; updatedAt: number }>,
+  ) => {
     const r = d.store.getOrCreate(target);
     if (isDirty(r) || r.inflight || (r.base && r.base.version >= version)) return;
     const s = await read();

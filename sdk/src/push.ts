@@ -36,9 +36,16 @@ async function nextInflight(d: PushDeps, r: LocalRecord, keepalive: boolean): Pr
   const pending = r.snapshots.filter((s) => s.seq > r.syncedSeq);
   const s = d.replay === "all" ? pending[0]! : pending.at(-1)!;
   const queued = r.queuedKeys?.[s.seq];
-  if (queued === undefined && d.replay === "all") r.queuedKeys = Object.fromEntries(pending.map((p) => [p.seq, newIdempotencyKey()]));
+  if (queued === undefined && d.replay === "all")
+    r.queuedKeys = Object.fromEntries(pending.map((p) => [p.seq, newIdempotencyKey()]));
   const key = queued ?? r.queuedKeys?.[s.seq] ?? newIdempotencyKey();
-  r.inflight = { key, seq: s.seq, baseVersion: r.base?.version ?? null, data: s.data, ...(s.slotInfo ? { slotInfo: s.slotInfo } : {}) };
+  r.inflight = {
+    key,
+    seq: s.seq,
+    baseVersion: r.base?.version ?? null,
+    data: s.data,
+    ...(s.slotInfo ? { slotInfo: s.slotInfo } : {}),
+  };
   if (queued !== undefined) return r.inflight;
   // Persisted before it is sent, so that after a crash the retry carries the same key and body. A page
   // that is being hidden or closed may not live through an IndexedDB write: then the request leaves first.
@@ -57,18 +64,36 @@ async function send(d: PushDeps, r: LocalRecord, w: Inflight, keepalive: boolean
   }
   if (w.baseVersion === null) {
     try {
-      const created = await d.api.createSlot({ slotId: r.target, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}) }, undefined, o);
+      const created = await d.api.createSlot(
+        { slotId: r.target, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}) },
+        undefined,
+        o,
+      );
       return { accepted: { version: created.version, updatedAt: created.updatedAt } };
     } catch (e) {
       // Another device made this slot first: merge against its state as with any conflict.
       if (!(e instanceof SavepointError && e.code === "slot_already_exists")) throw e;
       const s = await d.api.getSlot(r.target);
-      return { conflict: { version: s.version, data: s.data, slotInfo: s.slotInfo, updatedAt: Date.parse(s.updatedAt) } };
+      return {
+        conflict: { version: s.version, data: s.data, slotInfo: s.slotInfo, updatedAt: Date.parse(s.updatedAt) },
+      };
     }
   }
-  const a = await d.api.syncSlot(r.target, { baseVersion: w.baseVersion, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}) }, undefined, o);
+  const a = await d.api.syncSlot(
+    r.target,
+    { baseVersion: w.baseVersion, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}) },
+    undefined,
+    o,
+  );
   if (a.status === "accepted") return { accepted: a };
-  return { conflict: { version: a.slot.version, data: a.slot.data, slotInfo: a.slot.slotInfo, updatedAt: Date.parse(a.slot.updatedAt) } };
+  return {
+    conflict: {
+      version: a.slot.version,
+      data: a.slot.data,
+      slotInfo: a.slot.slotInfo,
+      updatedAt: Date.parse(a.slot.updatedAt),
+    },
+  };
 }
 
 /**
@@ -83,7 +108,12 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
     const outcome = await send(d, r, w, keepalive);
     if ("accepted" in outcome) {
       const { version, updatedAt, warnings } = outcome.accepted;
-      r.base = { version, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}), updatedAt: Date.parse(updatedAt) };
+      r.base = {
+        version,
+        data: w.data,
+        ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}),
+        updatedAt: Date.parse(updatedAt),
+      };
       r.syncedSeq = Math.max(r.syncedSeq, w.seq);
       r.inflight = undefined;
       if (r.queuedKeys) delete r.queuedKeys[w.seq];
@@ -107,7 +137,15 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
     const resolved = resolveWith(d.resolution(r.target), base, server.data, local, context);
     assertJson("merged", resolved, { object: true });
     const merged = copy(resolved);
-    d.events.emit("conflict", { ...context, base, server: server.data, local, merged, serverVersion: server.version, attempt: conflicts });
+    d.events.emit("conflict", {
+      ...context,
+      base,
+      server: server.data,
+      local,
+      merged,
+      serverVersion: server.version,
+      attempt: conflicts,
+    });
     r.base = server;
     r.inflight = undefined;
     r.queuedKeys = undefined;
@@ -115,16 +153,28 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
       // The server's state wins as it is: nothing to send, the local copy follows it.
       r.syncedSeq = newest.seq;
       await d.store.put(r);
-      d.events.emit("change", { target: r.target, data: server.data, ...(server.slotInfo ? { slotInfo: server.slotInfo } : {}) });
+      d.events.emit("change", {
+        target: r.target,
+        data: server.data,
+        ...(server.slotInfo ? { slotInfo: server.slotInfo } : {}),
+      });
       return;
     }
     const slotInfo = localSlotInfo ?? server.slotInfo;
     const s = addSnapshot(r, merged, slotInfo, d.serverNow(), d.maxSnapshots());
-    r.inflight = { key: newIdempotencyKey(), seq: s.seq, baseVersion: server.version, data: merged, ...(slotInfo ? { slotInfo } : {}) };
+    r.inflight = {
+      key: newIdempotencyKey(),
+      seq: s.seq,
+      baseVersion: server.version,
+      data: merged,
+      ...(slotInfo ? { slotInfo } : {}),
+    };
     await d.store.put(r);
     d.events.emit("change", { target: r.target, data: merged, ...(slotInfo ? { slotInfo } : {}) });
     if (conflicts > d.maxConflictRetries) {
-      throw new SavepointError("conflict", `${r.target}: still conflicting after ${d.maxConflictRetries} merges`, 409, { target: r.target });
+      throw new SavepointError("conflict", `${r.target}: still conflicting after ${d.maxConflictRetries} merges`, 409, {
+        target: r.target,
+      });
     }
   }
 }

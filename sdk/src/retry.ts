@@ -1,5 +1,5 @@
 import { type Clock, sleep } from "./clock.ts";
-import { isRetryable, SavepointError } from "./errors.ts";
+import { isRetryable, type SavepointError } from "./errors.ts";
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */

@@ -6,7 +6,11 @@ import type { Clock } from "./clock.ts";
  * of the round trip. Undefined when the header is missing or unreadable (a proxy's answer, a browser that
  * was not allowed to read it).
  */
-export function offsetFromDate(date: string | null | undefined, sentAt: number, receivedAt: number): number | undefined {
+export function offsetFromDate(
+  date: string | null | undefined,
+  sentAt: number,
+  receivedAt: number,
+): number | undefined {
   const at = date ? Date.parse(date) : Number.NaN;
   if (!Number.isFinite(at) || receivedAt < sentAt) return undefined;
   return at + 500 - (sentAt + receivedAt) / 2;

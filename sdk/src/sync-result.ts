@@ -54,17 +54,26 @@ export interface EngineState {
   retryAt?: number;
 }
 
-const noSession = () => new SavepointError("unauthorized", "this device has no account: create one, sign in or attach a transfer code", 0);
+const noSession = () =>
+  new SavepointError("unauthorized", "this device has no account: create one, sign in or attach a transfer code", 0);
 const at = (retryAt: number | undefined) => (retryAt !== undefined && Number.isFinite(retryAt) ? { retryAt } : {});
 
 /** A record's result, from its state and the engine's. */
 export function targetResult(t: TargetState, e: EngineState): TargetResult {
   const acknowledged = t.syncedSeq >= t.seqAtCall && !(t.inflightSeq !== undefined && t.inflightSeq <= t.seqAtCall);
   if (acknowledged && t.version !== undefined) return { status: "synced", version: t.version };
-  if (t.refused) return t.refused.code === "conflict" ? { status: "conflict", error: t.refused } : { status: "refused", error: t.refused };
+  if (t.refused)
+    return t.refused.code === "conflict"
+      ? { status: "conflict", error: t.refused }
+      : { status: "refused", error: t.refused };
   if (e.stopped) return { status: "refused", error: e.lastError ?? noSession() };
   if (!e.hasSession) return { status: "refused", error: noSession() };
-  if (e.offline) return { status: "offline", error: e.lastError ?? new SavepointError("network_error", "offline", 0), ...at(e.retryAt) };
+  if (e.offline)
+    return {
+      status: "offline",
+      error: e.lastError ?? new SavepointError("network_error", "offline", 0),
+      ...at(e.retryAt),
+    };
   return { status: "deferred", ...at(e.retryAt) };
 }
 

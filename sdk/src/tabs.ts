@@ -5,7 +5,11 @@ import type { Snapshot } from "./local-store.ts";
 
 // The Web Locks and BroadcastChannel shapes used here, declared so the SDK compiles without the DOM library.
 interface LockManager {
-  request(name: string, options: { ifAvailable?: boolean }, run: (lock: unknown) => Promise<void> | undefined): Promise<unknown>;
+  request(
+    name: string,
+    options: { ifAvailable?: boolean },
+    run: (lock: unknown) => Promise<void> | undefined,
+  ): Promise<unknown>;
 }
 interface Channel {
   postMessage(message: string): void;
@@ -47,9 +51,18 @@ type Message =
 const encode = (m: Message) =>
   JSON.stringify(m, (_, v: unknown) => (v instanceof SavepointError ? { $error: { ...v, message: v.message } } : v));
 const decode = (text: string) =>
-  JSON.parse(text, (_, v: { $error?: SavepointError }) => (v && typeof v === "object" && v.$error ? asError(v.$error) : v)) as Message;
+  JSON.parse(text, (_, v: { $error?: SavepointError }) =>
+    v && typeof v === "object" && v.$error ? asError(v.$error) : v,
+  ) as Message;
 const asError = (e: Partial<SavepointError>) =>
-  new SavepointError(e.code ?? "client_error", e.message ?? "", e.status ?? 0, e.details ?? {}, e.retryAfterSeconds, e.requestId);
+  new SavepointError(
+    e.code ?? "client_error",
+    e.message ?? "",
+    e.status ?? 0,
+    e.details ?? {},
+    e.retryAfterSeconds,
+    e.requestId,
+  );
 const newId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 /**
@@ -64,7 +77,10 @@ export class Tabs {
   private channel: Channel | undefined;
   private serving = false;
   private queue: Extract<Message, { kind: "request" }>[] = [];
-  private readonly waiting = new Map<string, { message: Message; resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<
+    string,
+    { message: Message; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  >();
   private release: () => void = () => {};
   private closed = false;
   private reading: Promise<void> = Promise.resolve();
@@ -92,7 +108,10 @@ export class Tabs {
 
   /** Takes the lock if it is free, else queues for it; resolves once this tab knows whether it syncs. */
   async join(shared: string | undefined, namespace: string): Promise<void> {
-    const g = globalThis as unknown as { navigator?: { locks?: LockManager }; BroadcastChannel?: new (name: string) => Channel };
+    const g = globalThis as unknown as {
+      navigator?: { locks?: LockManager };
+      BroadcastChannel?: new (name: string) => Channel;
+    };
     const locks = g.navigator?.locks;
     if (!shared || !locks || !g.BroadcastChannel) return;
     const name = `savepoint:${shared}:${namespace}`;
@@ -100,7 +119,11 @@ export class Tabs {
     this.channel.onmessage = (e) => void this.receive(decode(String(e.data)));
     const held = () => new Promise<void>((r) => (this.release = r));
     this.leading = await new Promise<boolean>((resolve) => {
-      void locks.request(name, { ifAvailable: true }, (lock) => (resolve(lock !== null), lock === null ? undefined : held()));
+      void locks.request(
+        name,
+        { ifAvailable: true },
+        (lock) => (resolve(lock !== null), lock === null ? undefined : held()),
+      );
     });
     if (!this.leading) void locks.request(name, {}, () => (this.closed ? undefined : (void this.takeOver(), held())));
   }
@@ -166,7 +189,8 @@ export class Tabs {
     try {
       this.post({ kind: "reply", id: m.id, value: await this.handle(m.op, m.args, m.id) });
     } catch (e) {
-      const error = e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0);
+      const error =
+        e instanceof SavepointError ? e : new SavepointError("client_error", String((e as Error)?.message ?? e), 0);
       this.post({ kind: "reply", id: m.id, error: { ...error, message: error.message } });
     }
   }
@@ -191,7 +215,8 @@ export class Tabs {
   /** Lets the lock pass on once the push under way has been answered. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.waiting.values()) w.reject(new SavepointError("closed", "the client was closed before the syncing tab answered", 0));
+    for (const w of this.waiting.values())
+      w.reject(new SavepointError("closed", "the client was closed before the syncing tab answered", 0));
     this.waiting.clear();
     if (this.leading) await this.host.settled().catch(() => {});
     this.release();

@@ -5,7 +5,16 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 
 /** Types TypeScript can tell will not round-trip: they map to `never`, so a declaration using them fails to compile. */
-type NotJson = bigint | symbol | undefined | ((...args: never[]) => unknown) | Date | Map<unknown, unknown> | Set<unknown> | ArrayBufferView | RegExp;
+type NotJson =
+  | bigint
+  | symbol
+  | undefined
+  | ((...args: never[]) => unknown)
+  | Date
+  | Map<unknown, unknown>
+  | Set<unknown>
+  | ArrayBufferView
+  | RegExp;
 
 /**
  * `T` itself where every part of it is JSON, with `never` in place of each part that is not (a Date, a

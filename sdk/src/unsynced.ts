@@ -27,6 +27,11 @@ export function unsyncedOf(records: readonly LocalRecord[]): UnsyncedChange[] {
       const newest = r.snapshots.at(-1);
       const data = newest && newest.seq > r.syncedSeq ? newest : r.inflight;
       const saves = Math.max(1, r.snapshots.filter((s) => s.seq > r.syncedSeq).length);
-      return { target: r.target, data: copy(data?.data ?? {}), ...(data?.slotInfo ? { slotInfo: copy(data.slotInfo) } : {}), saves };
+      return {
+        target: r.target,
+        data: copy(data?.data ?? {}),
+        ...(data?.slotInfo ? { slotInfo: copy(data.slotInfo) } : {}),
+        saves,
+      };
     });
 }

@@ -1,6 +1,6 @@
 // The package test's scratch project (tests/sdk/package.test.ts): a game's Node script using the installed package
 // as a studio would: typed imports, the file adapter, a save, a sync, and typed errors. Args: baseUrl runtimeKey dir.
-import { createClient, type SavepointError, type SlotResponse, type Status, mergeRules } from "@savepoint/client";
+import { createClient, mergeRules, type SavepointError, type SlotResponse, type Status } from "@savepoint/client";
 import { fileStorage } from "@savepoint/client/file";
 import { typedSaves } from "./typed-saves.js";
 
@@ -20,6 +20,12 @@ try {
   error = e as SavepointError;
 }
 const typed = await typedSaves(baseUrl, runtimeKey);
-const report = { typed, accountId, state: status.state, slot: { version: slot.version, data: slot.data }, error: { code: error?.code, status: error?.status } };
+const report = {
+  typed,
+  accountId,
+  state: status.state,
+  slot: { version: slot.version, data: slot.data },
+  error: { code: error?.code, status: error?.status },
+};
 console.log(JSON.stringify(report));
 client.close();

@@ -1,6 +1,6 @@
 // Typed saves as a game declares them (sdk/README.md, Typed saves), compiled by tsc in tests/sdk/package.test.ts:
 // every `@ts-expect-error` below must meet an error, or the compile fails.
-import { createClient, type JsonObject, type Snapshot, memoryStorage, openClient } from "@savepoint/client";
+import { createClient, type JsonObject, memoryStorage, openClient, type Snapshot } from "@savepoint/client";
 
 interface MySave {
   coins: number;
@@ -23,7 +23,12 @@ type Slots = { main: MySave; settings: Settings; [slotId: `extra-${number}`]: My
 /** Saves and reads typed slots on the server at `baseUrl`; returns what it read back. */
 export async function typedSaves(baseUrl: string, runtimeKey: string) {
   // openClient: loaded, so load() answers; typed like createClient.
-  const client = await openClient<Slots, MyAccount>({ baseUrl, runtimeKey, storage: memoryStorage(), browserLifecycle: false });
+  const client = await openClient<Slots, MyAccount>({
+    baseUrl,
+    runtimeKey,
+    storage: memoryStorage(),
+    browserLifecycle: false,
+  });
   const save: MySave = { coins: 7, unlocks: ["forest"], settings: { music: true } };
   const label: SlotLabel = { label: "World 1", level: 2 };
   const snapshot: Snapshot<MySave> = await client.save("main", save, label);
@@ -75,5 +80,14 @@ export async function typedSaves(baseUrl: string, runtimeKey: string) {
 
   client.close();
   plain.close();
-  return { seq: snapshot.seq, label: labelBack, main, extra, volume, gems, ring: ring.length, anything: anything ?? null };
+  return {
+    seq: snapshot.seq,
+    label: labelBack,
+    main,
+    extra,
+    volume,
+    gems,
+    ring: ring.length,
+    anything: anything ?? null,
+  };
 }

@@ -1,10 +1,10 @@
-import { callEndpoint } from "../../shared/serving/call.ts";
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
 import { failpoint } from "../../shared/process/failpoint.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import type { Deps } from "./deps.ts";
-import { dropSnapshot } from "./storage.ts";
 import { ensureEnvCount, envReserve } from "./environment-budget.ts";
 import { keptForever } from "./sessions/prune-sessions.ts";
+import { dropSnapshot } from "./storage.ts";
 
 /**
  * Erases what a deletion left behind. Idempotent: a job delivered twice, or re-enqueued at start for a
@@ -46,8 +46,20 @@ async function zeroCounts(deps: Deps, accountId: string): Promise<void> {
     if (counted) await ensureEnvCount(deps, a.envId);
     const reserved = counted ? (a.envReserved ?? a.storedBytes!) : 0;
     const then = reserved !== 0 ? [envReserve(deps, a.envId, -reserved)] : [];
-    const filter = { _id: accountId, storedBytes: a.storedBytes ?? null, currentBytes: a.currentBytes ?? null, envReserved: a.envReserved ?? null };
-    if (await deps.repo.accounts.update(filter, { cleanupPending: false, storedBytes: 0, currentBytes: 0, envReserved: 0 }, then)) return;
+    const filter = {
+      _id: accountId,
+      storedBytes: a.storedBytes ?? null,
+      currentBytes: a.currentBytes ?? null,
+      envReserved: a.envReserved ?? null,
+    };
+    if (
+      await deps.repo.accounts.update(
+        filter,
+        { cleanupPending: false, storedBytes: 0, currentBytes: 0, envReserved: 0 },
+        then,
+      )
+    )
+      return;
   }
   throw new Error(`account ${accountId}: its counts kept changing during its cleanup`); // the job comes back
 }

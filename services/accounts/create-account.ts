@@ -1,26 +1,36 @@
-import { dayMarksOf } from "./admin/overview.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest } from "../../shared/contract/accounts.ts";
-import type { Tenant } from "../../shared/contract/tenant.ts";
-import { perMinuteQuota } from "../../shared/serving/window-counter.ts";
+import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { Tenant } from "../../shared/contract/tenant.ts";
+import { perMinuteQuota } from "../../shared/serving/window-counter.ts";
+import {
+  BudgetExceededError,
+  DuplicateKeyError,
+  FollowerFailedError,
+  type Quota,
+  QuotaExceededError,
+  type Write,
+} from "../../shared/store/port.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId } from "../../shared/util/ids.ts";
+import { dayMarksOf } from "./admin/overview.ts";
 import type { Deps } from "./deps.ts";
-import { fail } from "../../shared/contract/errors.ts";
-import { BudgetExceededError, DuplicateKeyError, FollowerFailedError, type Quota, QuotaExceededError, type Write } from "../../shared/store/port.ts";
-import { chunkOf, ensureEnvCount, envReserve, environmentRefusal } from "./environment-budget.ts";
+import { chunkOf, ensureEnvCount, environmentRefusal, envReserve } from "./environment-budget.ts";
 import { snapshotWrites } from "./history/history.ts";
-import { newSlot } from "./slots/create-slot.ts";
 import { type AccountDoc, toAccountResponse, toSlotResponse } from "./repo.ts";
-import { seatKeyOf } from "./slots/seats.ts";
-import { newSession } from "./sessions/sessions.ts";
-import { pruneSessionsOncePerDay } from "./sessions/prune-sessions.ts";
 import { issueSession } from "./sessions/issue-session.ts";
+import { pruneSessionsOncePerDay } from "./sessions/prune-sessions.ts";
+import { newSession } from "./sessions/sessions.ts";
+import { newSlot } from "./slots/create-slot.ts";
+import { seatKeyOf } from "./slots/seats.ts";
 import { byteLength, slotBytes } from "./storage.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
-export async function createAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.createAccount>): Promise<AccountEnvelopeResponse> {
+export async function createAccount(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.createAccount>,
+): Promise<AccountEnvelopeResponse> {
   const { tenant, client } = msg;
   const what = { setting: "accountCreationsPerIpPerMinute", counted: "account creations" } as const;
   // The per-IP count is the account's quota: on SQLite counted in the account's one commit, exact under a burst.
@@ -38,13 +48,24 @@ export async function createAccount(deps: Deps, msg: RouteMessage<typeof contrac
  * the first request to get here opens it; a later one (a concurrent sign-in of the same identity, or
  * one after a crash between the reservation and the opening) finds it open and gets a new session on it.
  */
-export async function openReservedAccount(deps: Deps, input: { tenant: Tenant; deviceLabel?: string; accountId: string }) {
+export async function openReservedAccount(
+  deps: Deps,
+  input: { tenant: Tenant; deviceLabel?: string; accountId: string },
+) {
   try {
-    return { ...(await openAccount(deps, input.tenant, {}, { deviceLabel: input.deviceLabel, accountId: input.accountId })), opened: true };
+    return {
+      ...(await openAccount(deps, input.tenant, {}, { deviceLabel: input.deviceLabel, accountId: input.accountId })),
+      opened: true,
+    };
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
     const { envId, settings } = input.tenant;
-    const issue = { envId, accountId: input.accountId, deviceLabel: input.deviceLabel, sessionIdleDays: settings.sessionIdleDays };
+    const issue = {
+      envId,
+      accountId: input.accountId,
+      deviceLabel: input.deviceLabel,
+      sessionIdleDays: settings.sessionIdleDays,
+    };
     return { ...(await issueSession(deps, issue)), opened: false };
   }
 }
@@ -84,16 +105,31 @@ export async function openAccount(
   if (body.slot && deps.plans[tenant.plan].maxActiveSlots < 1) throw fail.slotLimitReached(0);
   const first = body.slot ? newSlot(deps, tenant.plan, account, body.slot, seatKeyOf(accountId, 0), now) : undefined;
   const slot = first?.slot;
-  const { token, doc: session } = newSession(deps, account, deviceLabel ?? body.deviceLabel, tenant.settings.sessionIdleDays);
+  const { token, doc: session } = newSession(
+    deps,
+    account,
+    deviceLabel ?? body.deviceLabel,
+    tenant.settings.sessionIdleDays,
+  );
   // One commit on SQLite: the account, its first snapshot, its first slot with its snapshot, the session.
   const writes: Write[] = [
-    ...snapshotWrites(deps, tenant.plan, { ownerId: accountId, accountId, seq: 1, version: 1, payload: firstSnapshot, at: now }),
+    ...snapshotWrites(deps, tenant.plan, {
+      ownerId: accountId,
+      accountId,
+      seq: 1,
+      version: 1,
+      payload: firstSnapshot,
+      at: now,
+    }),
     ...(first ? [{ insert: first.slot, into: repo.slots }, ...first.snapshot] : []),
     { insert: session, into: repo.sessions },
   ];
   // An account's own budget is at least 1 MiB (plans.ts), more than a new account can hold; its
   // environment's may be full: then the account is not opened (README, Storage budgets).
-  const history = writes.reduce((n, w) => n + ("insert" in w && w.into === repo.snapshots ? byteLength(String(w.insert.payload)) : 0), 0);
+  const history = writes.reduce(
+    (n, w) => n + ("insert" in w && w.into === repo.snapshots ? byteLength(String(w.insert.payload)) : 0),
+    0,
+  );
   account.currentBytes = byteLength(account.accountData) + (first ? slotBytes(first.slot) : 0);
   account.storedBytes = account.currentBytes + history;
   await ensureEnvCount(deps, tenant.envId);

@@ -4,14 +4,17 @@ import { fail } from "../../shared/contract/errors.ts";
 import { events, queues } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import type { Deps } from "./deps.ts";
 import { inRounds, lostRound, updateOrLose } from "../../shared/store/versioned.ts";
+import type { Deps } from "./deps.ts";
 
 /**
  * Route 7: the account becomes an unreadable tombstone before the answer, every gateway drops its
  * cached sessions, and erasing slots, history and sessions is queued.
  */
-export async function deleteAccount(deps: Deps, msg: RouteMessage<typeof contractRoutes.deleteAccount>): Promise<DeleteAccountResponse> {
+export async function deleteAccount(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.deleteAccount>,
+): Promise<DeleteAccountResponse> {
   const { repo, bus } = deps;
   const accountId = msg.session.accountId;
   // A lost round means the status changed meanwhile (a concurrent DELETE, which the next round answers
@@ -20,10 +23,18 @@ export async function deleteAccount(deps: Deps, msg: RouteMessage<typeof contrac
     const account = await repo.accounts.get(accountId);
     if (!account || account.envId !== msg.tenant.envId) throw fail.notFound("Account");
     if (account.status === "deleted") {
-      return { accountId, deletedAt: account.deletedAt!, deletedSlotCount: 0, alreadyDeleted: true, cleanupQueued: Boolean(account.cleanupPending) };
+      return {
+        accountId,
+        deletedAt: account.deletedAt!,
+        deletedSlotCount: 0,
+        alreadyDeleted: true,
+        cleanupQueued: Boolean(account.cleanupPending),
+      };
     }
 
-    const deletedSlotCount = (await repo.slots.count({ accountId, status: "active" })) + (await repo.slots.count({ accountId, status: "archived" }));
+    const deletedSlotCount =
+      (await repo.slots.count({ accountId, status: "active" })) +
+      (await repo.slots.count({ accountId, status: "archived" }));
     const at = deps.now().toISOString();
     const tombstone = await updateOrLose(
       repo.accounts,

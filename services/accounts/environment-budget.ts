@@ -19,7 +19,8 @@ const KiB = 1024;
  * environment). A thousandth of a small budget at most, so a few hundred accounts' unused reservations
  * never hold most of it.
  */
-export const chunkOf = (deps: Deps, plan: PlanName) => Math.min(64 * KiB, Math.floor(deps.plans[plan].storage.bytesPerEnvironmentAccounts / 1024));
+export const chunkOf = (deps: Deps, plan: PlanName) =>
+  Math.min(64 * KiB, Math.floor(deps.plans[plan].storage.bytesPerEnvironmentAccounts / 1024));
 /** An account holding more than twice this unused (after a shrink) gives back down to this. */
 export const keptSpare = 64 * KiB;
 
@@ -72,7 +73,10 @@ export async function ensureEnvCount(deps: Deps, envId: string): Promise<void> {
 export async function adopt(deps: Deps, account: AccountDoc): Promise<AccountDoc> {
   for (let a: AccountDoc | null = account, round = 0; a && round < 10; round++) {
     if (a.envReserved != null || a.storedBytes == null) return a;
-    const set = await deps.repo.accounts.update({ _id: a._id, envReserved: null, storedBytes: a.storedBytes }, { envReserved: a.storedBytes });
+    const set = await deps.repo.accounts.update(
+      { _id: a._id, envReserved: null, storedBytes: a.storedBytes },
+      { envReserved: a.storedBytes },
+    );
     a = set ?? (await deps.repo.accounts.get(a._id));
   }
   throw new Error(`account ${account._id}: its count kept changing while its reservation was recorded`);
@@ -100,7 +104,13 @@ export async function giveBackSpare(deps: Deps, accountId: string): Promise<void
 export function environmentRefusal(deps: Deps, plan: PlanName, err: BudgetExceededError) {
   const used = Number(err.counter.reservedBytes ?? 0);
   const budgetBytes = deps.plans[plan].storage.bytesPerEnvironmentAccounts;
-  const details = { budgetBytes, usedBytes: used, currentStateBytes: used, historyBytes: 0, requiredBytes: used + (err.by.reservedBytes ?? 0) };
+  const details = {
+    budgetBytes,
+    usedBytes: used,
+    currentStateBytes: used,
+    historyBytes: 0,
+    requiredBytes: used + (err.by.reservedBytes ?? 0),
+  };
   return fail.storageQuotaExceeded({ scope: "environment_accounts", ...details });
 }
 
@@ -115,7 +125,11 @@ export type EnvTry = "chunk" | "exact" | "noHistory";
  * matters more than its history); when none does, the 409. `write` builds and commits the whole write
  * each time, so a refused attempt left nothing behind.
  */
-export async function withinEnvironment<R>(deps: Deps, plan: PlanName, write: (envTry: EnvTry) => Promise<R>): Promise<R> {
+export async function withinEnvironment<R>(
+  deps: Deps,
+  plan: PlanName,
+  write: (envTry: EnvTry) => Promise<R>,
+): Promise<R> {
   for (const envTry of ["chunk", "exact"] as const) {
     try {
       return await write(envTry);

@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { Deps } from "./deps.ts";
-import { type AccountDoc, type Repo, type SlotDoc, type SlotStatus, activeKeyOf } from "./repo.ts";
+import { type AccountDoc, activeKeyOf, type Repo, type SlotDoc, type SlotStatus } from "./repo.ts";
 
 /** The caller's account, usable for reads and writes: deleted is 410, suspended 403, foreign 404. */
 export async function loadAccount({ repo }: Deps, envId: string, accountId: string): Promise<AccountDoc> {

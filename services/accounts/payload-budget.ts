@@ -1,8 +1,8 @@
 import type { AccountResponse, AccountSlotSummary } from "../../shared/contract/accounts.ts";
-import { Limits, defaultSyncPolicy } from "../../shared/contract/common.ts";
-import { jsonByteLength } from "../../shared/util/json.ts";
-import { accepted, onWire } from "../../shared/serving/reply.ts";
+import { defaultSyncPolicy, Limits } from "../../shared/contract/common.ts";
 import type { PlanCatalog } from "../../shared/contract/plans.ts";
+import { accepted, onWire } from "../../shared/serving/reply.ts";
+import { jsonByteLength } from "../../shared/util/json.ts";
 
 /** Room for the reply envelope's headers (request id and the like). */
 const headerRoom = 1024;
@@ -34,10 +34,29 @@ export function largestReplyBytes(plans: PlanCatalog): number {
   });
   const syncPolicy = { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: maxVersion };
   const replies = [
-    { status: "conflict", account: view(cap), version: maxVersion, updatedAt: at, details: { reason: "base_version_mismatch" } },
-    { accountId, slotId: "s".repeat(64), deletedAt: at, alreadyDeleted: false, cleanupQueued: true, account: view(cap) },
+    {
+      status: "conflict",
+      account: view(cap),
+      version: maxVersion,
+      updatedAt: at,
+      details: { reason: "base_version_mismatch" },
+    },
+    {
+      accountId,
+      slotId: "s".repeat(64),
+      deletedAt: at,
+      alreadyDeleted: false,
+      cleanupQueued: true,
+      account: view(cap),
+    },
     { ...summary(0), accountId, account: view(cap), syncPolicy },
-    { accountId, accountSessionToken: `sps_${"t".repeat(43)}`, account: view(1), slot: { ...summary(0), data: sized(Limits.slotDataBytes) }, syncPolicy },
+    {
+      accountId,
+      accountSessionToken: `sps_${"t".repeat(43)}`,
+      account: view(1),
+      slot: { ...summary(0), data: sized(Limits.slotDataBytes) },
+      syncPolicy,
+    },
   ];
   // Each rides as a reply (its kind beside it) inside the bus's envelope.
   return Math.max(...replies.map((value) => jsonByteLength({ ok: true, value: onWire(accepted(value)) }))) + headerRoom;

@@ -19,9 +19,12 @@ export async function replayView(deps: Deps, input: z.infer<View["request"]>): P
   if (!account || account.envId !== input.envId || account.status === "deleted") throw fail.accountDeleted();
   const session = await repo.sessions.get(input.tokenHash);
   if (!session || session.accountId !== account._id || session.revokedAt) {
-    throw fail.unauthorized("The session this request was first answered with has been revoked; send a new request with a new Idempotency-Key.");
+    throw fail.unauthorized(
+      "The session this request was first answered with has been revoked; send a new request with a new Idempotency-Key.",
+    );
   }
-  if (deps.now().getTime() > expiresAtOf(session, input.sessionIdleDays)) throw fail.sessionExpired(input.sessionIdleDays);
+  if (deps.now().getTime() > expiresAtOf(session, input.sessionIdleDays))
+    throw fail.sessionExpired(input.sessionIdleDays);
   const slots = await activeSlotsOf(repo, account._id);
   const slot = input.slotId === undefined ? undefined : slots.find((s) => s.slotId === input.slotId);
   return { account: toAccountResponse(account, slots), ...(slot ? { slot: toSlotResponse(slot) } : {}) };

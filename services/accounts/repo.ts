@@ -1,11 +1,11 @@
 import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
 import type { AccountStatus } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 import type { Versioned } from "../../shared/store/versioned.ts";
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
-import { giveLegacySlotsSeats } from "./slots/seats.ts";
 import type { AccountUsageDoc } from "./environment-budget.ts";
+import { giveLegacySlotsSeats } from "./slots/seats.ts";
 
 /**
  * What accountData and a slot share: a versioned document that syncs, keeps a numbered history
@@ -112,7 +112,14 @@ export type SnapshotDoc = {
 };
 
 /** A cleanup job out of deliveries (dead-letters.ts). `job` is its JSON. */
-export type DeadLetterDoc = { _id: string; queue: string; job: string; deliveries: number; error: string; failedAt: string };
+export type DeadLetterDoc = {
+  _id: string;
+  queue: string;
+  job: string;
+  deliveries: number;
+  error: string;
+  failedAt: string;
+};
 
 export interface Repo {
   /** Account creations by client IP (docs/api-rules.md#limits-and-plans: 30 a minute unless the project says otherwise). */
@@ -143,10 +150,10 @@ export async function openRepo(store: Store): Promise<Repo> {
     ]),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>("slots", [
-      { name: "active_key", fields: ["activeKey"], unique: true },
-      { name: "seat_key", fields: ["seatKey"], unique: true },
-      { name: "account_slot", fields: ["accountId", "slotId"] },
-      { name: "account_status", fields: ["accountId", "status"] },
+        { name: "active_key", fields: ["activeKey"], unique: true },
+        { name: "seat_key", fields: ["seatKey"], unique: true },
+        { name: "account_slot", fields: ["accountId", "slotId"] },
+        { name: "account_status", fields: ["accountId", "status"] },
       ]),
     ),
     sessions: await store.collection<SessionDoc>("sessions", [
@@ -169,7 +176,11 @@ export async function openRepo(store: Store): Promise<Repo> {
 
 export const activeKeyOf = (accountId: string, slotId: string) => `${accountId}/${slotId}`;
 /** A slot leaving `active`: its keys become unique to the document, freeing the id and the seat. */
-export const retire = (status: Exclude<SlotStatus, "active">, docId: string) => ({ status, activeKey: `${status}:${docId}`, seatKey: `${status}:${docId}` });
+export const retire = (status: Exclude<SlotStatus, "active">, docId: string) => ({
+  status,
+  activeKey: `${status}:${docId}`,
+  seatKey: `${status}:${docId}`,
+});
 
 export const toSlotSummary = (s: SlotDoc): AccountSlotSummary => ({
   slotId: s.slotId,

@@ -1,11 +1,19 @@
 import { fail } from "../../shared/contract/errors.ts";
-import { sha256Hex } from "../../shared/util/crypto.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { FollowerFailedError, type Write } from "../../shared/store/port.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import type { Deps } from "./deps.ts";
+import {
+  adopt,
+  chunkOf,
+  type EnvTry,
+  ensureEnvCount,
+  envReserve,
+  giveBackSpare,
+  keptSpare,
+} from "./environment-budget.ts";
 import { snapshotWrites, syncStamp } from "./history/history.ts";
 import type { AccountDoc, SnapshotDoc } from "./repo.ts";
-import { type EnvTry, adopt, chunkOf, ensureEnvCount, envReserve, giveBackSpare, keptSpare } from "./environment-budget.ts";
 
 /** An account as its counts name it: its own, and its environment's (environment-budget.ts). */
 type Counted = { _id: string; envId: string };
@@ -16,15 +24,33 @@ export const slotBytes = (s: { slotInfo: string; data: string }) => byteLength(s
 
 // `increment` creates a missing document: account tombstones are never removed, so this shape is
 // never written; were it, it is an unusable deleted account.
-const gone = { envId: "", status: "deleted", accountData: "{}", version: 0, createdAt: "", updatedAt: "", snapshotSeq: 0 } as const;
+const gone = {
+  envId: "",
+  status: "deleted",
+  accountData: "{}",
+  version: 0,
+  createdAt: "",
+  updatedAt: "",
+  snapshotSeq: 0,
+} as const;
 
 /**
  * The followers that move an account's counts (all it stores; its current states) in the commit of the
  * write they count. With `reserve`, the account reserves that many bytes more from its environment:
  * the environment's count goes up too, only while it stays within `atMost` (environment-budget.ts).
  */
-export const countBytes = (deps: Deps, account: Counted, stored: number, current = 0, reserve?: { bytes: number; atMost: number }): Write[] => {
-  const by = { storedBytes: stored, ...(current === 0 ? {} : { currentBytes: current }), ...(reserve ? { envReserved: reserve.bytes } : {}) };
+export const countBytes = (
+  deps: Deps,
+  account: Counted,
+  stored: number,
+  current = 0,
+  reserve?: { bytes: number; atMost: number },
+): Write[] => {
+  const by = {
+    storedBytes: stored,
+    ...(current === 0 ? {} : { currentBytes: current }),
+    ...(reserve ? { envReserved: reserve.bytes } : {}),
+  };
   const own: Write = { increment: account._id, by, init: gone, in: deps.repo.accounts };
   return reserve ? [envReserve(deps, account.envId, reserve.bytes, reserve.atMost), own] : [own];
 };
@@ -52,7 +78,10 @@ async function drop(deps: Deps, s: SnapshotDoc, account: Counted | null): Promis
 /** Bytes of the account's current states: its accountData and every active and archived slot. */
 export async function currentStateBytes(deps: Deps, account: AccountDoc): Promise<number> {
   const accountId = account._id;
-  const slots = [...(await deps.repo.slots.find({ accountId, status: "active" })), ...(await deps.repo.slots.find({ accountId, status: "archived" }))];
+  const slots = [
+    ...(await deps.repo.slots.find({ accountId, status: "active" })),
+    ...(await deps.repo.slots.find({ accountId, status: "archived" })),
+  ];
   return slots.reduce((n, s) => n + slotBytes(s), byteLength(account.accountData));
 }
 
@@ -64,7 +93,10 @@ export async function historyBytes(deps: Deps, accountId: string): Promise<{ byt
   let bytes = 0;
   let count = 0;
   for (let skip = 0; ; skip += page) {
-    const found = await deps.repo.snapshots.find({ accountId }, { sort: { field: "_id", direction: 1 }, skip, limit: page });
+    const found = await deps.repo.snapshots.find(
+      { accountId },
+      { sort: { field: "_id", direction: 1 }, skip, limit: page },
+    );
     for (const s of found) bytes += byteLength(s.payload);
     count += found.length;
     if (found.length < page) return { bytes, count };
@@ -84,23 +116,40 @@ const evictBatch = 16;
  * the account (its `evictedAt`), each counted only if it removed its snapshot, so a concurrent
  * eviction elsewhere never counts one twice.
  */
-async function evictUntilFits(deps: Deps, account: Counted, budget: number, adding: number, stored: number): Promise<boolean> {
+async function evictUntilFits(
+  deps: Deps,
+  account: Counted,
+  budget: number,
+  adding: number,
+  stored: number,
+): Promise<boolean> {
   const accountId = account._id;
   const { snapshots } = deps.repo;
   let excess = stored + adding - (budget - slackOf(budget));
   while (excess > 0) {
-    const oldest = await snapshots.find({ accountId }, { sort: { field: "createdAt", direction: 1 }, limit: evictBatch });
+    const oldest = await snapshots.find(
+      { accountId },
+      { sort: { field: "createdAt", direction: 1 }, limit: evictBatch },
+    );
     if (oldest.length === 0) return ((await deps.repo.accounts.get(accountId))?.storedBytes ?? 0) + adding <= budget;
     const batch = oldest.filter((s) => {
       const take = excess > 0;
       excess -= byteLength(s.payload);
       return take;
     });
-    const deletes = batch.map((s): Write => ({ delete: { _id: s._id }, from: snapshots, ifDeleted: countBytes(deps, account, -byteLength(s.payload)) }));
-    await deps.repo.accounts.update({ _id: accountId }, { evictedAt: deps.now().toISOString() }, deletes).catch((err) => {
-      // MongoDB: the deletes after the one that failed wait for the next eviction.
-      if (!(err instanceof FollowerFailedError)) throw err;
-    });
+    const deletes = batch.map(
+      (s): Write => ({
+        delete: { _id: s._id },
+        from: snapshots,
+        ifDeleted: countBytes(deps, account, -byteLength(s.payload)),
+      }),
+    );
+    await deps.repo.accounts
+      .update({ _id: accountId }, { evictedAt: deps.now().toISOString() }, deletes)
+      .catch((err) => {
+        // MongoDB: the deletes after the one that failed wait for the next eviction.
+        if (!(err instanceof FollowerFailedError)) throw err;
+      });
   }
   return true;
 }
@@ -112,7 +161,14 @@ const evicting = new Map<string, Promise<boolean>>();
  * evictUntilFits, one at a time per account in this process. A write about to be made does not wait
  * for a running one (its `settle` will look again); a settling write waits, then looks again.
  */
-async function evict(deps: Deps, account: Counted, budget: number, adding: number, stored: number, settling = false): Promise<boolean> {
+async function evict(
+  deps: Deps,
+  account: Counted,
+  budget: number,
+  adding: number,
+  stored: number,
+  settling = false,
+): Promise<boolean> {
   const accountId = account._id;
   const running = evicting.get(accountId);
   if (running && !settling) return true;
@@ -140,7 +196,15 @@ async function startCount(deps: Deps, account: AccountDoc): Promise<AccountDoc> 
     { storedBytes: stored, currentBytes: current, envReserved: stored },
     [envReserve(deps, account.envId, stored)],
   );
-  return (set ?? (await deps.repo.accounts.get(account._id))) ?? { ...account, storedBytes: stored, currentBytes: current, envReserved: stored };
+  return (
+    set ??
+    (await deps.repo.accounts.get(account._id)) ?? {
+      ...account,
+      storedBytes: stored,
+      currentBytes: current,
+      envReserved: stored,
+    }
+  );
 }
 
 /** A write to an owner's current state (an account's data or a slot), as history and the budget see it. */
@@ -167,19 +231,36 @@ export interface OwnerWrite {
  * A write that grows the account past its reservation from its environment reserves more in its commit
  * (environment-budget.ts); `envTry` says how, and its last try keeps no restore point.
  */
-export async function writeWithinBudget(deps: Deps, plan: PlanName, account: AccountDoc, w: OwnerWrite, envTry: EnvTry = "chunk") {
+export async function writeWithinBudget(
+  deps: Deps,
+  plan: PlanName,
+  account: AccountDoc,
+  w: OwnerWrite,
+  envTry: EnvTry = "chunk",
+) {
   await ensureEnvCount(deps, account.envId);
   const noHistory = envTry === "noHistory";
   const json = JSON.stringify(w.payload);
   const hash = sha256Hex(json);
-  const points = [...(w.replaced ? [{ ...w.replaced, json: JSON.stringify(w.replaced.payload) }] : []), { payload: w.payload, version: w.version, json }];
-  const wanted = syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, ...(noHistory ? { room: false } : {}) });
+  const points = [
+    ...(w.replaced ? [{ ...w.replaced, json: JSON.stringify(w.replaced.payload) }] : []),
+    { payload: w.payload, version: w.version, json },
+  ];
+  const wanted = syncStamp(deps, plan, w.owner, w.kind, {
+    hash,
+    restorePoints: points.length,
+    ...(noHistory ? { room: false } : {}),
+  });
   const snapshotBytes = wanted.snapshot ? points.reduce((n, p) => n + byteLength(p.json), 0) : 0;
   const kept = deps.plans[plan].snapshot.keptPerSlot;
   // Point i of n takes seq `seq - (n - 1 - i)`, and the plan's count trims `kept` below each.
   const seqOf = (i: number, stamp: { seq: number }) => stamp.seq - (points.length - 1 - i);
   const trimmed = wanted.snapshot
-    ? await Promise.all(points.map((_, i) => seqOf(i, wanted) - kept).map((seq) => (seq >= 1 ? deps.repo.snapshots.get(`${w.owner._id}:${seq}`) : null)))
+    ? await Promise.all(
+        points
+          .map((_, i) => seqOf(i, wanted) - kept)
+          .map((seq) => (seq >= 1 ? deps.repo.snapshots.get(`${w.owner._id}:${seq}`) : null)),
+      )
     : [];
   const budget = deps.plans[plan].storage.bytesPerAccount;
   const counted = await adopt(deps, account.storedBytes == null ? await startCount(deps, account) : account);
@@ -192,7 +273,13 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
   if (used + stateDelta + snapshotBytes - trimTotal() > budget) {
     const required = current + stateDelta;
     if (required > budget) {
-      const details = { budgetBytes: budget, usedBytes: used, currentStateBytes: current, historyBytes: used - current, requiredBytes: required };
+      const details = {
+        budgetBytes: budget,
+        usedBytes: used,
+        currentStateBytes: current,
+        historyBytes: used - current,
+        requiredBytes: required,
+      };
       throw fail.storageQuotaExceeded({ scope: "account", ...details });
     }
     // The trims are done here, counted once; their followers then find nothing to delete.
@@ -202,11 +289,21 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
     room = await evict(deps, account, budget, stateDelta + snapshotBytes, stored);
   }
 
-  const stamp = room ? wanted : syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, room: false });
+  const stamp = room
+    ? wanted
+    : syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, room: false });
   const snapshot = stamp.snapshot
     ? points.flatMap((p, i) => {
         const seq = seqOf(i, stamp);
-        const record = { ownerId: w.owner._id, accountId: account._id, seq, version: p.version, payload: p.payload, json: p.json, at: stamp.now };
+        const record = {
+          ownerId: w.owner._id,
+          accountId: account._id,
+          seq,
+          version: p.version,
+          payload: p.payload,
+          json: p.json,
+          at: stamp.now,
+        };
         // A trim's bytes count only if its delete removed the snapshot: an eviction may have been first.
         const uncount = (s: Write): Write => ({ ...s, ifDeleted: countBytes(deps, account, -trimBytes[i]!) });
         return snapshotWrites(deps, plan, record).map((s) => ("delete" in s && trimBytes[i]! > 0 ? uncount(s) : s));
@@ -217,7 +314,10 @@ export async function writeWithinBudget(deps: Deps, plan: PlanName, account: Acc
   // touch no environment document (environment-budget.ts); exactly what is missing when that fails.
   const missing = added > 0 ? used + added - trimTotal() - reserved : 0;
   const envBudget = deps.plans[plan].storage.bytesPerEnvironmentAccounts;
-  const reserve = missing > 0 ? { bytes: envTry === "chunk" ? Math.max(chunkOf(deps, plan), missing) : missing, atMost: envBudget } : undefined;
+  const reserve =
+    missing > 0
+      ? { bytes: envTry === "chunk" ? Math.max(chunkOf(deps, plan), missing) : missing, atMost: envBudget }
+      : undefined;
   // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
   const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, reserve);
   const writes = [...snapshot, ...countWrites];

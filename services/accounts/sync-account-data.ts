@@ -3,10 +3,10 @@ import { Limits } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
+import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
+import { type Conflict, conflict as conflictReply, type Replayed } from "../../shared/serving/reply.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
 import type { Deps } from "./deps.ts";
-import { type Conflict, type Replayed, conflict as conflictReply } from "../../shared/serving/reply.ts";
-import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { commitSync } from "./history/commit-sync.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
@@ -35,7 +35,8 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: Idempotenc
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
-  if (account.version !== body.baseVersion) return (await earlierAnswer(deps, account, account._id, key)) ?? conflict(deps, account);
+  if (account.version !== body.baseVersion)
+    return (await earlierAnswer(deps, account, account._id, key)) ?? conflict(deps, account);
 
   const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
   const size = jsonByteLength(next);
@@ -71,5 +72,11 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: Idempotenc
 async function conflict(deps: Deps, account: AccountDoc): Promise<Conflict<AccountConflictWire>> {
   const view = toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));
   const details = { reason: "base_version_mismatch" } as const;
-  return conflictReply({ status: "conflict", account: view, version: account.version, updatedAt: account.updatedAt, details });
+  return conflictReply({
+    status: "conflict",
+    account: view,
+    version: account.version,
+    updatedAt: account.updatedAt,
+    details,
+  });
 }

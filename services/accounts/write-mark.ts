@@ -1,8 +1,8 @@
-import { type Replayed, replayed } from "../../shared/serving/reply.ts";
 import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
-import type { Deps } from "./deps.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
+import { type Replayed, replayed } from "../../shared/serving/reply.ts";
 import { ownStamp } from "../../shared/serving/write-stamp.ts";
+import type { Deps } from "./deps.ts";
 
 type Marked = { version: number; updatedAt: string; lastSnapshotAt?: string; snapshotSeq: number; lastWrite?: string };
 
@@ -19,9 +19,16 @@ export async function earlierAnswer(
   const mark = ownStamp(doc, recordId);
   if (!mark) return undefined;
   // Retained when this write's snapshot exists: the one a write due for a snapshot numbered.
-  const snapshot = doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(`${ownerId}:${doc.snapshotSeq}`) : null;
+  const snapshot =
+    doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(`${ownerId}:${doc.snapshotSeq}`) : null;
   const historyRetained = snapshot?.version === doc.version;
   const warnings = mark.warnings ? { warnings: mark.warnings } : {};
-  const answer: SyncAcceptedResponse = { status: "accepted", version: doc.version, updatedAt: doc.updatedAt, historyRetained, ...warnings };
+  const answer: SyncAcceptedResponse = {
+    status: "accepted",
+    version: doc.version,
+    updatedAt: doc.updatedAt,
+    historyRetained,
+    ...warnings,
+  };
   return replayed(answer);
 }

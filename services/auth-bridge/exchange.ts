@@ -1,18 +1,18 @@
-import type { AuthSessionResponse } from "../../shared/contract/identity.ts";
 import { fail } from "../../shared/contract/errors.ts";
+import type { AuthSessionResponse } from "../../shared/contract/identity.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
+import { failpoint } from "../../shared/process/failpoint.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
+import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
-import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { newId } from "../../shared/util/ids.ts";
-import { failpoint } from "../../shared/process/failpoint.ts";
 import type { Deps } from "./deps.ts";
-import { type ProviderName, isProvider } from "./providers.ts";
-import { type LinkDoc, accountProviderKeyOf, linkIdOf, providerDocId } from "./repo.ts";
+import { isProvider, type ProviderName } from "./providers.ts";
+import { accountProviderKeyOf, type LinkDoc, linkIdOf, providerDocId } from "./repo.ts";
 import { type Identity, verifyToken } from "./verify.ts";
 
 type Message = RouteMessage<typeof contractRoutes.authSession>;
@@ -31,7 +31,10 @@ type Answer = (
  */
 export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionResponse> {
   const { tenant, body } = msg;
-  await limitPerMinute(deps.repo.exchanges, deps.now().getTime(), tenant, msg.client.ip, { setting: "authExchangesPerIpPerMinute", counted: "sign-ins" });
+  await limitPerMinute(deps.repo.exchanges, deps.now().getTime(), tenant, msg.client.ip, {
+    setting: "authExchangesPerIpPerMinute",
+    counted: "sign-ins",
+  });
   if (!isProvider(body.provider)) throw fail.providerNotSupported();
   const provider = body.provider;
   requirePaidPlanInProd(deps, tenant);
@@ -61,7 +64,12 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
         throw err instanceof DuplicateKeyError ? fail.accountAuthConflict() : err;
       });
     }
-    return answer(accountId, await issue(deps, tenant, accountId, body.deviceLabel, msg.session.sessionId), false, !link);
+    return answer(
+      accountId,
+      await issue(deps, tenant, accountId, body.deviceLabel, msg.session.sessionId),
+      false,
+      !link,
+    );
   }
   if (link && !link.pending) {
     await touch(deps, link);
@@ -91,7 +99,11 @@ async function firstSignIn(
   const link =
     found ??
     (await inRounds({ rounds: 3 }, async () => {
-      const reserved = linkDoc(deps, { linkId: l.linkId, tenant, provider: l.provider, accountId: newId("acc"), identity: l.identity }, true);
+      const reserved = linkDoc(
+        deps,
+        { linkId: l.linkId, tenant, provider: l.provider, accountId: newId("acc"), identity: l.identity },
+        true,
+      );
       // Of concurrent first sign-ins one insert wins, and every one of them reads the link that won.
       await deps.repo.links.insert(reserved).then(
         () => failpoint("auth-bridge.link-reserved"),
@@ -105,7 +117,11 @@ async function firstSignIn(
     await touch(deps, link);
     return answer(link.accountId, await issue(deps, tenant, link.accountId, body.deviceLabel), false, false);
   }
-  const opened = await callEndpoint(deps.bus, internal.openAccount, { tenant, deviceLabel: body.deviceLabel, accountId: link.accountId });
+  const opened = await callEndpoint(deps.bus, internal.openAccount, {
+    tenant,
+    deviceLabel: body.deviceLabel,
+    accountId: link.accountId,
+  });
   await deps.repo.links.update({ _id: link._id, pending: true }, { pending: false });
   return answer(opened.accountId, opened, opened.opened, opened.opened);
 }
@@ -113,7 +129,11 @@ async function firstSignIn(
 /** docs/api-rules.md#identity-providers: a free workspace can test with stage keys, not sign players in on prod. */
 function requirePaidPlanInProd(deps: Deps, tenant: Tenant) {
   if (tenant.environment !== "prod" || deps.plans[tenant.plan].authBridgeInProd) return;
-  throw fail.authBridgeRequiresPaidPlan({ environment: tenant.environment, plan: tenant.plan, upgradePath: `/admin/v1/workspaces/${tenant.workspaceId}` });
+  throw fail.authBridgeRequiresPaidPlan({
+    environment: tenant.environment,
+    plan: tenant.plan,
+    upgradePath: `/admin/v1/workspaces/${tenant.workspaceId}`,
+  });
 }
 
 /** A new device session for the account, from the accounts service that owns sessions; never revoking `keepSessionId`, the asking one. */
@@ -158,4 +178,5 @@ async function insertLink(deps: Deps, l: NewLink) {
   }
 }
 
-const touch = (deps: Deps, link: LinkDoc) => deps.repo.links.update({ _id: link._id }, { lastUsedAt: deps.now().toISOString() });
+const touch = (deps: Deps, link: LinkDoc) =>
+  deps.repo.links.update({ _id: link._id }, { lastUsedAt: deps.now().toISOString() });

@@ -1,4 +1,4 @@
-import { type JWTVerifyGetKey, createRemoteJWKSet } from "jose";
+import { createRemoteJWKSet, type JWTVerifyGetKey } from "jose";
 
 /**
  * How long a key-set fetch may take: half the bus timeout, at most 5 s, so that a key set that hangs

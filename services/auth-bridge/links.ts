@@ -1,11 +1,11 @@
+import type { z } from "zod";
 import type { AdminLink } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { LinkedAuthProvider } from "../../shared/contract/identity.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
-import type { z } from "zod";
 import type { Deps } from "./deps.ts";
-import { type LinkDoc, accountProviderKeyOf } from "./repo.ts";
+import { accountProviderKeyOf, type LinkDoc } from "./repo.ts";
 
 /** What anyone but the service sees of a link: never the subject, a hash or a token. */
 const view = (l: LinkDoc): z.infer<typeof AdminLink> => ({
@@ -17,10 +17,14 @@ const view = (l: LinkDoc): z.infer<typeof AdminLink> => ({
 });
 
 /** An account's links, at most one per provider, oldest first. */
-const linksOf = (deps: Deps, accountId: string) => deps.repo.links.find({ accountId }, { sort: { field: "linkedAt", direction: 1 } });
+const linksOf = (deps: Deps, accountId: string) =>
+  deps.repo.links.find({ accountId }, { sort: { field: "linkedAt", direction: 1 } });
 
 /** Route 5: the session's account's linked providers. */
-export async function listLinked(deps: Deps, msg: RouteMessage<typeof contractRoutes.authProviders>): Promise<z.infer<typeof LinkedAuthProvider>[]> {
+export async function listLinked(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.authProviders>,
+): Promise<z.infer<typeof LinkedAuthProvider>[]> {
   return (await linksOf(deps, msg.session.accountId)).map(({ provider, label, emailHint, linkedAt, lastUsedAt }) => ({
     provider,
     display: { label, ...(emailHint ? { emailHint } : {}) },

@@ -1,16 +1,16 @@
-import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { keptServiceSecret } from "../../shared/process/service-secret.ts";
 import { openIdempotency } from "../../shared/serving/idempotency.ts";
-import { createKeySets, keySetTimeoutMs } from "./key-sets.ts";
-import { openRepo } from "./repo.ts";
-import { internal } from "../../shared/contract/internal.ts";
 import { providerSessionForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
-import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
-import { exchange } from "./exchange.ts";
-import { adminLinks, eraseLinks, listLinked, unlink } from "./links.ts";
-import { setProvider } from "./set-provider.ts";
+import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";
 import type { Deps } from "./deps.ts";
+import { exchange } from "./exchange.ts";
+import { createKeySets, keySetTimeoutMs } from "./key-sets.ts";
+import { adminLinks, eraseLinks, listLinked, unlink } from "./links.ts";
+import { openRepo } from "./repo.ts";
+import { setProvider } from "./set-provider.ts";
 
 const group = "auth-bridge";
 
@@ -24,7 +24,10 @@ export const service = defineService({
       log,
       idempotency: await openIdempotency(store, log, now, { dailyCap: env.SAVEPOINT_IDEMPOTENCY_DAILY_CAP }),
       plans,
-      keySets: createKeySets({ cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS, timeoutMs: keySetTimeoutMs(env.SAVEPOINT_BUS_TIMEOUT_MS) }),
+      keySets: createKeySets({
+        cooldownMs: env.SAVEPOINT_JWKS_COOLDOWN_MS,
+        timeoutMs: keySetTimeoutMs(env.SAVEPOINT_BUS_TIMEOUT_MS),
+      }),
       now,
       secret: await keptServiceSecret(store, env, "SAVEPOINT_LINK_SECRET"),
     };
@@ -35,7 +38,14 @@ export const service = defineService({
 
 function serve(deps: Deps): void {
   const { bus } = deps;
-  serveIdempotentRoute(bus, group, routes.authSession, deps.idempotency, (m) => exchange(deps, m), providerSessionForm(viewOverBus(bus)));
+  serveIdempotentRoute(
+    bus,
+    group,
+    routes.authSession,
+    deps.idempotency,
+    (m) => exchange(deps, m),
+    providerSessionForm(viewOverBus(bus)),
+  );
   serveRoute(bus, group, routes.authProviders, (m) => listLinked(deps, m));
   serveRoute(bus, group, adminRoutes.setAuthProvider, (m) => setProvider(deps, m));
   serveRoute(bus, group, adminRoutes.unlinkProvider, (m) => unlink(deps, m));

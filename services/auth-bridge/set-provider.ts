@@ -14,10 +14,14 @@ const settingKeys = ["projectId", "projectRef", "domain", "audience", "jwksUrl"]
  * Operators turn a provider on or off for one environment and give what its tokens are checked
  * against. The whole setting is replaced: a field left out is cleared.
  */
-export async function setProvider(deps: Deps, msg: RouteMessage<typeof adminRoutes.setAuthProvider>): Promise<AuthProviderConfig> {
+export async function setProvider(
+  deps: Deps,
+  msg: RouteMessage<typeof adminRoutes.setAuthProvider>,
+): Promise<AuthProviderConfig> {
   const { projectId, env, provider } = msg.params;
   const missing = providers[provider].required.filter((k) => !msg.body[k]);
-  if (missing.length > 0) throw fail.invalidRequest(missing.map((k) => ({ path: `body.${k}`, message: `required for ${provider}` })));
+  if (missing.length > 0)
+    throw fail.invalidRequest(missing.map((k) => ({ path: `body.${k}`, message: `required for ${provider}` })));
 
   const envId = envIdOf(projectId, env);
   const doc: ProviderDoc = {

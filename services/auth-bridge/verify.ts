@@ -1,5 +1,5 @@
-import { type JWTPayload, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
-import { type TokenRefusal, fail } from "../../shared/contract/errors.ts";
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
+import { fail, type TokenRefusal } from "../../shared/contract/errors.ts";
 import type { Deps } from "./deps.ts";
 import { type Display, type ProviderName, providers } from "./providers.ts";
 import type { ProviderSettings } from "./repo.ts";
@@ -15,7 +15,10 @@ const keyNamingHeaders = ["jku", "jwk", "x5u", "x5c"] as const;
 
 /** jose's failures of fetching the key set, as against failures of the token itself. */
 const keySetUnreachable = (err: unknown) =>
-  !(err instanceof errors.JOSEError) || err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err.code === "ERR_JOSE_GENERIC";
+  !(err instanceof errors.JOSEError) ||
+  err instanceof errors.JWKSTimeout ||
+  err instanceof errors.JWKSInvalid ||
+  err.code === "ERR_JOSE_GENERIC";
 
 /** Clock skew allowed between a provider and this service, for exp, nbf and iat alike. */
 const skewSeconds = 60;
@@ -40,7 +43,12 @@ const audienceOf = (claims: JWTPayload) => (Array.isArray(claims.aud) ? claims.a
  * claims name another project is `<provider>_project_mismatch` before any key is fetched; every other
  * failure of the token is `<provider>_token_invalid`; a key set that cannot be fetched is 503.
  */
-export async function verifyToken(deps: Deps, provider: ProviderName, settings: ProviderSettings, token: string): Promise<Identity> {
+export async function verifyToken(
+  deps: Deps,
+  provider: ProviderName,
+  settings: ProviderSettings,
+  token: string,
+): Promise<Identity> {
   const rules = providers[provider];
   const invalid = (reason: TokenRefusal) => fail.tokenInvalid(provider, reason);
   let claims: JWTPayload;

@@ -1,6 +1,6 @@
-import type { Deps } from "./deps.ts";
 import { applyInvoice } from "./apply-invoice.ts";
 import { applySubscription } from "./apply-subscription.ts";
+import type { Deps } from "./deps.ts";
 import { linkCustomer } from "./link-customer.ts";
 import type { StripeEvent } from "./verify-event.ts";
 

@@ -4,7 +4,7 @@ import type { Deps } from "./deps.ts";
 import { linkWorkspace, workspaceInMetadata } from "./link-customer.ts";
 import { planOfPrices } from "./price-plans.ts";
 import { pushState } from "./push-state.ts";
-import { Subscription, pricesOf } from "./stripe-objects.ts";
+import { pricesOf, Subscription } from "./stripe-objects.ts";
 import type { StripeEvent } from "./verify-event.ts";
 
 /** A subscription that ended leaves the workspace on `free`, not blocked (docs/api-rules.md#billing). */
@@ -25,17 +25,28 @@ export async function applySubscription(deps: Deps, event: StripeEvent): Promise
   const sub = parsed.data;
   const deleted = event.type === "customer.subscription.deleted";
   const status = deleted ? "canceled" : BillingStatus.safeParse(sub.status).data;
-  if (!status) deps.log.warn("unknown subscription status; status left as it was", { eventId: event.id, status: sub.status });
+  if (!status)
+    deps.log.warn("unknown subscription status; status left as it was", { eventId: event.id, status: sub.status });
   const plan = status && ended.has(status) ? ("free" as const) : planOfPrices(deps.pricePlans, pricesOf(sub));
   if (!plan) {
-    deps.log.warn("no plan configured for the subscription's prices (STRIPE_PRICE_PLANS); plan left as it was", { eventId: event.id, prices: pricesOf(sub) });
+    deps.log.warn("no plan configured for the subscription's prices (STRIPE_PRICE_PLANS); plan left as it was", {
+      eventId: event.id,
+      prices: pricesOf(sub),
+    });
   }
 
   // Made through Stripe's API, the subscription names its workspace itself: it links like a checkout.
   const workspaceId = workspaceInMetadata(sub.metadata);
   if (workspaceId) await linkWorkspace(deps, sub.customer, workspaceId, event.created, event.id);
 
-  const change: Change = { key: sub.id, customerId: sub.customer, at: event.created, plan, status, ...(deleted ? { deleted } : {}) };
+  const change: Change = {
+    key: sub.id,
+    customerId: sub.customer,
+    at: event.created,
+    plan,
+    status,
+    ...(deleted ? { deleted } : {}),
+  };
   const state = await recordChange(deps, change);
   if (!state && !workspaceId) {
     const why = "stripe event older than the subscription's state, or its subscription was deleted; not applied";

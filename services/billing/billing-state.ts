@@ -1,8 +1,7 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./deps.ts";
 import { updateVersioned } from "../../shared/store/versioned.ts";
+import type { Deps } from "./deps.ts";
 import type { BillingStateDoc } from "./repo.ts";
 
 /** What one event says about a subscription (or a customer's loose invoices): `at` is its `created`. */
@@ -28,7 +27,9 @@ const overdue: ReadonlySet<BillingStatus> = new Set(["past_due", "unpaid"]);
  */
 export function merge(state: BillingStateDoc | null, change: Change): Omit<BillingStateDoc, "version"> | null {
   if (state?.deleted) return null;
-  const next: Omit<BillingStateDoc, "version"> = state ? { ...state } : { _id: change.key, customerId: change.customerId };
+  const next: Omit<BillingStateDoc, "version"> = state
+    ? { ...state }
+    : { _id: change.key, customerId: change.customerId };
   let changed = false;
   if (change.plan && (state?.planAt === undefined || change.at >= state.planAt)) {
     Object.assign(next, { plan: change.plan, planAt: change.at });
@@ -36,8 +37,14 @@ export function merge(state: BillingStateDoc | null, change: Change): Omit<Billi
   }
   if (change.status && (state?.statusAt === undefined || change.at >= state.statusAt)) {
     // Overdue since the first event that made it so, not since the latest reminder.
-    const pastDueSince = overdue.has(change.status) ? (state?.pastDueSince ?? new Date(change.at * 1000).toISOString()) : null;
-    Object.assign(next, { status: change.status, statusAt: change.at, pastDueSince }, change.deleted ? { deleted: true } : {});
+    const pastDueSince = overdue.has(change.status)
+      ? (state?.pastDueSince ?? new Date(change.at * 1000).toISOString())
+      : null;
+    Object.assign(
+      next,
+      { status: change.status, statusAt: change.at, pastDueSince },
+      change.deleted ? { deleted: true } : {},
+    );
     changed = true;
   }
   return changed ? next : null;
@@ -50,9 +57,14 @@ export function merge(state: BillingStateDoc | null, change: Change): Omit<Billi
 export async function recordChange(deps: Deps, change: Change): Promise<BillingStateDoc | null> {
   // Each lost round means another event of the subscription landed; 50 of them at once is endless
   // contention, and 503 lets Stripe retry.
-  const outcome = await updateVersioned<BillingStateDoc, null>(deps.repo.states, change.key, (current) => {
-    const next = merge(current, change);
-    return next ? { next } : { stop: null };
-  }, { rounds: 50 });
+  const outcome = await updateVersioned<BillingStateDoc, null>(
+    deps.repo.states,
+    change.key,
+    (current) => {
+      const next = merge(current, change);
+      return next ? { next } : { stop: null };
+    },
+    { rounds: 50 },
+  );
   return "written" in outcome ? outcome.written : outcome.stopped;
 }

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { internal } from "../../shared/contract/internal.ts";
 import { dayAfter } from "../../shared/store/prune-days.ts";
-import type { UsageDoc } from "./repo.ts";
 import type { Deps } from "./deps.ts";
+import type { UsageDoc } from "./repo.ts";
 
 type Claim = z.infer<typeof internal.claimUsage.request>;
 type Grant = z.infer<typeof internal.claimUsage.reply>;

@@ -24,6 +24,12 @@ export async function refuseDelivery(deps: Deps, clientIp: string, reason: strin
     deps.log.warn("stripe webhook refused", { reason, clientIp, refusedLastMinute });
   }
   if (seat !== null) return fail.invalidSignature();
-  const limit = { retryAfter: counter.retryAfter(60), windowSeconds: 60, limit: forgedPostsPerMinute, scope: "client_ip" as const, setting: "fixed" };
+  const limit = {
+    retryAfter: counter.retryAfter(60),
+    windowSeconds: 60,
+    limit: forgedPostsPerMinute,
+    scope: "client_ip" as const,
+    setting: "fixed",
+  };
   return fail.rateLimited(limit, "webhook posts with a bad signature");
 }

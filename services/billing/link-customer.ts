@@ -1,9 +1,8 @@
 import { WorkspacePath } from "../../shared/contract/admin.ts";
-import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./deps.ts";
 import { updateInRounds } from "../../shared/store/versioned.ts";
-import type { CustomerDoc } from "./repo.ts";
+import type { Deps } from "./deps.ts";
 import { pushState, setWorkspaceBilling } from "./push-state.ts";
+import type { CustomerDoc } from "./repo.ts";
 import { CheckoutSession } from "./stripe-objects.ts";
 import type { StripeEvent } from "./verify-event.ts";
 
@@ -17,7 +16,11 @@ async function saveLink(deps: Deps, customerId: string, workspaceId: string, at:
     () => customers.get(customerId),
     (current) => {
       if (current && current.linkedAt > at) return { stop: undefined };
-      if (current) return { where: { linkedAt: current.linkedAt, workspaceId: current.workspaceId }, changes: { workspaceId, linkedAt: at } };
+      if (current)
+        return {
+          where: { linkedAt: current.linkedAt, workspaceId: current.workspaceId },
+          changes: { workspaceId, linkedAt: at },
+        };
       return { insert: { _id: customerId, workspaceId, linkedAt: at } };
     },
     // Each lost round means another checkout of the customer linked it; the link is left as the last
@@ -30,7 +33,13 @@ async function saveLink(deps: Deps, customerId: string, workspaceId: string, at:
  * Links `customerId` to `workspaceId` as of `at` (a newer link wins) and tells config the workspace's
  * customer. False when config does not know the workspace: nothing is linked then.
  */
-export async function linkWorkspace(deps: Deps, customerId: string, workspaceId: string, at: number, eventId: string): Promise<boolean> {
+export async function linkWorkspace(
+  deps: Deps,
+  customerId: string,
+  workspaceId: string,
+  at: number,
+  eventId: string,
+): Promise<boolean> {
   if (!(await setWorkspaceBilling(deps, { workspaceId, stripeCustomerId: customerId }, eventId))) return false;
   await saveLink(deps, customerId, workspaceId, at);
   return true;
@@ -54,5 +63,6 @@ export async function linkCustomer(deps: Deps, event: StripeEvent): Promise<void
     deps.log.warn("checkout session names no workspace or no customer; nothing linked", { eventId: event.id });
     return;
   }
-  if (await linkWorkspace(deps, customerId, workspaceId, event.created, event.id)) await pushState(deps, customerId, event.id);
+  if (await linkWorkspace(deps, customerId, workspaceId, event.created, event.id))
+    await pushState(deps, customerId, event.id);
 }

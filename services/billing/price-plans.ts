@@ -9,12 +9,18 @@ export type PricePlans = ReadonlyMap<string, PlanName>;
  */
 export function parsePricePlans(value: string): PricePlans {
   const plans = new Map<string, PlanName>();
-  for (const pair of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of value
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [price, plan, ...rest] = pair.split("=").map((p) => p.trim());
-    if (!price || !plan || rest.length > 0 || /\s/.test(price)) throw new Error(`STRIPE_PRICE_PLANS: "${pair}" is not price_id=plan`);
+    if (!price || !plan || rest.length > 0 || /\s/.test(price))
+      throw new Error(`STRIPE_PRICE_PLANS: "${pair}" is not price_id=plan`);
     const name = PlanName.safeParse(plan);
-    if (!name.success) throw new Error(`STRIPE_PRICE_PLANS: "${plan}" is not a plan (one of ${PlanName.options.join(", ")})`);
-    if (plans.has(price) && plans.get(price) !== name.data) throw new Error(`STRIPE_PRICE_PLANS: price ${price} is given two plans`);
+    if (!name.success)
+      throw new Error(`STRIPE_PRICE_PLANS: "${plan}" is not a plan (one of ${PlanName.options.join(", ")})`);
+    if (plans.has(price) && plans.get(price) !== name.data)
+      throw new Error(`STRIPE_PRICE_PLANS: price ${price} is given two plans`);
     plans.set(price, name.data);
   }
   return plans;

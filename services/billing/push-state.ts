@@ -1,11 +1,11 @@
-import { callEndpoint } from "../../shared/serving/call.ts";
+import type { z } from "zod";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
-import type { z } from "zod";
+import { callEndpoint } from "../../shared/serving/call.ts";
+import { atVersion, inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { pickState } from "./customer-billing.ts";
 import type { Deps } from "./deps.ts";
 import type { BillingStateDoc } from "./repo.ts";
-import { atVersion, inRounds, lostRound } from "../../shared/store/versioned.ts";
 
 type Billing = z.infer<typeof internal.setWorkspaceBilling.request>;
 
@@ -19,7 +19,10 @@ export async function setWorkspaceBilling(deps: Deps, billing: Billing, eventId:
     return true;
   } catch (err) {
     if (!isAppError(err) || err.code !== "not_found") throw err;
-    deps.log.warn("stripe event names an unknown workspace; not applied", { eventId, workspaceId: billing.workspaceId });
+    deps.log.warn("stripe event names an unknown workspace; not applied", {
+      eventId,
+      workspaceId: billing.workspaceId,
+    });
     return false;
   }
 }
@@ -31,7 +34,11 @@ const billingOf = (workspaceId: string, s: BillingStateDoc): Billing => ({
 });
 
 /** Which versions of which states a derivation read: equal stamps, equal derivations. */
-const stampOf = (states: readonly BillingStateDoc[]) => states.map((s) => atVersion(s._id, s.version)).sort().join(",");
+const stampOf = (states: readonly BillingStateDoc[]) =>
+  states
+    .map((s) => atVersion(s._id, s.version))
+    .sort()
+    .join(",");
 
 /**
  * Tells config what the customer's subscriptions say for the workspace the customer is linked to: the
@@ -44,7 +51,10 @@ const stampOf = (states: readonly BillingStateDoc[]) => states.map((s) => atVers
 export async function pushState(deps: Deps, customerId: string, eventId: string): Promise<void> {
   const link = await deps.repo.customers.get(customerId);
   if (!link) {
-    deps.log.warn("stripe customer not linked to a workspace yet; state kept for its checkout", { eventId, customerId });
+    deps.log.warn("stripe customer not linked to a workspace yet; state kept for its checkout", {
+      eventId,
+      customerId,
+    });
     return;
   }
   let states = await deps.repo.states.find({ customerId });

@@ -1,13 +1,20 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
 import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
 
 /**
  * A Stripe event this service took on, keyed by the event id: `applying` while one delivery applies
  * it (since `claimedAt`, ms), `applied` for good. A repeat of an applied event changes nothing.
  */
-export type EventDoc = { _id: string; type: string; created: number; state: "applying" | "applied"; claimedAt: number; appliedAt?: string };
+export type EventDoc = {
+  _id: string;
+  type: string;
+  created: number;
+  state: "applying" | "applied";
+  claimedAt: number;
+  appliedAt?: string;
+};
 
 /** Which workspace a Stripe customer pays for, keyed by the customer id; `linkedAt` is the linking event's `created`. */
 export type CustomerDoc = { _id: string; workspaceId: string; linkedAt: number };

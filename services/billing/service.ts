@@ -1,15 +1,15 @@
-import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { overviewEndpoints } from "../../shared/contract/overview.ts";
+import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { defineService } from "../../shared/process/service-module.ts";
+import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
+import { claimUsage } from "./claim-usage.ts";
+import type { Deps } from "./deps.ts";
 import { parsePricePlans } from "./price-plans.ts";
 import { openRepo } from "./repo.ts";
-import { internal } from "../../shared/contract/internal.ts";
-import { contractRoutes as routes } from "../../shared/contract/routes.ts";
-import { claimUsage } from "./claim-usage.ts";
+import { readTraffic, reportTraffic, scheduleTrafficPruning } from "./traffic.ts";
 import { reportUsage, scheduleUsagePruning } from "./usage.ts";
 import { receiveStripeEvent } from "./webhook.ts";
-import { overviewEndpoints } from "../../shared/contract/overview.ts";
-import { readTraffic, reportTraffic, scheduleTrafficPruning } from "./traffic.ts";
-import type { Deps } from "./deps.ts";
 
 const group = "billing";
 
@@ -23,7 +23,14 @@ export const service = defineService({
   name: group,
   async start({ bus, store, env, log, now }) {
     const pricePlans = parsePricePlans(env.STRIPE_PRICE_PLANS);
-    const deps: Deps = { repo: await openRepo(store), bus, log, now, webhookSecret: env.STRIPE_WEBHOOK_SECRET, pricePlans };
+    const deps: Deps = {
+      repo: await openRepo(store),
+      bus,
+      log,
+      now,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      pricePlans,
+    };
     // Only operators who charge studios through Stripe need it; say once how to turn it on.
     if (!deps.webhookSecret) {
       deps.log.info(

@@ -30,7 +30,9 @@ export const Invoice = z.object({
 });
 
 /** The price ids a subscription's items buy, in item order. */
-export const pricesOf = (s: z.infer<typeof Subscription>): string[] => (s.items?.data ?? []).flatMap((item) => (item.price ? [item.price.id] : []));
+export const pricesOf = (s: z.infer<typeof Subscription>): string[] =>
+  (s.items?.data ?? []).flatMap((item) => (item.price ? [item.price.id] : []));
 
 /** The subscription an invoice bills, in either API version's place. */
-export const subscriptionOf = (i: z.infer<typeof Invoice>): string | undefined => i.parent?.subscription_details?.subscription ?? i.subscription ?? undefined;
+export const subscriptionOf = (i: z.infer<typeof Invoice>): string | undefined =>
+  i.parent?.subscription_details?.subscription ?? i.subscription ?? undefined;

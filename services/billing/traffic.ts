@@ -1,5 +1,10 @@
 import type { z } from "zod";
-import { type TrafficCounts, type TrafficRead, type TrafficReport, latencyBoundsMs } from "../../shared/contract/overview.ts";
+import {
+  latencyBoundsMs,
+  type TrafficCounts,
+  type TrafficRead,
+  type TrafficReport,
+} from "../../shared/contract/overview.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 import type { TrafficDoc } from "./repo.ts";
@@ -44,7 +49,10 @@ const countsOf = (d: TrafficDoc): TrafficCounts => ({
 /** `billing.traffic.read`: an environment's minutes in [from, to] that have counts, and the month's claimed requests. */
 export async function readTraffic(deps: Deps, q: z.infer<typeof TrafficRead>) {
   // Newest first, at most one document a minute of the window: the store filters by equality only.
-  const docs = await deps.repo.traffic.find({ envId: q.envId }, { sort: { field: "minute", direction: -1 }, limit: q.toMinute - q.fromMinute + 1 });
+  const docs = await deps.repo.traffic.find(
+    { envId: q.envId },
+    { sort: { field: "minute", direction: -1 }, limit: q.toMinute - q.fromMinute + 1 },
+  );
   const minutes = docs
     .filter((d) => d.minute >= q.fromMinute && d.minute <= q.toMinute)
     .map((d) => ({ minute: d.minute, ...countsOf(d) }))

@@ -42,20 +42,39 @@ function watchedCrypto() {
  * A missing or wrong signature, one outside the tolerance, or a body that is not JSON is 400
  * `invalid_signature`, or 429 past the forged posts a client IP may make (see refuseDelivery).
  */
-export async function verifyEvent(deps: Deps, delivery: RawDelivery, secret: string, clientIp: string): Promise<StripeEvent> {
+export async function verifyEvent(
+  deps: Deps,
+  delivery: RawDelivery,
+  secret: string,
+  clientIp: string,
+): Promise<StripeEvent> {
   const now = deps.now().getTime();
   const crypto = watchedCrypto();
   let event: unknown;
   try {
     // Under Bun the library loads its worker build, where only the async variant can verify.
-    event = await Stripe.webhooks.constructEventAsync(delivery.payload, delivery.signature ?? "", secret, toleranceSeconds, crypto.provider, now);
+    event = await Stripe.webhooks.constructEventAsync(
+      delivery.payload,
+      delivery.signature ?? "",
+      secret,
+      toleranceSeconds,
+      crypto.provider,
+      now,
+    );
   } catch (err) {
-    const reason = err instanceof SyntaxError ? "body is not JSON" : String((err as Error)?.message).split("\n")[0]!.trim();
+    const reason =
+      err instanceof SyntaxError
+        ? "body is not JSON"
+        : String((err as Error)?.message)
+            .split("\n")[0]!
+            .trim();
     throw await refuseDelivery(deps, clientIp, reason);
   }
   // The library refuses only old timestamps; one far in the future is as suspect (a skewed or forged clock).
-  if (!(crypto.seen.signedAt <= now / 1000 + toleranceSeconds)) throw await refuseDelivery(deps, clientIp, "timestamp too far in the future");
+  if (!(crypto.seen.signedAt <= now / 1000 + toleranceSeconds))
+    throw await refuseDelivery(deps, clientIp, "timestamp too far in the future");
   const parsed = StripeEvent.safeParse(event);
-  if (!parsed.success) throw fail.invalidRequest(parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));
+  if (!parsed.success)
+    throw fail.invalidRequest(parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));
   return parsed.data;
 }

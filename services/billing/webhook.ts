@@ -2,8 +2,8 @@ import { AppError, fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import { StoreUnavailableError } from "../../shared/store/port.ts";
-import { applyOnce } from "./apply-once.ts";
 import { handlerOf } from "./apply-event.ts";
+import { applyOnce } from "./apply-once.ts";
 import type { Deps } from "./deps.ts";
 import { verifyEvent } from "./verify-event.ts";
 
@@ -13,14 +13,20 @@ import { verifyEvent } from "./verify-event.ts";
  * change anything. Without STRIPE_WEBHOOK_SECRET nothing can be verified: 503 `webhook_not_configured`,
  * which says what to set (it shows in Stripe's delivery log).
  */
-export async function receiveStripeEvent(deps: Deps, msg: RouteMessage<typeof contractRoutes.stripeWebhook>): Promise<{ received: boolean }> {
+export async function receiveStripeEvent(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.stripeWebhook>,
+): Promise<{ received: boolean }> {
   if (!deps.webhookSecret) throw fail.webhookNotConfigured();
   const event = await verifyEvent(deps, msg.body, deps.webhookSecret, msg.client.ip);
   const apply = handlerOf(event.type);
   if (!apply) return { received: false };
   try {
     const applied = await applyOnce(deps, event, () => apply(deps, event));
-    deps.log.info(applied ? "stripe event processed" : "stripe event already processed; repeat delivery", { eventId: event.id, type: event.type });
+    deps.log.info(applied ? "stripe event processed" : "stripe event already processed; repeat delivery", {
+      eventId: event.id,
+      type: event.type,
+    });
     return { received: true };
   } catch (err) {
     // docs/api-rules.md#billing: a store that is down answers 500, which Stripe retries (the bus would say 503).

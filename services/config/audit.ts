@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import type { AuditEntry, AuditQuery } from "../../shared/contract/operator.ts";
-import type { internal } from "../../shared/contract/internal.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { randomBase62 } from "../../shared/util/ids.ts";
+import type { internal } from "../../shared/contract/internal.ts";
+import type { AuditEntry, AuditQuery } from "../../shared/contract/operator.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
+import { randomBase62 } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
 import type { AuditDoc } from "./repo.ts";
 
@@ -12,7 +12,8 @@ const hourMs = 3_600_000;
 const listedValueBytes = 65_536;
 
 const parsed = ({ _id, day: _, targets, before, after, ...d }: AuditDoc, whole: boolean): AuditEntry => {
-  const value = (text: string) => (whole || text.length <= listedValueBytes ? JSON.parse(text) : { large: true, sizeBytes: Buffer.byteLength(text) });
+  const value = (text: string) =>
+    whole || text.length <= listedValueBytes ? JSON.parse(text) : { large: true, sizeBytes: Buffer.byteLength(text) };
   return { auditId: _id, ...d, targets: JSON.parse(targets), before: value(before), after: value(after) };
 };
 
@@ -33,7 +34,9 @@ export function createAuditLog(deps: Deps, retentionDays: number) {
     const now = deps.now();
     if (now.getTime() - lastPrune < hourMs) return;
     lastPrune = now.getTime();
-    await deleteDaysBefore(deps.repo.audit, "day", dayAfter(now, -retentionDays)).catch((err) => deps.log.warn("audit prune failed", { err }));
+    await deleteDaysBefore(deps.repo.audit, "day", dayAfter(now, -retentionDays)).catch((err) =>
+      deps.log.warn("audit prune failed", { err }),
+    );
   }
 
   async function record(entry: z.infer<typeof internal.recordAudit.request>) {
@@ -61,7 +64,11 @@ export function createAuditLog(deps: Deps, retentionDays: number) {
 
   async function list(q: z.infer<typeof AuditQuery>): Promise<{ entries: AuditEntry[]; next?: number }> {
     const filter = { ...(q.target ? { target: q.target } : {}), ...(q.action ? { action: q.action } : {}) };
-    const page = await deps.repo.audit.find(filter, { sort: { field: "_id", direction: -1 }, skip: q.offset, limit: q.limit + 1 });
+    const page = await deps.repo.audit.find(filter, {
+      sort: { field: "_id", direction: -1 },
+      skip: q.offset,
+      limit: q.limit + 1,
+    });
     // Newest first: everything after the first entry older than `since` is older too.
     const wanted = q.since ? page.filter((d) => d.at >= q.since!) : page;
     const more = wanted.length > q.limit;

@@ -1,6 +1,6 @@
 import type { Environment } from "../../shared/contract/common.ts";
-import type { Entitlements } from "../../shared/contract/tenant.ts";
 import type { PlanCatalog } from "../../shared/contract/plans.ts";
+import type { Entitlements } from "../../shared/contract/tenant.ts";
 import type { WorkspaceDoc } from "./repo.ts";
 
 /** docs/api-rules.md#billing: past due for more than 7 days blocks the runtime API. */
@@ -11,9 +11,17 @@ const pastDueGraceMs = 7 * 24 * 3600 * 1000;
  * overdue. Decided here, where workspaces live; gateways cache it with the tenant and are told to
  * drop it when billing changes, so a payment lifts a 402 on the next request.
  */
-export function entitlementsOf(plans: PlanCatalog, workspace: WorkspaceDoc, environment: Environment, now: Date): Entitlements {
+export function entitlementsOf(
+  plans: PlanCatalog,
+  workspace: WorkspaceDoc,
+  environment: Environment,
+  now: Date,
+): Entitlements {
   const plan = plans[workspace.plan];
-  const overdue = workspace.billingStatus === "past_due" && !!workspace.pastDueSince && now.getTime() - Date.parse(workspace.pastDueSince) > pastDueGraceMs;
+  const overdue =
+    workspace.billingStatus === "past_due" &&
+    !!workspace.pastDueSince &&
+    now.getTime() - Date.parse(workspace.pastDueSince) > pastDueGraceMs;
   return {
     paymentRequired: workspace.billingStatus === "unpaid" || overdue,
     monthlyRequests: plan.monthlyRequests,

@@ -1,5 +1,5 @@
-import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
+import { fail } from "../../shared/contract/errors.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import type { Deps } from "./deps.ts";
 import { publishVersion } from "./game-config.ts";
@@ -41,7 +41,12 @@ export async function listGameConfigVersions(deps: Deps, projectId: string, env:
   return { environment: env, activeVersion: live?.version ?? 0, versions };
 }
 
-async function versionDoc(deps: Deps, projectId: string, env: Environment, version: number): Promise<GameConfigDoc | GameConfigVersionDoc> {
+async function versionDoc(
+  deps: Deps,
+  projectId: string,
+  env: Environment,
+  version: number,
+): Promise<GameConfigDoc | GameConfigVersionDoc> {
   await project(deps, projectId);
   const envId = envIdOf(projectId, env);
   const kept = await deps.repo.gameConfigVersions.get(`${envId}#${version}`);

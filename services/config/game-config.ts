@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
+import type { Environment } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import type { Environment } from "../../shared/contract/common.ts";
-import { DuplicateKeyError } from "../../shared/store/port.ts";
-import type { Deps } from "./deps.ts";
 import { updateVersioned, writtenOf } from "../../shared/store/versioned.ts";
+import type { Deps } from "./deps.ts";
 import type { GameConfigDoc } from "./repo.ts";
 import { maxRounds } from "./rounds.ts";
 
@@ -19,7 +18,14 @@ import { maxRounds } from "./rounds.ts";
 export const publishGameConfig = (deps: Deps, msg: RouteMessage<typeof adminRoutes.publishGameConfig>) =>
   publishVersion(deps, msg.params.projectId, msg.params.env, JSON.stringify(msg.body.data), msg.body.enabled ?? true);
 
-export async function publishVersion(deps: Deps, projectId: string, env: Environment, data: string, enabled: boolean, rolledBackFrom?: number) {
+export async function publishVersion(
+  deps: Deps,
+  projectId: string,
+  env: Environment,
+  data: string,
+  enabled: boolean,
+  rolledBackFrom?: number,
+) {
   if (!(await deps.repo.projects.get(projectId))) throw fail.notFound("Project");
   const _id = envIdOf(projectId, env);
   const checksum = `sha256:${createHash("sha256").update(data).digest("hex")}`;
@@ -29,13 +35,26 @@ export async function publishVersion(deps: Deps, projectId: string, env: Environ
     _id,
     () => {
       next = { ...next, publishedAt: deps.now().toISOString() };
-      const kept = (version: number) => ({ ...next, version, _id: `${_id}#${version}`, envId: _id, ...(rolledBackFrom ? { rolledBackFrom } : {}) });
+      const kept = (version: number) => ({
+        ...next,
+        version,
+        _id: `${_id}#${version}`,
+        envId: _id,
+        ...(rolledBackFrom ? { rolledBackFrom } : {}),
+      });
       return { next, followers: (version: number) => [{ insert: kept(version), into: deps.repo.gameConfigVersions }] };
     },
     { rounds: maxRounds },
   );
   const { version } = writtenOf(outcome);
-  return { environment: env, enabled: next.enabled, version, checksum, sizeBytes: next.sizeBytes, publishedAt: next.publishedAt };
+  return {
+    environment: env,
+    enabled: next.enabled,
+    version,
+    checksum,
+    sizeBytes: next.sizeBytes,
+    publishedAt: next.publishedAt,
+  };
 }
 
 /**
@@ -49,7 +68,13 @@ export async function getRuntimeConfig(deps: Deps, msg: RouteMessage<typeof cont
   const syncPolicy = project ? JSON.parse(project.syncPolicy) : tenant.syncPolicy;
   const config = await deps.repo.gameConfigs.get(tenant.envId);
   if (!config?.enabled) return { syncPolicy, gameConfig: { enabled: false, version: 0, sizeBytes: 0 } };
-  const head = { enabled: true, version: config.version, checksum: config.checksum, sizeBytes: config.sizeBytes, publishedAt: config.publishedAt };
+  const head = {
+    enabled: true,
+    version: config.version,
+    checksum: config.checksum,
+    sizeBytes: config.sizeBytes,
+    publishedAt: config.publishedAt,
+  };
   if (msg.query.gameConfigVersion === config.version) return { syncPolicy, gameConfig: { ...head, unchanged: true } };
   return { syncPolicy, gameConfig: { ...head, data: JSON.parse(config.data) } };
 }

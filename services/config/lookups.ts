@@ -32,7 +32,10 @@ const projectView = (p: ProjectDoc): Project => ({
 
 /** Every workspace, oldest first: how an operator finds the ids the first start printed. */
 export async function listWorkspaces(deps: Deps, query: Page) {
-  const { items, next } = await page((skip, limit) => deps.repo.workspaces.find({}, { sort: { field: "createdAt", direction: 1 }, skip, limit }), query);
+  const { items, next } = await page(
+    (skip, limit) => deps.repo.workspaces.find({}, { sort: { field: "createdAt", direction: 1 }, skip, limit }),
+    query,
+  );
   return { workspaces: items.map(workspaceView), ...(next ? { next } : {}) };
 }
 
@@ -46,7 +49,10 @@ export async function getWorkspace(deps: Deps, workspaceId: string) {
 export async function listProjects(deps: Deps, workspaceId: string, query: Page) {
   if (!(await deps.repo.workspaces.get(workspaceId))) throw fail.notFound("Workspace");
   const oldestFirst = { field: "createdAt", direction: 1 } as const;
-  const { items, next } = await page((skip, limit) => deps.repo.projects.find({ workspaceId }, { sort: oldestFirst, skip, limit }), query);
+  const { items, next } = await page(
+    (skip, limit) => deps.repo.projects.find({ workspaceId }, { sort: oldestFirst, skip, limit }),
+    query,
+  );
   return { workspaceId, projects: items.map(projectView), ...(next ? { next } : {}) };
 }
 

@@ -14,7 +14,13 @@ const view = ({ _id, tokenHash: _, ...o }: OperatorDoc) => ({ operatorId: _id, .
 /** A named operator (docs/api-rules.md#operators): the caller sees its token once, the store only its hash. */
 export async function createOperator(deps: Deps, input: { name: string; role: OperatorRole }, createdBy: string) {
   const operatorToken = newOperatorToken();
-  const doc: OperatorDoc = { _id: newId("op"), tokenHash: sha256Hex(operatorToken), ...input, createdAt: deps.now().toISOString(), createdBy };
+  const doc: OperatorDoc = {
+    _id: newId("op"),
+    tokenHash: sha256Hex(operatorToken),
+    ...input,
+    createdAt: deps.now().toISOString(),
+    createdBy,
+  };
   await deps.repo.operators.insert(doc);
   return { ...view(doc), operatorToken };
 }
@@ -41,8 +47,17 @@ export async function revokeOperator(deps: Deps, operatorId: string) {
 }
 
 /** The gateway's look-up of an operator token (by hash) or of a console session's operator (by id). */
-export async function resolveOperator(deps: Deps, by: { tokenHash: string } | { operatorId: string }): Promise<ResolvedOperator> {
-  const o = "tokenHash" in by ? await deps.repo.operators.findOne({ tokenHash: by.tokenHash }) : await deps.repo.operators.get(by.operatorId);
-  if (!o || o.revokedAt) throw fail.unauthorized("This operator token is unknown or revoked: ask an owner for a new one (npx savepoint operator create).");
+export async function resolveOperator(
+  deps: Deps,
+  by: { tokenHash: string } | { operatorId: string },
+): Promise<ResolvedOperator> {
+  const o =
+    "tokenHash" in by
+      ? await deps.repo.operators.findOne({ tokenHash: by.tokenHash })
+      : await deps.repo.operators.get(by.operatorId);
+  if (!o || o.revokedAt)
+    throw fail.unauthorized(
+      "This operator token is unknown or revoked: ask an owner for a new one (npx savepoint operator create).",
+    );
   return { operatorId: o._id, name: o.name, role: o.role };
 }

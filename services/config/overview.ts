@@ -1,6 +1,12 @@
 import type { Environment } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import { type Overview, type TrafficCounts, latencyBoundsMs, noTraffic, overviewEndpoints } from "../../shared/contract/overview.ts";
+import {
+  latencyBoundsMs,
+  noTraffic,
+  type Overview,
+  overviewEndpoints,
+  type TrafficCounts,
+} from "../../shared/contract/overview.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import type { Deps } from "./deps.ts";
@@ -22,10 +28,14 @@ export function quantileMs(latency: readonly number[], q: number): number | null
   return latencyBoundsMs[latencyBoundsMs.length - 1]!;
 }
 
-const view = ({ latency, ...counts }: TrafficCounts) => ({ ...counts, p50Ms: quantileMs(latency, 0.5), p99Ms: quantileMs(latency, 0.99) });
+const view = ({ latency, ...counts }: TrafficCounts) => ({
+  ...counts,
+  p50Ms: quantileMs(latency, 0.5),
+  p99Ms: quantileMs(latency, 0.99),
+});
 function add(into: TrafficCounts, c: TrafficCounts): void {
   for (const k of ["requests", "syncs", "conflicts", "clientErrors", "serverErrors"] as const) into[k] += c[k];
-  c.latency.forEach((n, i) => (into.latency[i]! += n));
+  for (const [i, n] of c.latency.entries()) into.latency[i]! += n;
 }
 
 /**
@@ -43,7 +53,12 @@ export async function getOverview(deps: Deps, projectId: string, env: Environmen
   const toMinute = Math.floor(now.getTime() / 60_000);
   const fromMinute = toMinute - minutes + 1;
   const [traffic, accounts] = await Promise.all([
-    callEndpoint(deps.bus, overviewEndpoints.readTraffic, { envId, fromMinute, toMinute, month: now.toISOString().slice(0, 7) }),
+    callEndpoint(deps.bus, overviewEndpoints.readTraffic, {
+      envId,
+      fromMinute,
+      toMinute,
+      month: now.toISOString().slice(0, 7),
+    }),
     callEndpoint(deps.bus, overviewEndpoints.accountsOverview, { envId, top: largestListed }),
   ]);
   const byMinute = new Map(traffic.minutes.map((m) => [m.minute, m]));

@@ -1,9 +1,9 @@
 import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
+import { updateInRounds } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 import type { ProjectDoc } from "./repo.ts";
-import { updateInRounds } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";
 
 /**
@@ -11,7 +11,12 @@ import { maxRounds } from "./rounds.ts";
  * conditional on the value read, so two concurrent patches both land. Gateways drop their cached
  * tenants before the answer.
  */
-export async function patchProjectJson<T>(deps: Deps, projectId: string, field: "syncPolicy" | "settings", next: (project: ProjectDoc) => T): Promise<T> {
+export async function patchProjectJson<T>(
+  deps: Deps,
+  projectId: string,
+  field: "syncPolicy" | "settings",
+  next: (project: ProjectDoc) => T,
+): Promise<T> {
   let value: T | undefined;
   await updateInRounds(
     deps.repo.projects,
@@ -19,7 +24,10 @@ export async function patchProjectJson<T>(deps: Deps, projectId: string, field: 
     (project) => {
       if (!project) throw fail.notFound("Project");
       value = next(project);
-      return { where: { [field]: project[field] ?? null }, changes: { [field]: JSON.stringify(value), updatedAt: deps.now().toISOString() } };
+      return {
+        where: { [field]: project[field] ?? null },
+        changes: { [field]: JSON.stringify(value), updatedAt: deps.now().toISOString() },
+      };
     },
     { rounds: maxRounds },
   );

@@ -122,8 +122,12 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "project", fields: ["projectId"] },
     ]),
     gameConfigs: await store.collection<GameConfigDoc>("gameConfigs"),
-    gameConfigVersions: await store.collection<GameConfigVersionDoc>("gameConfigVersions", [{ name: "env_version", fields: ["envId", "version"] }]),
-    syncPolicyVersions: await store.collection<SyncPolicyVersionDoc>("syncPolicyVersions", [{ name: "project_version", fields: ["projectId", "version"] }]),
+    gameConfigVersions: await store.collection<GameConfigVersionDoc>("gameConfigVersions", [
+      { name: "env_version", fields: ["envId", "version"] },
+    ]),
+    syncPolicyVersions: await store.collection<SyncPolicyVersionDoc>("syncPolicyVersions", [
+      { name: "project_version", fields: ["projectId", "version"] },
+    ]),
     audit: await store.collection<AuditDoc>("audit", [
       { name: "at", fields: ["at"] },
       { name: "target_at", fields: ["target", "at"] },
@@ -131,6 +135,8 @@ export async function openRepo(store: Store): Promise<Repo> {
       { name: "day", fields: ["day"] },
     ]),
     consoleSignOuts: await store.collection<ConsoleSignOutDoc>("consoleSignOuts", [{ name: "day", fields: ["day"] }]),
-    operators: await store.collection<OperatorDoc>("operators", [{ name: "token_hash", fields: ["tokenHash"], unique: true }]),
+    operators: await store.collection<OperatorDoc>("operators", [
+      { name: "token_hash", fields: ["tokenHash"], unique: true },
+    ]),
   };
 }

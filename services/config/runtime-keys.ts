@@ -1,14 +1,14 @@
 import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { Environment } from "../../shared/contract/common.ts";
+import { SyncPolicy } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
-import { type Tenant, envIdOf } from "../../shared/contract/tenant.ts";
-import { SyncPolicy } from "../../shared/contract/common.ts";
+import { envIdOf, type Tenant } from "../../shared/contract/tenant.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";
-import type { RuntimeKeyDoc } from "./repo.ts";
 import { entitlementsOf } from "./entitlements.ts";
+import type { RuntimeKeyDoc } from "./repo.ts";
 import { settingsOf } from "./settings.ts";
 
 /** A new key for one environment of a project; the caller sees it once, the store only its hash. */
@@ -72,7 +72,8 @@ export async function getRuntimeKey(deps: Deps, keyId: string) {
   };
 }
 
-const unknownKey = "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";
+const unknownKey =
+  "No such runtime key: send a key of this server, `Authorization: Bearer spk_<env>_...`, as created by `npx savepoint key create`.";
 
 /** Last use is written at most this often per key: gateways resolve a key about once a minute each. */
 const lastUseResolutionMs = 60_000;
@@ -81,10 +82,16 @@ const lastUseResolutionMs = 60_000;
 export async function resolveRuntimeKey(deps: Deps, keyHash: string): Promise<Tenant> {
   const key = await deps.repo.runtimeKeys.findOne({ keyHash });
   if (!key) throw fail.unauthorized(unknownKey);
-  if (key.revokedAt) throw fail.unauthorized("This runtime key has been revoked: use another key of the environment (npx savepoint key create).");
+  if (key.revokedAt)
+    throw fail.unauthorized(
+      "This runtime key has been revoked: use another key of the environment (npx savepoint key create).",
+    );
   const now = deps.now();
   if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= lastUseResolutionMs) {
-    await deps.repo.runtimeKeys.update({ _id: key._id, lastUsedAt: key.lastUsedAt ?? null }, { lastUsedAt: now.toISOString() });
+    await deps.repo.runtimeKeys.update(
+      { _id: key._id, lastUsedAt: key.lastUsedAt ?? null },
+      { lastUsedAt: now.toISOString() },
+    );
   }
   const project = await deps.repo.projects.get(key.projectId);
   const workspace = await deps.repo.workspaces.get(key.workspaceId);

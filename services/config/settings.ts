@@ -1,13 +1,22 @@
-import { type AllowedOrigins, type ProjectSettings, ProjectSettings as ProjectSettingsSchema, defaultProjectSettings } from "../../shared/contract/settings.ts";
+import {
+  type AllowedOrigins,
+  defaultProjectSettings,
+  type ProjectSettings,
+  ProjectSettings as ProjectSettingsSchema,
+} from "../../shared/contract/settings.ts";
 import type { Deps } from "./deps.ts";
-import type { ProjectDoc } from "./repo.ts";
 import { patchProjectJson } from "./patch-project.ts";
+import type { ProjectDoc } from "./repo.ts";
 
 /** A project's settings, the defaults until an operator changed them (also for a limit added since). */
 export function settingsOf(project: ProjectDoc): ProjectSettings {
   if (!project.settings) return defaultProjectSettings;
   const stored = JSON.parse(project.settings);
-  return ProjectSettingsSchema.parse({ ...defaultProjectSettings, ...stored, rateLimits: { ...defaultProjectSettings.rateLimits, ...stored.rateLimits } });
+  return ProjectSettingsSchema.parse({
+    ...defaultProjectSettings,
+    ...stored,
+    rateLimits: { ...defaultProjectSettings.rateLimits, ...stored.rateLimits },
+  });
 }
 
 /**
@@ -17,9 +26,18 @@ export function settingsOf(project: ProjectDoc): ProjectSettings {
 export const setSettings = (
   deps: Deps,
   projectId: string,
-  patch: { transferCodeTtlSeconds?: number; rateLimits?: Partial<ProjectSettings["rateLimits"]>; allowedOrigins?: AllowedOrigins; sessionIdleDays?: number },
+  patch: {
+    transferCodeTtlSeconds?: number;
+    rateLimits?: Partial<ProjectSettings["rateLimits"]>;
+    allowedOrigins?: AllowedOrigins;
+    sessionIdleDays?: number;
+  },
 ): Promise<ProjectSettings> =>
   patchProjectJson(deps, projectId, "settings", (project) => {
     const current = settingsOf(project);
-    return ProjectSettingsSchema.parse({ ...current, ...patch, rateLimits: { ...current.rateLimits, ...patch.rateLimits } });
+    return ProjectSettingsSchema.parse({
+      ...current,
+      ...patch,
+      rateLimits: { ...current.rateLimits, ...patch.rateLimits },
+    });
   });

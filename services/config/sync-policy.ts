@@ -44,7 +44,12 @@ async function projectOf(deps: Deps, projectId: string): Promise<ProjectDoc> {
 }
 
 /** Writes the next version; a project without versions gets its version 1 in the same write. */
-async function writeVersion(deps: Deps, projectId: string, change: Change, next: (current: SyncPolicy) => SyncPolicy): Promise<SyncPolicyVersionDoc> {
+async function writeVersion(
+  deps: Deps,
+  projectId: string,
+  change: Change,
+  next: (current: SyncPolicy) => SyncPolicy,
+): Promise<SyncPolicyVersionDoc> {
   let written: SyncPolicyVersionDoc | undefined;
   await updateInRounds(
     deps.repo.projects,
@@ -55,9 +60,15 @@ async function writeVersion(deps: Deps, projectId: string, change: Change, next:
       const policy = JSON.stringify(next(JSON.parse(project.syncPolicy)));
       const createdAt = deps.now().toISOString();
       written = { _id: idOf(projectId, version), projectId, version, policy, createdAt, ...change };
-      const first = project.syncPolicyVersion === undefined ? [{ insert: firstVersion(project), into: deps.repo.syncPolicyVersions }] : [];
+      const first =
+        project.syncPolicyVersion === undefined
+          ? [{ insert: firstVersion(project), into: deps.repo.syncPolicyVersions }]
+          : [];
       return {
-        where: { syncPolicyVersion: project.syncPolicyVersion ?? null, syncPolicy: project.syncPolicy } as Partial<ProjectDoc>,
+        where: {
+          syncPolicyVersion: project.syncPolicyVersion ?? null,
+          syncPolicy: project.syncPolicy,
+        } as Partial<ProjectDoc>,
         changes: { syncPolicy: policy, syncPolicyVersion: version, updatedAt: createdAt },
         followers: [...first, { insert: written, into: deps.repo.syncPolicyVersions }],
       };
@@ -70,9 +81,16 @@ async function writeVersion(deps: Deps, projectId: string, change: Change, next:
 }
 
 /** Changes some fields of a project's sync policy, as a new version. */
-export async function setSyncPolicy(deps: Deps, projectId: string, body: Partial<SyncPolicy> & { note?: string }, author: string): Promise<SyncPolicy> {
+export async function setSyncPolicy(
+  deps: Deps,
+  projectId: string,
+  body: Partial<SyncPolicy> & { note?: string },
+  author: string,
+): Promise<SyncPolicy> {
   const { note, ...patch } = body;
-  const written = await writeVersion(deps, projectId, { author, ...(note ? { note } : {}) }, (current) => SyncPolicySchema.parse({ ...current, ...patch }));
+  const written = await writeVersion(deps, projectId, { author, ...(note ? { note } : {}) }, (current) =>
+    SyncPolicySchema.parse({ ...current, ...patch }),
+  );
   return JSON.parse(written.policy);
 }
 
@@ -86,16 +104,23 @@ async function versionDoc(deps: Deps, projectId: string, version: number): Promi
 
 export async function listSyncPolicyVersions(deps: Deps, projectId: string) {
   const project = await projectOf(deps, projectId);
-  const kept = project.syncPolicyVersion === undefined
-    ? [firstVersion(project)]
-    : await deps.repo.syncPolicyVersions.find({ projectId }, { sort: { field: "version", direction: -1 } });
+  const kept =
+    project.syncPolicyVersion === undefined
+      ? [firstVersion(project)]
+      : await deps.repo.syncPolicyVersions.find({ projectId }, { sort: { field: "version", direction: -1 } });
   return { projectId, currentVersion: project.syncPolicyVersion ?? 1, versions: kept.map(view) };
 }
 
-export const getSyncPolicyVersion = async (deps: Deps, projectId: string, version: number) => view(await versionDoc(deps, projectId, version));
+export const getSyncPolicyVersion = async (deps: Deps, projectId: string, version: number) =>
+  view(await versionDoc(deps, projectId, version));
 
 /** A rollback makes an earlier version's policy current as the next version: history is never rewritten. */
-export async function rollbackSyncPolicy(deps: Deps, projectId: string, body: { version: number; note?: string }, author: string) {
+export async function rollbackSyncPolicy(
+  deps: Deps,
+  projectId: string,
+  body: { version: number; note?: string },
+  author: string,
+) {
   const old = await versionDoc(deps, projectId, body.version);
   const change = { author, rolledBackFrom: body.version, ...(body.note ? { note: body.note } : {}) };
   return view(await writeVersion(deps, projectId, change, () => JSON.parse(old.policy)));

@@ -3,9 +3,9 @@ import type { BillingStatus, Workspace } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import { updateInRounds, writtenOf } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";
-import { updateInRounds, writtenOf } from "../../shared/store/versioned.ts";
 import { maxRounds } from "./rounds.ts";
 
 export interface WorkspaceChanges {
@@ -45,7 +45,12 @@ export async function updateWorkspace(deps: Deps, workspaceId: string, changes: 
       // status with the other's past-due date.
       return {
         where: { billingStatus: current.billingStatus, pastDueSince: current.pastDueSince ?? null },
-        changes: { plan: changes.plan, billingStatus: changes.billingStatus, pastDueSince, stripeCustomerId: changes.stripeCustomerId },
+        changes: {
+          plan: changes.plan,
+          billingStatus: changes.billingStatus,
+          pastDueSince,
+          stripeCustomerId: changes.stripeCustomerId,
+        },
       };
     },
     { rounds: maxRounds },

@@ -25,7 +25,14 @@ export async function createProject(deps: Deps, msg: RouteMessage<typeof adminRo
   if (!workspace) throw fail.notFound("Workspace");
   const at = deps.now().toISOString();
   const syncPolicy = JSON.stringify(defaultSyncPolicy);
-  const project = { _id: newId("prj"), workspaceId: workspace._id, name: msg.body.name, syncPolicy, createdAt: at, updatedAt: at };
+  const project = {
+    _id: newId("prj"),
+    workspaceId: workspace._id,
+    name: msg.body.name,
+    syncPolicy,
+    createdAt: at,
+    updatedAt: at,
+  };
   await deps.repo.projects.insert(project);
   return { projectId: project._id, environments: ["stage", "prod"] as ("stage" | "prod")[] };
 }

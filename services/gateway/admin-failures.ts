@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
-import type { Claims } from "./claims.ts";
 import { addressBlock } from "../../shared/util/address-block.ts";
+import type { Claims } from "./claims.ts";
 
 /** Days billing keeps a minute's count: it is needed for that minute only. */
 const keepDays = 1;
@@ -32,7 +32,10 @@ export function createAdminFailures(claims: Claims, limit = 10, now: () => numbe
     if (unit === null) {
       const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
       const setting = "SAVEPOINT_ADMIN_FAILURES_PER_MINUTE";
-      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit, scope: "client_ip", setting }, "failed admin tokens");
+      throw fail.rateLimited(
+        { retryAfter, windowSeconds: 60, limit, scope: "client_ip", setting },
+        "failed admin tokens",
+      );
     }
     // An operator token is looked up over the bus: an unknown or revoked one uses the unit like a wrong admin token.
     const caller = await authenticate();

@@ -38,7 +38,10 @@ export function createAnswerBytes(options: AnswerBytesOptions) {
 
   const refuseAccount = () => {
     const setting = "SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT";
-    return fail.rateLimited({ retryAfter: 1, windowSeconds: 1, limit: options.perAccount, scope: "account", setting }, "bytes of answers in flight");
+    return fail.rateLimited(
+      { retryAfter: 1, windowSeconds: 1, limit: options.perAccount, scope: "account", setting },
+      "bytes of answers in flight",
+    );
   };
   /** Throws when `extra` more bytes, for an answer of `bytes`, would pass a bound. */
   const check = (accountId: string | undefined, bytes: number, extra: number) => {

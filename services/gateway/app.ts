@@ -1,42 +1,42 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { type Bus, defaultRequestTimeoutMs, requestIdHeader } from "../../shared/bus/port.ts";
-import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";
-import { requestRoute } from "../../shared/serving/call.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { type Route, needsTenant, roleAllows, takesIdempotencyKey } from "../../shared/contract/route.ts";
-import type { ClientInfo } from "../../shared/contract/tenant.ts";
-import { allRoutes } from "../../shared/contract/routes.ts";
 import { type BackupStatus, operationsRoutes } from "../../shared/contract/operations.ts";
+import { needsTenant, type Route, roleAllows, takesIdempotencyKey } from "../../shared/contract/route.ts";
+import { allRoutes } from "../../shared/contract/routes.ts";
+import type { ClientInfo } from "../../shared/contract/tenant.ts";
+import type { Logger } from "../../shared/process/log.ts";
 import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
+import { requestRoute } from "../../shared/serving/call.ts";
+import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";
 import { serviceNames } from "../registry.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import { checkAccountHeaders } from "./account-headers.ts";
-import { idempotencyKeyOf } from "./idempotency-key.ts";
-import { createAuth } from "./auth.ts";
-import { actorOf, createAudit } from "./audit.ts";
-import { createCors } from "./cors.ts";
 import { createAdminFailures } from "./admin-failures.ts";
-import { refuseBadHost } from "./host.ts";
-import { type Surface, servesConsole, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
-import { peerOf } from "./peer.ts";
+import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
+import { actorOf, createAudit } from "./audit.ts";
+import { createAuth } from "./auth.ts";
 import { readJsonBody, readTextBody } from "./body.ts";
 import { createClaims } from "./claims.ts";
-import { createLimits } from "./limits.ts";
-import { docsRoutes } from "./docs.ts";
 import { consoleRoutes } from "./console/index.ts";
-import { type Drain, createDrain } from "./drain.ts";
+import { createCors } from "./cors.ts";
+import { docsRoutes } from "./docs.ts";
+import { createDrain, type Drain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
+import { refuseBadHost } from "./host.ts";
+import { idempotencyKeyOf } from "./idempotency-key.ts";
+import { createLimits } from "./limits.ts";
 import { adminApiOff, index, pathOf, routeNotFound } from "./not-found.ts";
+import { peerOf } from "./peer.ts";
 import { json, renderReply, textOf, wasConflict } from "./reply.ts";
-import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
 import { requestIdOf } from "./request-id.ts";
-import { type RequestLogMode, createRequestLog } from "./request-log.ts";
-import { hsts } from "./tls.ts";
+import { createRequestLog, type RequestLogMode } from "./request-log.ts";
+import { type Surface, servesConsole, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
 import { requestWithTenant } from "./tenant-ref.ts";
-import { validate } from "./validate.ts";
+import { hsts } from "./tls.ts";
 import { createTraffic } from "./traffic.ts";
+import { validate } from "./validate.ts";
 
 export interface GatewayOptions {
   bus: Bus;
@@ -74,7 +74,17 @@ export interface GatewayOptions {
  * the route's zod schemas, send one bus request, map the answer. No business rules live here.
  */
 export function createGateway(options: GatewayOptions) {
-  const { bus, log, adminToken, timeoutMs, trustedProxies = [], drain = createDrain(), surface = "all", adminFailuresPerMinute, now } = options;
+  const {
+    bus,
+    log,
+    adminToken,
+    timeoutMs,
+    trustedProxies = [],
+    drain = createDrain(),
+    surface = "all",
+    adminFailuresPerMinute,
+    now,
+  } = options;
   const answerBytes = createAnswerBytes(options.answerBytes ?? { total: 64 * 1_048_576, perAccount: 4 * 1_048_576 });
   // A request's share of the bytes of answers in flight, held until its answer is handed to the server.
   const holds = new WeakMap<Request, AnswerHold>();
@@ -90,11 +100,15 @@ export function createGateway(options: GatewayOptions) {
   // A request's place among its account's requests in flight, held until its answer is ready.
   const places = new WeakMap<Request, () => void>();
   // Its own claims: failed admin tokens are counted apart from the runtime limits' windows.
-  const checkAdmin = createAdminFailures(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }), adminFailuresPerMinute);
+  const checkAdmin = createAdminFailures(
+    createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }),
+    adminFailuresPerMinute,
+  );
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {
-    if (!lastReadiness || Date.now() - lastReadiness.at > 1_000) lastReadiness = { at: Date.now(), state: checkReadiness(bus, serviceNames) };
+    if (!lastReadiness || Date.now() - lastReadiness.at > 1_000)
+      lastReadiness = { at: Date.now(), state: checkReadiness(bus, serviceNames) };
     return lastReadiness.state;
   };
 
@@ -103,9 +117,16 @@ export function createGateway(options: GatewayOptions) {
     const caller = await checkAdmin(client.ip, () => auth.admin(request.headers));
     const needed = r.role ?? "owner";
     if (!roleAllows(caller.role, needed)) {
-      throw new AppError("forbidden", `This needs the ${needed} role; your operator is ${caller.role} (docs/api-rules.md#operators).`, { role: needed });
+      throw new AppError(
+        "forbidden",
+        `This needs the ${needed} role; your operator is ${caller.role} (docs/api-rules.md#operators).`,
+        { role: needed },
+      );
     }
-    return { ...client, actor: caller.operatorId ? `operator:${caller.operatorId} (${caller.name})` : actorOf(request.headers) };
+    return {
+      ...client,
+      actor: caller.operatorId ? `operator:${caller.operatorId} (${caller.name})` : actorOf(request.headers),
+    };
   }
 
   async function handle(
@@ -141,7 +162,10 @@ export function createGateway(options: GatewayOptions) {
     if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
     if (tenant) places.set(request, await limits.admit(tenant, session));
     const body = r.raw
-      ? { payload: (await readTextBody(request)) ?? "", signature: request.headers.get(r.raw.signatureHeader) ?? undefined }
+      ? {
+          payload: (await readTextBody(request)) ?? "",
+          signature: request.headers.get(r.raw.signatureHeader) ?? undefined,
+        }
       : r.body
         ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request))
         : undefined;
@@ -154,7 +178,10 @@ export function createGateway(options: GatewayOptions) {
     };
     const message = { session, client, params, query, body };
     const options = { headers: routeHeaders, timeoutMs };
-    const send = () => (tenant ? requestWithTenant(bus, r.subject!, tenant, message, options) : requestRoute(bus, r.subject!, message, options));
+    const send = () =>
+      tenant
+        ? requestWithTenant(bus, r.subject!, tenant, message, options)
+        : requestRoute(bus, r.subject!, message, options);
     const isAdminWrite = r.auth === "admin" && r.method !== "GET";
     const reply = isAdminWrite
       ? await audit.around(r, request, client, params as Record<string, unknown>, send, body)
@@ -193,14 +220,19 @@ export function createGateway(options: GatewayOptions) {
     .use(cors.plugin)
     .use(servesDocs(surface) ? docsRoutes([...allRoutes, ...Object.values(operationsRoutes)]) : new Elysia())
     .get("/healthz", ({ request }) => json(200, { ok: true }, requestIdOf(request.headers)))
-    .use(servesDocs(surface) ? new Elysia().get("/", ({ request }) => json(200, index, requestIdOf(request.headers))) : new Elysia())
+    .use(
+      servesDocs(surface)
+        ? new Elysia().get("/", ({ request }) => json(200, index, requestIdOf(request.headers)))
+        : new Elysia(),
+    )
     .get("/readyz", async ({ request }) => {
       const backup = options.backups ? { backup: options.backups() } : {};
       const state = drain.state.draining ? { ready: false, draining: true } : { ...(await readiness()), ...backup };
       return json(state.ready ? 200 : 503, state, requestIdOf(request.headers));
     });
 
-  if (servesMetrics(surface)) app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
+  if (servesMetrics(surface))
+    app.get("/metrics", () => new Response(renderMetrics(), { headers: { "content-type": metricsContentType } }));
 
   const methodsByPath = new Map<string, string[]>();
   for (const r of allRoutes as readonly Route[]) {
@@ -226,16 +258,33 @@ export function createGateway(options: GatewayOptions) {
   }
 
   /** A route's answer, whatever happens: failures are rendered in the envelope here. */
-  async function answer(r: Route, request: Request, params: unknown, query: unknown, server: Server<unknown> | null): Promise<Response> {
+  async function answer(
+    r: Route,
+    request: Request,
+    params: unknown,
+    query: unknown,
+    server: Server<unknown> | null,
+  ): Promise<Response> {
     const requestId = requestIdOf(request.headers);
     const client = { ip: peerOf(request, server, proxies).ip };
     try {
-      return await handle(r, request, client, (params ?? {}) as Record<string, string>, (query ?? {}) as Record<string, unknown>, requestId);
+      return await handle(
+        r,
+        request,
+        client,
+        (params ?? {}) as Record<string, string>,
+        (query ?? {}) as Record<string, unknown>,
+        requestId,
+      );
     } catch (err) {
       // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
       if (request.signal.aborted) {
         log.debug("client disconnected", { requestId, route: r.operationId });
-        return errorResponse(fail.invalidRequest([{ path: "body", message: "The client closed the request." }]), requestId, log);
+        return errorResponse(
+          fail.invalidRequest([{ path: "body", message: "The client closed the request." }]),
+          requestId,
+          log,
+        );
       }
       return errorResponse(err, requestId, log);
     } finally {
@@ -245,17 +294,22 @@ export function createGateway(options: GatewayOptions) {
   }
   // A known path with another method is 405 with Allow, not 404.
   for (const [path, methods] of methodsByPath) {
-    app.all(path, ({ request }) => {
-      const allow = methods.join(", ");
-      const err = new AppError("method_not_allowed", `Use ${allow} on this path.`, { allow: methods });
-      return errorResponse(err, requestIdOf(request.headers), log, { allow });
-    }, { parse: "none" });
+    app.all(
+      path,
+      ({ request }) => {
+        const allow = methods.join(", ");
+        const err = new AppError("method_not_allowed", `Use ${allow} on this path.`, { allow: methods });
+        return errorResponse(err, requestIdOf(request.headers), log, { allow });
+      },
+      { parse: "none" },
+    );
   }
 
   // The console calls the admin routes through this same app: every check and the audit log apply. Its
   // sign-in checks the admin token under the same failure limit; it is on the admin listener only.
   const peer = (request: Request, server: Server<unknown> | null) => peerOf(request, server, proxies);
-  if (servesConsole(surface)) app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
+  if (servesConsole(surface))
+    app.use(consoleRoutes({ adminToken, handle: (request) => app.handle(request), bus, checkAdmin, peer }));
 
   // A stopped copy sends no more reports (its bus may be closed by then).
   app.onStop(() => traffic.stop());

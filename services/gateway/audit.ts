@@ -1,13 +1,13 @@
 import type { z } from "zod";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
-import type { Reply } from "../../shared/serving/reply.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
-import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import type { Route } from "../../shared/contract/route.ts";
 import { adminRoutes } from "../../shared/contract/routes.ts";
+import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import type { Logger } from "../../shared/process/log.ts";
+import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
+import type { Reply } from "../../shared/serving/reply.ts";
 import { validate } from "./validate.ts";
 
 export const actorHeader = "x-savepoint-actor";
@@ -15,7 +15,8 @@ export const actorHeader = "x-savepoint-actor";
 const entryOverheadBytes = 16_384;
 
 const readsById = new Map<string, Route>(Object.values(adminRoutes).map((r) => [r.operationId, r]));
-const keysOf = (schema: z.ZodType) => Object.keys((schema as unknown as { shape?: Record<string, unknown> }).shape ?? {});
+const keysOf = (schema: z.ZodType) =>
+  Object.keys((schema as unknown as { shape?: Record<string, unknown> }).shape ?? {});
 
 /**
  * Who made a change with the bootstrap admin token: the X-Savepoint-Actor the CLI and console send, else
@@ -54,7 +55,11 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
     // A creation's target has no id before the write: there is nothing to read yet.
     if (Object.values(params).some((v) => v === undefined)) return null;
     try {
-      const message = { client, params: validate(reader.params, params, "path"), query: validate(reader.query, {}, "query") };
+      const message = {
+        client,
+        params: validate(reader.params, params, "path"),
+        query: validate(reader.query, {}, "query"),
+      };
       return await callRoute(bus, reader.subject, message, { timeoutMs });
     } catch (err) {
       // Nothing there yet (a creation) or gone (a deletion) is null; anything else is logged too.
@@ -73,17 +78,42 @@ export function createAudit(bus: Bus, log: Logger, timeoutMs?: number) {
   const actor = (client: ClientInfo, request: Request) => client.actor ?? actorOf(request.headers);
 
   /** A read of a player's personal data (an export): who read whose, never what was read. */
-  async function access(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send): Promise<Reply> {
+  async function access(
+    r: Route,
+    request: Request,
+    client: ClientInfo,
+    params: Record<string, unknown>,
+    send: Send,
+  ): Promise<Reply> {
     const reply = await send();
     if (reply.kind === "error") return reply;
-    const targets = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"));
+    const targets = Object.fromEntries(
+      Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
     const target = targets.accountId ?? Object.values(targets)[0] ?? "";
     const path = new URL(request.url).pathname;
-    await record({ actor: actor(client, request), action: r.operationId, method: r.method, path, target, targets, status: r.ok[0], before: null, after: null });
+    await record({
+      actor: actor(client, request),
+      action: r.operationId,
+      method: r.method,
+      path,
+      target,
+      targets,
+      status: r.ok[0],
+      before: null,
+      after: null,
+    });
     return reply;
   }
 
-  async function around(r: Route, request: Request, client: ClientInfo, params: Record<string, unknown>, send: Send, body?: unknown): Promise<Reply> {
+  async function around(
+    r: Route,
+    request: Request,
+    client: ClientInfo,
+    params: Record<string, unknown>,
+    send: Send,
+    body?: unknown,
+  ): Promise<Reply> {
     const reader = r.auditRead ? readsById.get(r.auditRead) : undefined;
     const before = await read(reader, client, params);
     const reply = await send();

@@ -1,11 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
 import { joinCacheDrops } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint } from "../../shared/serving/call.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
-import { type ResolvedSession, events, internal } from "../../shared/contract/internal.ts";
+import { events, internal, type ResolvedSession } from "../../shared/contract/internal.ts";
 import type { ResolvedOperator } from "../../shared/contract/operators.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
+import { callEndpoint } from "../../shared/serving/call.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { accountHeader } from "./account-headers.ts";
 import { TtlCache } from "./cache.ts";
@@ -57,7 +57,10 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
     return session;
   }
 
-  async function resolveOperator(cacheKey: string, by: { tokenHash: string } | { operatorId: string }): Promise<ResolvedOperator> {
+  async function resolveOperator(
+    cacheKey: string,
+    by: { tokenHash: string } | { operatorId: string },
+  ): Promise<ResolvedOperator> {
     const cached = trust.trusted() ? operators.get(cacheKey) : undefined;
     if (cached) return cached;
     const asOf = operators.generation;
@@ -81,7 +84,12 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
       const cached = trust.trusted() ? tenants.get(keyHash) : undefined;
       if (cached) return cached;
       const asOf = tenants.generation;
-      const tenant = await callEndpoint(bus, internal.resolveRuntimeKey, { keyHash }, { headers: busHeaders, timeoutMs });
+      const tenant = await callEndpoint(
+        bus,
+        internal.resolveRuntimeKey,
+        { keyHash },
+        { headers: busHeaders, timeoutMs },
+      );
       tenants.set(keyHash, tenant, asOf);
       return tenant;
     },
@@ -90,9 +98,17 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
      * docs/api-rules.md#sessions: 401 unknown, 410 deleted, 403 suspended, 403 another account. The
      * account is the path's, or on a path without one the X-Service-Account-ID header's.
      */
-    async session(tenant: Tenant, headers: Headers, pathAccountId: string | undefined, busHeaders: Record<string, string>): Promise<SessionActor> {
+    async session(
+      tenant: Tenant,
+      headers: Headers,
+      pathAccountId: string | undefined,
+      busHeaders: Record<string, string>,
+    ): Promise<SessionActor> {
       const token = accountHeader(headers, "session");
-      if (!token) throw fail.unauthorized("Send the account's session token as `X-Service-Account-Session: <accountSessionToken>`.");
+      if (!token)
+        throw fail.unauthorized(
+          "Send the account's session token as `X-Service-Account-Session: <accountSessionToken>`.",
+        );
       const accountId = pathAccountId ?? accountHeader(headers, "accountId");
       if (!accountId) throw fail.unauthorized("The X-Service-Account-ID header is required.");
       const session = await resolve(tenant, token, busHeaders);
@@ -104,7 +120,11 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
      * Route 4's current session: only when both account headers are sent and the session is live.
      * An unknown, revoked or deleted account's session counts as none (docs/api-rules.md#sessions).
      */
-    async optionalSession(tenant: Tenant, headers: Headers, busHeaders: Record<string, string>): Promise<SessionActor | undefined> {
+    async optionalSession(
+      tenant: Tenant,
+      headers: Headers,
+      busHeaders: Record<string, string>,
+    ): Promise<SessionActor | undefined> {
       const token = accountHeader(headers, "session");
       const accountId = accountHeader(headers, "accountId");
       if (!token || !accountId) return undefined;
@@ -130,7 +150,9 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
         return operatorId ? resolveOperator(`id:${operatorId}`, { operatorId }) : { role: "owner" };
       }
       if (!token?.startsWith("spo_")) {
-        throw fail.unauthorized("Send the server's SAVEPOINT_ADMIN_TOKEN or an operator token as `Authorization: Bearer <token>`.");
+        throw fail.unauthorized(
+          "Send the server's SAVEPOINT_ADMIN_TOKEN or an operator token as `Authorization: Bearer <token>`.",
+        );
       }
       return resolveOperator(hash, { tokenHash: hash });
     },

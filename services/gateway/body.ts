@@ -54,7 +54,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
   // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
-  if (deeperThan(text, maxJsonDepth + requestShapeDepth)) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
+  if (deeperThan(text, maxJsonDepth + requestShapeDepth))
+    throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -78,7 +78,14 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
   }
 
   /** Sends one claim; its answer, however late, is applied to the lease. Never rejects. */
-  function send(l: Lease, scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<void> {
+  function send(
+    l: Lease,
+    scope: string,
+    window: string,
+    limit: number,
+    keepDays: number,
+    less?: string,
+  ): Promise<void> {
     const owed = l.local - l.reporting;
     const want = Math.max(1, Math.min(blockCap(limit), Math.ceil((limit - l.lowered - l.total) / 4)));
     l.reporting += owed;
@@ -86,31 +93,40 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
     unanswered++;
     counts.sent++;
     const claim = { scope, window, want: want + owed, limit, less, keepDays };
-    return callEndpoint(bus, internal.claimUsage, claim, timeoutMs ? { timeoutMs } : undefined).then(
-      (got) => {
-        l.total = Math.max(l.total, got.total);
-        l.lowered = got.lowered;
-        // The units admitted alone are in billing's total now; the first granted units pay for them.
-        l.local = Math.max(0, l.local - owed);
-        const paid = Math.min(got.granted, owed);
-        if (got.granted > paid) l.held.push([got.from + paid, got.from + got.granted]);
-        if (alone) log.info("usage claims answered again; counting by claims");
-        alone = false;
-      },
-      (err) => {
-        counts.failed++;
-        nextProbeAt = now() + retryMs;
-        countAlone("failed", err);
-      },
-    ).finally(() => {
-      l.reporting -= owed;
-      l.sent--;
-      unanswered--;
-    });
+    return callEndpoint(bus, internal.claimUsage, claim, timeoutMs ? { timeoutMs } : undefined)
+      .then(
+        (got) => {
+          l.total = Math.max(l.total, got.total);
+          l.lowered = got.lowered;
+          // The units admitted alone are in billing's total now; the first granted units pay for them.
+          l.local = Math.max(0, l.local - owed);
+          const paid = Math.min(got.granted, owed);
+          if (got.granted > paid) l.held.push([got.from + paid, got.from + got.granted]);
+          if (alone) log.info("usage claims answered again; counting by claims");
+          alone = false;
+        },
+        (err) => {
+          counts.failed++;
+          nextProbeAt = now() + retryMs;
+          countAlone("failed", err);
+        },
+      )
+      .finally(() => {
+        l.reporting -= owed;
+        l.sent--;
+        unanswered--;
+      });
   }
 
   /** Waits for a claim at most the deadline; past it, this copy counts alone until billing answers. */
-  async function claimWithin(l: Lease, scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<void> {
+  async function claimWithin(
+    l: Lease,
+    scope: string,
+    window: string,
+    limit: number,
+    keepDays: number,
+    less?: string,
+  ): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), deadlineMs)));
     const first = await Promise.race([send(l, scope, window, limit, keepDays, less), deadline]);
@@ -170,7 +186,8 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
     },
     /** Forgets windows that ended, so the map holds only what is counted now. */
     forgetExcept(windows: Set<string>): void {
-      for (const [key, l] of leases) if (!windows.has(key.slice(key.lastIndexOf("|") + 1)) && l.sent === 0) leases.delete(key);
+      for (const [key, l] of leases)
+        if (!windows.has(key.slice(key.lastIndexOf("|") + 1)) && l.sent === 0) leases.delete(key);
     },
     /** Claims sent to billing. */
     get claimsSent() {

@@ -9,7 +9,11 @@ const normalize = (address: string) => address.trim().replace(/^::ffff:(\d+\.\d+
  * then it is the nearest `X-Forwarded-For` hop that is not itself a trusted proxy. A client cannot
  * spoof its address by sending the header itself: from an untrusted peer the header is ignored.
  */
-export function clientIp(peer: string | undefined, forwardedFor: string | null, trustedProxies: ReadonlySet<string>): string {
+export function clientIp(
+  peer: string | undefined,
+  forwardedFor: string | null,
+  trustedProxies: ReadonlySet<string>,
+): string {
   const direct = normalize(peer ?? "unknown");
   if (!forwardedFor || !trustedProxies.has(direct)) return addressBlock(direct);
   const hops = forwardedFor.split(",").map(normalize).filter(Boolean);

@@ -19,14 +19,25 @@ const allowHeaders = [
   "X-Request-Id",
 ];
 // Date too: the SDK keeps the offset of the server's clock from it, which a page may read only if exposed.
-const exposeHeaders = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id", "Idempotent-Replayed", "Date"]
-  .join(", ");
+const exposeHeaders = [
+  "ETag",
+  "Retry-After",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "X-Request-Id",
+  "Idempotent-Replayed",
+  "Date",
+].join(", ");
 /** Chromium keeps a preflight's answer at most 2 hours, whatever is asked. */
 const maxAgeSeconds = 7200;
 
 /** The headers a page may send: the API's own, and whichever diagnostic `X-Persistly-*` headers its SDK asks for. */
 function allowedRequestHeaders(requested: string | null): string {
-  const diagnostics = (requested ?? "").split(",").map((h) => h.trim()).filter((h) => /^x-persistly-[a-z0-9-]+$/i.test(h));
+  const diagnostics = (requested ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => /^x-persistly-[a-z0-9-]+$/i.test(h));
   const known = new Set(allowHeaders.map((h) => h.toLowerCase()));
   return [...allowHeaders, ...diagnostics.filter((h) => !known.has(h.toLowerCase()))].join(", ");
 }

@@ -11,7 +11,11 @@ import { requestIdOf } from "./request-id.ts";
 export const docsScriptPath = "/docs/assets/standalone.js";
 
 // The package exports no path to its browser build: it sits next to the main entry.
-const bundlePath = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser", "standalone.js");
+const bundlePath = join(
+  dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))),
+  "browser",
+  "standalone.js",
+);
 
 let bundle: { bytes: Uint8Array<ArrayBuffer>; hash: string; gzipped?: Uint8Array<ArrayBuffer> } | undefined;
 /** The 4 MB bundle, read once per process; gzipped on first demand (~100 ms, ~1.3 MB). */
@@ -92,7 +96,10 @@ export function docsRoutes(routes: readonly Route[]) {
 
   return new Elysia()
     .get("/openapi.json", ({ request }) => {
-      const headers = jsonHeaders(requestIdOf(request.headers), { "cache-control": "no-cache", "content-security-policy": dataPolicy });
+      const headers = jsonHeaders(requestIdOf(request.headers), {
+        "cache-control": "no-cache",
+        "content-security-policy": dataPolicy,
+      });
       return new Response(document, { headers });
     })
     .get("/docs", ({ request }) => {
@@ -113,7 +120,8 @@ export function docsRoutes(routes: readonly Route[]) {
         "x-request-id": requestIdOf(request.headers),
         "x-content-type-options": "nosniff",
       };
-      if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return new Response(script.bytes, { headers });
+      if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? ""))
+        return new Response(script.bytes, { headers });
       script.gzipped ??= Bun.gzipSync(script.bytes);
       return new Response(script.gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
     });

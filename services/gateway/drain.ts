@@ -28,10 +28,11 @@ export function createDrain() {
 export type Drain = ReturnType<typeof createDrain>;
 
 /** The first step of a gateway's stop: the drain, for the whole `ms` on SIGTERM, until nothing is in flight on SIGINT. */
-export const drainOnStop = (drain: Drain, ms: number, log: Logger, inFlight: () => number) => async (signal: string) => {
-  const reason = await drain.begin(ms, signal === "SIGINT" ? inFlight : undefined);
-  log.info("drained", { reason });
-};
+export const drainOnStop =
+  (drain: Drain, ms: number, log: Logger, inFlight: () => number) => async (signal: string) => {
+    const reason = await drain.begin(ms, signal === "SIGINT" ? inFlight : undefined);
+    log.info("drained", { reason });
+  };
 
 /** The requests a listener (an Elysia app after `listen`) is answering now. */
 export const pendingRequests = (...apps: ({ server: { pendingRequests: number } | null } | undefined | "" | false)[]) =>

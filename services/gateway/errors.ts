@@ -1,4 +1,11 @@
-import { AppError, type BusOnlyErrorCode, type ErrorCode, fail, isAppError, isClientErrorCode } from "../../shared/contract/errors.ts";
+import {
+  type AppError,
+  type BusOnlyErrorCode,
+  type ErrorCode,
+  fail,
+  isAppError,
+  isClientErrorCode,
+} from "../../shared/contract/errors.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { markErrorCode } from "./request-log.ts";
 
@@ -62,7 +69,12 @@ export const jsonHeaders = (requestId: string, extra: Record<string, string> = {
 });
 
 /** Renders any failure in the contract's envelope. Unexpected errors are logged, never sent. */
-export function errorResponse(err: unknown, requestId: string, log: Logger, extraHeaders: Record<string, string> = {}): Response {
+export function errorResponse(
+  err: unknown,
+  requestId: string,
+  log: Logger,
+  extraHeaders: Record<string, string> = {},
+): Response {
   let error: AppError;
   if (isAppError(err)) {
     error = err;
@@ -78,11 +90,19 @@ export function errorResponse(err: unknown, requestId: string, log: Logger, extr
   }
   const headers: Record<string, string> = { ...extraHeaders };
   const { retryAfter, limit } = error.details ?? {};
-  if (error.code === "service_unavailable" || typeof retryAfter === "number") headers["retry-after"] = String(retryAfter ?? 1);
+  if (error.code === "service_unavailable" || typeof retryAfter === "number")
+    headers["retry-after"] = String(retryAfter ?? 1);
   if (statusOf[error.code] === 429 && typeof limit === "number") {
-    Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": String(retryAfter) });
+    Object.assign(headers, {
+      "ratelimit-limit": String(limit),
+      "ratelimit-remaining": "0",
+      "ratelimit-reset": String(retryAfter),
+    });
   }
-  const response = new Response(JSON.stringify({ error: error.toJSON() }), { status: statusOf[error.code], headers: jsonHeaders(requestId, headers) });
+  const response = new Response(JSON.stringify({ error: error.toJSON() }), {
+    status: statusOf[error.code],
+    headers: jsonHeaders(requestId, headers),
+  });
   markErrorCode(response, error.code);
   return response;
 }

@@ -34,6 +34,9 @@ export const refuseBadHost =
   (log: Logger, tls = false) =>
   ({ request }: { request: Request }): Response | undefined => {
     if (routableUrl(request.url, tls) && isHostAndPort(request.headers.get("host") ?? "localhost")) return undefined;
-    const issue = { path: "headers.host", message: "The Host header must be a host name or IP address with an optional port, such as api.example.com:8080." };
+    const issue = {
+      path: "headers.host",
+      message: "The Host header must be a host name or IP address with an optional port, such as api.example.com:8080.",
+    };
     return errorResponse(fail.invalidRequest([issue]), requestIdOf(request.headers), log);
   };

@@ -24,7 +24,9 @@ export function idempotencyKeyOf(headers: Headers, secret: boolean): string | un
   const key = headers.get("idempotency-key");
   if (key === null) return undefined;
   if (!printableAscii.test(key)) {
-    throw fail.invalidRequest([{ path: "header.Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
+    throw fail.invalidRequest([
+      { path: "header.Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" },
+    ]);
   }
   if (secret && nominalBits(key) < secretKeyBits) {
     const message = `must carry at least ${secretKeyBits} bits of randomness on this route (length x log2 of its alphabet: 32 hex digits or a UUID v4)`;

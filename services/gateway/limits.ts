@@ -28,7 +28,10 @@ export function createLimits(claims: Claims, now: () => number = Date.now) {
     const n = running.get(accountId) ?? 0;
     if (n >= bound) {
       const setting = "project setting rateLimits.accountConcurrentRequests";
-      throw fail.rateLimited({ retryAfter: 1, windowSeconds: 1, limit: bound, scope: "account", setting }, "requests in flight");
+      throw fail.rateLimited(
+        { retryAfter: 1, windowSeconds: 1, limit: bound, scope: "account", setting },
+        "requests in flight",
+      );
     }
     running.set(accountId, n + 1);
     let left = false;
@@ -87,16 +90,26 @@ export function createLimits(claims: Claims, now: () => number = Date.now) {
     // The setting keeps its name; it counts an account's requests, whichever session sent them, through
     // every gateway copy (a device that moved to another copy brings its count).
     if (session) wanted.push([`account:${session.accountId}`, thisMinute, perAccount, keep.minute]);
-    const units: (Unit | null)[] = await Promise.all(wanted.map(([scope, window, limit, days, less]) => claims.take(scope, window, limit, days, less)));
+    const units: (Unit | null)[] = await Promise.all(
+      wanted.map(([scope, window, limit, days, less]) => claims.take(scope, window, limit, days, less)),
+    );
     const refused = units.indexOf(null);
     if (refused < 0) return;
-    units.forEach((unit, i) => unit !== null && claims.giveBack(wanted[i]![0], wanted[i]![1], unit));
+    for (const [i, unit] of units.entries()) if (unit !== null) claims.giveBack(wanted[i]![0], wanted[i]![1], unit);
     // The first refusal in the order month, minute, account answers, as when they were taken in turn.
     const [scope, window] = wanted[refused]!;
-    if (window === month) throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests!), monthlyRequests!);
+    if (window === month)
+      throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests!), monthlyRequests!);
     if (scope === env) {
       const setting = `the workspace's plan, or perMinute.${tenant.environment} in SAVEPOINT_PLANS`;
-      throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perMinute!, scope: "environment", setting, planTier: tenant.plan });
+      throw fail.rateLimited({
+        retryAfter,
+        windowSeconds: 60,
+        limit: perMinute!,
+        scope: "environment",
+        setting,
+        planTier: tenant.plan,
+      });
     }
     const setting = "project setting rateLimits.sessionRequestsPerMinute";
     throw fail.rateLimited({ retryAfter, windowSeconds: 60, limit: perAccount, scope: "account", setting });

@@ -1,7 +1,7 @@
 import type { Env } from "../../shared/process/env.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import type { Gateway } from "./app.ts";
-import { type TlsFiles, readTlsPair, warnIfPlainHttp, watchTlsFiles } from "./tls.ts";
+import { readTlsPair, type TlsFiles, warnIfPlainHttp, watchTlsFiles } from "./tls.ts";
 
 /**
  * How the gateway listens, for both entry points (`services/main.ts` and `services/gateway/main.ts`).
@@ -51,13 +51,17 @@ export const gatewaySettings = (env: Env) => ({
   adminFailuresPerMinute: env.SAVEPOINT_ADMIN_FAILURES_PER_MINUTE,
   requestLog: env.SAVEPOINT_REQUEST_LOG,
   tls: tlsFilesOf(env) !== undefined,
-  answerBytes: { total: env.SAVEPOINT_ANSWER_BYTES_IN_FLIGHT, perAccount: env.SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT },
+  answerBytes: {
+    total: env.SAVEPOINT_ANSWER_BYTES_IN_FLIGHT,
+    perAccount: env.SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT,
+  },
 });
-
 
 /** The TLS files, when the gateway terminates TLS itself (README, TLS). */
 export const tlsFilesOf = (env: Pick<Env, "SAVEPOINT_TLS_CERT" | "SAVEPOINT_TLS_KEY">): TlsFiles | undefined =>
-  env.SAVEPOINT_TLS_CERT && env.SAVEPOINT_TLS_KEY ? { cert: env.SAVEPOINT_TLS_CERT, key: env.SAVEPOINT_TLS_KEY } : undefined;
+  env.SAVEPOINT_TLS_CERT && env.SAVEPOINT_TLS_KEY
+    ? { cert: env.SAVEPOINT_TLS_CERT, key: env.SAVEPOINT_TLS_KEY }
+    : undefined;
 
 /** A gateway listener: where it is, and how to stop it with the watch of its TLS files. */
 export interface Listening {
@@ -88,7 +92,11 @@ export function listenGateway(
   const first = readTlsPair(tls);
   if (at.PORT !== 0) Bun.serve({ ...listenOptions(at), fetch: () => new Response() }).stop(true);
   const serve = (port: number, pair: { cert: string; key: string }) =>
-    app.listen({ ...listenOptions({ HOST: at.HOST, PORT: port }), reusePort: true, tls: { cert: pair.cert, key: pair.key } });
+    app.listen({
+      ...listenOptions({ HOST: at.HOST, PORT: port }),
+      reusePort: true,
+      tls: { cert: pair.cert, key: pair.key },
+    });
   const port = serve(at.PORT, first).server!.port!;
   const unwatch = watchTlsFiles(tls, first, log, (pair) => {
     const old = app.server!;

@@ -20,12 +20,18 @@ await startOrExit("gateway", async () => {
   const server = listenGateway(gateway, env, listen);
   // The admin API and /metrics on their own address when one is set (README, Operators), with the same certificate.
   const adminGateway = admin ? createGateway({ ...options, surface: "admin" }) : undefined;
-  const adminServer = admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;
+  const adminServer =
+    admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;
   // Installed before "listening" is logged: a signal sent on that line drains instead of killing.
   // Stop taking requests, finish those in flight, then leave the bus.
   // Ctrl-C ends the drain once nothing is in flight; SIGTERM (an orchestrator) waits it out for the balancers.
   const drained = drainOnStop(drain, env.SAVEPOINT_DRAIN_MS, log, () => pendingRequests(gateway, adminGateway));
   stopOnSignal(log, [drained, () => server.stop(), () => adminServer?.stop(), () => bus.close()]);
   const { url, localUrl } = server;
-  log.info("gateway listening", { url, ...(localUrl ? { localUrl } : {}), adminApi: adminApi(env), ...(adminServer ? { adminUrl: adminServer.url } : {}) });
+  log.info("gateway listening", {
+    url,
+    ...(localUrl ? { localUrl } : {}),
+    adminApi: adminApi(env),
+    ...(adminServer ? { adminUrl: adminServer.url } : {}),
+  });
 });

@@ -27,8 +27,17 @@ export function adminApiOff(method: string, path: string): AppError {
 export function routeNotFound(request: Request, adminApiOn: boolean, servesAdmin: boolean): AppError {
   const path = pathOf(request);
   if (!adminApiOn && servesAdmin && adminPath.test(path)) return adminApiOff(request.method, path);
-  return new AppError("not_found", `No route answers ${request.method} ${path}: the API reference is at /docs.`, { method: request.method, path });
+  return new AppError("not_found", `No route answers ${request.method} ${path}: the API reference is at /docs.`, {
+    method: request.method,
+    path,
+  });
 }
 
 /** `GET /`: where a person who opened the server's address goes next. */
-export const index = { service: "savepoint", docs: "/docs", openapi: "/openapi.json", healthz: "/healthz", readyz: "/readyz" };
+export const index = {
+  service: "savepoint",
+  docs: "/docs",
+  openapi: "/openapi.json",
+  healthz: "/healthz",
+  readyz: "/readyz",
+};

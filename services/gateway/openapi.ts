@@ -1,10 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { apiVersion } from "../../shared/contract/version.ts";
 import { apiGuide } from "../../shared/contract/docs/concepts.ts";
 import { ErrorResponse } from "../../shared/contract/errors.ts";
 import { type Route, takesIdempotencyKey } from "../../shared/contract/route.ts";
+import { apiVersion } from "../../shared/contract/version.ts";
 import { errorResponseDescription, errorStatusesOf, errorTable, statusTable } from "./openapi-errors.ts";
 
 export { errorCasesOf } from "./openapi-errors.ts";
@@ -30,7 +30,8 @@ const tagDescriptions: Record<string, string> = {
   operations: "Readiness and metrics, for balancers and Prometheus; answered by the gateway itself.",
 };
 
-const requestTooLarge = "Request Header Fields Too Large: headers or URL over 16 KiB, refused by the HTTP server before any route runs, with no body.";
+const requestTooLarge =
+  "Request Header Fields Too Large: headers or URL over 16 KiB, refused by the HTTP server before any route runs, with no body.";
 
 /** Server and SDK are both MIT (LICENSE); package.json is private only because the server is not an npm package. */
 const license = { name: "MIT", identifier: "MIT" };
@@ -41,10 +42,20 @@ const securitySchemes = {
     type: "apiKey",
     in: "header",
     name: "X-Service-Account-Session",
-    description: "Account session token, returned once per device; bound to the path's accountId, or to X-Service-Account-ID on paths without one.",
+    description:
+      "Account session token, returned once per device; bound to the path's accountId, or to X-Service-Account-ID on paths without one.",
   },
-  accountId: { type: "apiKey", in: "header", name: "X-Service-Account-ID", description: "The session's account, on paths that do not name it." },
-  adminToken: { type: "http", scheme: "bearer", description: "SAVEPOINT_ADMIN_TOKEN (the owner), or a named operator's token `spo_...`" },
+  accountId: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Account-ID",
+    description: "The session's account, on paths that do not name it.",
+  },
+  adminToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "SAVEPOINT_ADMIN_TOKEN (the owner), or a named operator's token `spo_...`",
+  },
 };
 
 /** Every schema with `.meta({ id })` that `root` reaches, by id. */
@@ -72,7 +83,12 @@ function convert(schemas: readonly z.ZodType[], io: Io, name: (id: string) => st
   for (const [id, schema] of named) registry.add(schema, { id });
   registry.add(wrapper, { id: routesKey });
   // `unrepresentable: "any"` turns z.custom (free-form payloads) into `{}` merged with its meta.
-  const out = z.toJSONSchema(registry, { target: "draft-2020-12", io, unrepresentable: "any", uri: (id) => schemaRef(name(id)) }).schemas;
+  const out = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    uri: (id) => schemaRef(name(id)),
+  }).schemas;
   if (out.__shared) throw new Error(`a named schema was not collected: ${JSON.stringify(out.__shared)}`);
 
   const byId: Record<string, JsonSchema> = {};
@@ -95,17 +111,27 @@ function convert(schemas: readonly z.ZodType[], io: Io, name: (id: string) => st
  */
 function routeSchemas(routes: readonly Route[]) {
   const inputs = [...new Set(routes.flatMap((r) => [r.params, r.query, ...(r.body ? [r.body] : [])]))];
-  const outputsOf = (r: Route) => [r.ok[1], ...(r.conflict ? [r.conflict] : []), ...(r.answers ?? []).map((a) => a.schema)];
+  const outputsOf = (r: Route) => [
+    r.ok[1],
+    ...(r.conflict ? [r.conflict] : []),
+    ...(r.answers ?? []).map((a) => a.schema),
+  ];
   const outputs = [...new Set([ErrorResponse, ...routes.flatMap(outputsOf)])];
   let renamed = new Set<string>();
   for (;;) {
     const input = convert(inputs, "input", (id) => (renamed.has(id) ? `${id}Input` : id));
     const output = convert(outputs, "output", (id) => id);
-    const differ = Object.keys(input.byId).filter((id) => id in output.byId && !isDeepStrictEqual(input.byId[id], output.byId[id]));
+    const differ = Object.keys(input.byId).filter(
+      (id) => id in output.byId && !isDeepStrictEqual(input.byId[id], output.byId[id]),
+    );
     if (differ.length === renamed.size && differ.every((id) => renamed.has(id))) {
       const components: Record<string, JsonSchema> = { ...output.byId };
       for (const [id, schema] of Object.entries(input.byId)) components[renamed.has(id) ? `${id}Input` : id] = schema;
-      return { components: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))), input: input.of, output: output.of };
+      return {
+        components: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+        input: input.of,
+        output: output.of,
+      };
     }
     renamed = new Set(differ);
   }
@@ -114,11 +140,19 @@ function routeSchemas(routes: readonly Route[]) {
 /** Path and query parameters, one per property of the route's params and query objects. */
 function parameters(r: Route, input: (s: z.ZodType) => JsonSchema, components: Record<string, JsonSchema>) {
   const out: unknown[] = [];
-  for (const [location, schema] of [["path", r.params], ["query", r.query]] as const) {
+  for (const [location, schema] of [
+    ["path", r.params],
+    ["query", r.query],
+  ] as const) {
     let json = input(schema) as { $ref?: string; properties?: Record<string, unknown>; required?: string[] };
     if (json.$ref) json = components[json.$ref.slice(schemaRef("").length)] as typeof json;
     for (const [name, s] of Object.entries(json.properties ?? {})) {
-      out.push({ name, in: location, required: location === "path" || (json.required ?? []).includes(name), schema: s });
+      out.push({
+        name,
+        in: location,
+        required: location === "path" || (json.required ?? []).includes(name),
+        schema: s,
+      });
     }
   }
   return out;
@@ -130,11 +164,10 @@ const idempotencyKeyParameter = (r: Route) => ({
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" },
   description:
-
-      "Any unique string, such as a UUID, per logical write. Within 24 hours a retry with the same key, " +
-      "credentials and body gets the first answer again, with `Idempotent-Replayed: true`; the same key with " +
-      "another body is 409 `idempotency_key_reused`, and while the first request still runs 409 with " +
-      "`details.reason` `in_progress` and Retry-After." +
+    "Any unique string, such as a UUID, per logical write. Within 24 hours a retry with the same key, " +
+    "credentials and body gets the first answer again, with `Idempotent-Replayed: true`; the same key with " +
+    "another body is 409 `idempotency_key_reused`, and while the first request still runs 409 with " +
+    "`details.reason` `in_progress` and Retry-After." +
     (r.auth === "session"
       ? ""
       : " On this route the key is scoped to the runtime key every player shares, so it is a secret: " +
@@ -146,7 +179,9 @@ const jsonContent = (schema: unknown) => ({ "application/json": { schema } });
 function security(r: Route) {
   if (r.auth === "none") return [];
   if (r.auth === "admin") return [{ adminToken: [] }];
-  const session = r.path.includes(":accountId") ? { runtimeKey: [], accountSession: [] } : { runtimeKey: [], accountSession: [], accountId: [] };
+  const session = r.path.includes(":accountId")
+    ? { runtimeKey: [], accountSession: [] }
+    : { runtimeKey: [], accountSession: [], accountId: [] };
   if (r.auth === "session") return [session];
   if (r.auth === "optionalSession") return [{ runtimeKey: [] }, session];
   return [{ runtimeKey: [] }];
@@ -162,8 +197,11 @@ export function openApiDocument(routes: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const okContent = r.contentType ? { [r.contentType]: { schema: output(r.ok[1]) } } : jsonContent(output(r.ok[1]));
-    const responses: Record<string, unknown> = { [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: okContent } };
-    for (const a of r.answers ?? []) responses[a.status] = { description: a.description, content: jsonContent(output(a.schema)) };
+    const responses: Record<string, unknown> = {
+      [r.ok[0]]: { description: STATUS_CODES[r.ok[0]], content: okContent },
+    };
+    for (const a of r.answers ?? [])
+      responses[a.status] = { description: a.description, content: jsonContent(output(a.schema)) };
     const idempotent = takesIdempotencyKey(r);
     const statuses = errorStatusesOf(r);
     for (const status of statuses) {
@@ -172,11 +210,14 @@ export function openApiDocument(routes: readonly Route[]) {
     }
     // Bun's HTTP server refuses oversized headers itself on every route; listed where nothing else is a 4xx.
     if (!statuses.some((s) => s >= 400 && s < 500)) responses[431] = { description: requestTooLarge };
-    if (!r.subject && !r.gatewayOnly) responses[501] = { description: "Not implemented yet", content: jsonContent(error) };
+    if (!r.subject && !r.gatewayOnly)
+      responses[501] = { description: "Not implemented yet", content: jsonContent(error) };
     (paths[openapiPath(r.path)] ??= {})[r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.number ? `${r.number}. ${r.summary}` : r.summary,
-      description: [r.description ?? "", r.role ? `Least operator role: \`${r.role}\`.` : "", errorTable(r)].filter(Boolean).join("\n\n"),
+      description: [r.description ?? "", r.role ? `Least operator role: \`${r.role}\`.` : "", errorTable(r)]
+        .filter(Boolean)
+        .join("\n\n"),
       tags: [r.tag],
       security: security(r),
       parameters: [...parameters(r, input, components), ...(idempotent ? [idempotencyKeyParameter(r)] : [])],
@@ -184,7 +225,10 @@ export function openApiDocument(routes: readonly Route[]) {
       responses,
     };
   }
-  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}) }));
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({
+    name,
+    ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}),
+  }));
   return {
     openapi: "3.1.0",
     info: { title: "Savepoint API", version: apiVersion, description: apiGuide(statusTable()), license },

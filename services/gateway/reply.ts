@@ -22,7 +22,8 @@ function withETag(request: Request, body: unknown, requestId: string): Response 
   const text = JSON.stringify(body);
   const etag = `"${sha256Hex(text).slice(0, 32)}"`;
   const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
-  if (held.includes(etag) || held.includes("*")) return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
+  if (held.includes(etag) || held.includes("*"))
+    return new Response(null, { status: 304, headers: { etag, "x-request-id": requestId } });
   return withText(text, { status: 200, headers: jsonHeaders(requestId, { etag, "cache-control": "no-cache" }) });
 }
 

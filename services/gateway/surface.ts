@@ -8,7 +8,8 @@ import type { Route } from "../../shared/contract/route.ts";
  */
 export type Surface = "all" | "public" | "admin";
 
-export const servesRoute = (surface: Surface, r: Route) => surface === "all" || (surface === "admin") === (r.auth === "admin");
+export const servesRoute = (surface: Surface, r: Route) =>
+  surface === "all" || (surface === "admin") === (r.auth === "admin");
 export const servesMetrics = (surface: Surface) => surface !== "public";
 export const servesDocs = (surface: Surface) => surface !== "admin";
 /** The console checks the admin token at its sign-in: it belongs where the admin API is. */

@@ -1,6 +1,6 @@
 import type { Bus, RequestOptions } from "../../shared/bus/port.ts";
-import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
+import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
 import { requestRoute } from "../../shared/serving/call.ts";
 import type { Reply } from "../../shared/serving/reply.ts";
 
@@ -18,7 +18,13 @@ export function refOf(tenant: Tenant): string {
  * reference). A service copy that does not hold it yet answers `tenant_unknown` before anything ran, and
  * gets this one request again with the tenant in full, which it keeps: the client never sees the exchange.
  */
-export async function requestWithTenant(bus: Bus, subject: string, tenant: Tenant, message: object, options: RequestOptions): Promise<Reply> {
+export async function requestWithTenant(
+  bus: Bus,
+  subject: string,
+  tenant: Tenant,
+  message: object,
+  options: RequestOptions,
+): Promise<Reply> {
   const reply = await requestRoute(bus, subject, { ...message, tenantRef: refOf(tenant) }, options);
   if (reply.kind !== "error" || reply.error.code !== "tenant_unknown") return reply;
   return requestRoute(bus, subject, { ...message, tenant }, options);

@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import type { Logger } from "../../shared/process/log.ts";
@@ -44,14 +44,18 @@ export function readTlsPair(files: TlsFiles): TlsPair {
   } catch {
     throw new Error(`SAVEPOINT_TLS_KEY: ${files.key} is not a PEM private key`);
   }
-  if (!matches) throw new Error(`SAVEPOINT_TLS_KEY: ${files.key} is not the private key of the certificate in ${files.cert}`);
+  if (!matches)
+    throw new Error(`SAVEPOINT_TLS_KEY: ${files.key} is not the private key of the certificate in ${files.cert}`);
   return { cert, key, notAfter: new Date(x509.validTo).toISOString() };
 }
 
 /** What changes when either file is rewritten or replaced (a renamed-in file, a swapped Kubernetes secret link). */
 function stamp(files: TlsFiles): string {
   try {
-    return [files.cert, files.key].map((p) => statSync(p)).map((s) => `${s.ino}:${s.size}:${s.mtimeMs}`).join("|");
+    return [files.cert, files.key]
+      .map((p) => statSync(p))
+      .map((s) => `${s.ino}:${s.size}:${s.mtimeMs}`)
+      .join("|");
   } catch {
     return "missing";
   }
@@ -61,7 +65,13 @@ function stamp(files: TlsFiles): string {
  * Calls `apply` with the new pair each time the files change into a matching pair. A half-written
  * renewal (files that do not match, or one missing) keeps the certificate being served, logged once.
  */
-export function watchTlsFiles(files: TlsFiles, initial: TlsPair, log: Logger, apply: (pair: TlsPair) => void, intervalMs = 1_000): () => void {
+export function watchTlsFiles(
+  files: TlsFiles,
+  initial: TlsPair,
+  log: Logger,
+  apply: (pair: TlsPair) => void,
+  intervalMs = 1_000,
+): () => void {
   let seen = stamp(files);
   let served = initial.cert + initial.key;
   const timer = setInterval(() => {
@@ -72,7 +82,9 @@ export function watchTlsFiles(files: TlsFiles, initial: TlsPair, log: Logger, ap
     try {
       pair = readTlsPair(files);
     } catch (err) {
-      log.warn("TLS files changed but are not a usable pair yet: still serving the previous certificate", { err: (err as Error).message });
+      log.warn("TLS files changed but are not a usable pair yet: still serving the previous certificate", {
+        err: (err as Error).message,
+      });
       return;
     }
     if (pair.cert + pair.key === served) return;
@@ -81,21 +93,27 @@ export function watchTlsFiles(files: TlsFiles, initial: TlsPair, log: Logger, ap
       served = pair.cert + pair.key;
       log.info("TLS certificate reloaded", { notAfter: pair.notAfter });
     } catch (err) {
-      log.error("TLS certificate reload failed: still serving the previous certificate", { err: (err as Error).message });
+      log.error("TLS certificate reload failed: still serving the previous certificate", {
+        err: (err as Error).message,
+      });
     }
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }
 
-const isLoopback = (host: string) => host === "localhost" || (isIP(host) === 4 ? host.startsWith("127.") : host === "::1");
+const isLoopback = (host: string) =>
+  host === "localhost" || (isIP(host) === 4 ? host.startsWith("127.") : host === "::1");
 
 /**
  * Runtime keys and session tokens travel in headers: over plain HTTP on a reachable address, only a
  * TLS-terminating proxy in front protects them, and naming it in SAVEPOINT_TRUSTED_PROXIES is the one
  * sign the server has that there is one.
  */
-export function warnIfPlainHttp(log: Logger, listener: { host: string; tls: boolean; trustedProxies: readonly string[] }): void {
+export function warnIfPlainHttp(
+  log: Logger,
+  listener: { host: string; tls: boolean; trustedProxies: readonly string[] },
+): void {
   if (listener.tls || isLoopback(listener.host) || listener.trustedProxies.length > 0) return;
   log.warn(
     `plain HTTP on ${listener.host}, which is not loopback, and no SAVEPOINT_TRUSTED_PROXIES: runtime keys and session tokens would cross the ` +

@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import { type TrafficCounts, latencyBoundsMs, noTraffic, overviewEndpoints } from "../../shared/contract/overview.ts";
+import { latencyBoundsMs, noTraffic, overviewEndpoints, type TrafficCounts } from "../../shared/contract/overview.ts";
 import type { Logger } from "../../shared/process/log.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 
@@ -44,7 +44,7 @@ export function createTraffic(bus: Bus, log: Logger, flushMs = defaultTrafficFlu
       if (!held) into.set(key, m);
       else {
         for (const k of ["requests", "syncs", "conflicts", "clientErrors", "serverErrors"] as const) held[k] += m[k];
-        m.latency.forEach((n, i) => (held.latency[i]! += n));
+        for (const [i, n] of m.latency.entries()) held.latency[i]! += n;
       }
     }
   }

@@ -3,7 +3,9 @@ import type { TooLargeParams } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 
 const tooLargeOf = (issue: z.core.$ZodIssue) =>
-  (issue as { params?: TooLargeParams }).params?.tooLarge ? (issue as unknown as { params: TooLargeParams }).params : undefined;
+  (issue as { params?: TooLargeParams }).params?.tooLarge
+    ? (issue as unknown as { params: TooLargeParams }).params
+    : undefined;
 
 /**
  * Parses `value` with `schema`. Type and shape problems are 400 with every issue; when the only

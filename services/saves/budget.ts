@@ -5,7 +5,8 @@ import type { Deps } from "./deps.ts";
 import type { SaveUsageDoc } from "./repo.ts";
 
 /** Stored bytes of a save (its metadata and state): what the environment's budget counts. */
-export const saveBytes = (d: { metadata: string; state: string }) => Buffer.byteLength(d.metadata, "utf8") + Buffer.byteLength(d.state, "utf8");
+export const saveBytes = (d: { metadata: string; state: string }) =>
+  Buffer.byteLength(d.metadata, "utf8") + Buffer.byteLength(d.state, "utf8");
 
 /**
  * The plan's budget for one environment's saves (README, Storage budgets): a write that grows them
@@ -13,12 +14,24 @@ export const saveBytes = (d: { metadata: string; state: string }) => Buffer.byte
  * follower that counts the write's bytes in its commit. Concurrent writers checked against the same
  * count may pass the budget by their own sizes together.
  */
-export function saveBudget(deps: Deps, plan: PlanName, envId: string, usage: SaveUsageDoc | null, growth: number): Write {
+export function saveBudget(
+  deps: Deps,
+  plan: PlanName,
+  envId: string,
+  usage: SaveUsageDoc | null,
+  growth: number,
+): Write {
   const budget = deps.plans[plan].storage.bytesPerEnvironmentSaves;
   const used = usage?.bytes ?? 0;
   if (growth > 0 && used + growth > budget) {
     // The budget counts current states; restore points are bounded by the plan's count and days.
-    const details = { budgetBytes: budget, usedBytes: used, currentStateBytes: used, historyBytes: 0, requiredBytes: used + growth };
+    const details = {
+      budgetBytes: budget,
+      usedBytes: used,
+      currentStateBytes: used,
+      historyBytes: 0,
+      requiredBytes: used + growth,
+    };
     throw fail.storageQuotaExceeded({ scope: "environment", ...details });
   }
   return { increment: envId, by: { bytes: growth }, init: {}, in: deps.repo.usage };

@@ -2,9 +2,9 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { DeleteSaveResponse } from "../../shared/contract/save-history.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
-import type { Deps } from "./deps.ts";
 import { saveBytes } from "./budget.ts";
-import { type SaveDoc, historyIdOf } from "./repo.ts";
+import type { Deps } from "./deps.ts";
+import { historyIdOf, type SaveDoc } from "./repo.ts";
 
 /**
  * Lost rounds before a delete answers 503. A round is lost only when a sync of the same save was
@@ -35,7 +35,8 @@ export async function deleteSave(deps: Deps, _id: string, saveId: string): Promi
   }
   const removed = await removeGeneration(deps, first);
   await repo.snapshots.delete({ ownerId: historyIdOf(first) });
-  if (!removed) return { saveId, deletedAt: (await repo.tombstones.get(_id))?.deletedAt ?? deletedAt, alreadyDeleted: true };
+  if (!removed)
+    return { saveId, deletedAt: (await repo.tombstones.get(_id))?.deletedAt ?? deletedAt, alreadyDeleted: true };
   // Only the delete that removed it gives its bytes back to the environment's budget (budget.ts).
   await repo.usage.increment(first.envId, "bytes", -saveBytes(removed), {});
   return { saveId, deletedAt, alreadyDeleted: false };
@@ -52,7 +53,11 @@ async function removeGeneration(deps: Deps, first: SaveDoc): Promise<SaveDoc | n
   return inRounds({ rounds }, async (n) => {
     if (n > 0) current = await saves.get(first._id);
     if (!current || historyIdOf(current) !== historyIdOf(first)) return null;
-    const deleted = await saves.delete({ _id: first._id, historyId: first.historyId ?? null, version: current.version });
+    const deleted = await saves.delete({
+      _id: first._id,
+      historyId: first.historyId ?? null,
+      version: current.version,
+    });
     return deleted > 0 ? current : lostRound;
   });
 }

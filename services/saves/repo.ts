@@ -1,7 +1,7 @@
-import type { Save } from "../../shared/contract/runtime.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import type { Save } from "../../shared/contract/runtime.ts";
 import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
 
 /**
  * One save per id and environment (`_id` is `<envId>/<saveId>`): a stage key never sees a prod save.

@@ -1,11 +1,11 @@
-import { envIdOf } from "../../shared/contract/tenant.ts";
-import { fail } from "../../shared/contract/errors.ts";
 import type { Environment } from "../../shared/contract/common.ts";
-import type { Deps } from "./deps.ts";
-import { inRounds, lostRound } from "../../shared/store/versioned.ts";
+import { fail } from "../../shared/contract/errors.ts";
+import { envIdOf } from "../../shared/contract/tenant.ts";
 import { replacedNeedsKeeping } from "../../shared/store/history-ring.ts";
+import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
-import { type SaveDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
+import type { Deps } from "./deps.ts";
+import { historyIdOf, type SaveDoc, saveDocId, toSave } from "./repo.ts";
 import { keptSavePoint, listSavePoints, savePoint, snapshotWrites } from "./save-history.ts";
 import { updateKeepingWrite } from "./sync-save.ts";
 
@@ -52,7 +52,9 @@ export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number
     const replaced = { metadata: JSON.parse(save.metadata), state: JSON.parse(save.state) };
     const last = seq + (keepReplaced ? 2 : 1);
     const writes = [
-      ...(keepReplaced ? snapshotWrites(deps, plan, { ownerId, seq: last - 1, version: save.version, content: replaced, at: now }) : []),
+      ...(keepReplaced
+        ? snapshotWrites(deps, plan, { ownerId, seq: last - 1, version: save.version, content: replaced, at: now })
+        : []),
       ...snapshotWrites(deps, plan, { ownerId, seq: last, version: save.version + 1, content, at: now }),
     ];
     const at = now.toISOString();

@@ -1,10 +1,10 @@
-import { expiryOf, restorePointDue, restorePointWrites } from "../../shared/store/history-ring.ts";
 import { fail } from "../../shared/contract/errors.ts";
-import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
+import { expiryOf, restorePointDue, restorePointWrites } from "../../shared/store/history-ring.ts";
 import type { Write } from "../../shared/store/port.ts";
 import type { Deps } from "./deps.ts";
-import { type SaveDoc, type SaveSnapshotDoc, historyIdOf } from "./repo.ts";
+import { historyIdOf, type SaveDoc, type SaveSnapshotDoc } from "./repo.ts";
 
 /** Snapshots read per page: a save's state can be 256 KiB, so never a whole history at once. */
 const pageSize = 50;
@@ -16,11 +16,19 @@ export type SaveContent = { metadata: unknown; state: unknown };
  * an accepted sync is one when the newest is older than the plan's interval (every sync on
  * `self_hosted`), at most `keptPerSlot` are kept, none past the retention days.
  */
-export const snapshotDue = (deps: Deps, plan: PlanName, doc: Pick<SaveDoc, "lastSnapshotAt"> | null, now: Date): boolean =>
-  restorePointDue(deps.plans[plan].snapshot.everySeconds, doc?.lastSnapshotAt, now);
+export const snapshotDue = (
+  deps: Deps,
+  plan: PlanName,
+  doc: Pick<SaveDoc, "lastSnapshotAt"> | null,
+  now: Date,
+): boolean => restorePointDue(deps.plans[plan].snapshot.everySeconds, doc?.lastSnapshotAt, now);
 
 /** The insert of snapshot `seq` and the removal of the one that falls out of the plan's count; they ride with the save's write. */
-export function snapshotWrites(deps: Deps, plan: PlanName, snap: { ownerId: string; seq: number; version: number; content: SaveContent; at: Date }): Write[] {
+export function snapshotWrites(
+  deps: Deps,
+  plan: PlanName,
+  snap: { ownerId: string; seq: number; version: number; content: SaveContent; at: Date },
+): Write[] {
   const { snapshots } = deps.repo;
   const doc: SaveSnapshotDoc = {
     _id: `${snap.ownerId}:${snap.seq}`,
@@ -62,18 +70,29 @@ export async function listSavePoints(deps: Deps, save: SaveDoc): Promise<SaveRes
   const seen = new Set<number>();
   const points: SaveRestorePointList["restorePoints"] = [];
   for (let skip = 0; ; skip += pageSize) {
-    const page = await deps.repo.snapshots.find({ ownerId }, { sort: { field: "seq", direction: -1 }, skip, limit: pageSize });
+    const page = await deps.repo.snapshots.find(
+      { ownerId },
+      { sort: { field: "seq", direction: -1 }, skip, limit: pageSize },
+    );
     for (const s of page) {
       if (seen.has(s.seq) || !isKept(deps, plan, save, s, now)) continue;
       seen.add(s.seq);
-      points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: Buffer.byteLength(JSON.stringify(JSON.parse(s.payload).state), "utf8") });
+      points.push({
+        version: s.version,
+        createdAt: s.createdAt,
+        sizeBytes: Buffer.byteLength(JSON.stringify(JSON.parse(s.payload).state), "utf8"),
+      });
     }
     if (page.length < pageSize) return points;
   }
 }
 
 /** A kept restore point of the save (the newest with that version), or null. */
-export async function keptSavePoint(deps: Deps, save: SaveDoc, version: number): Promise<{ doc: SaveSnapshotDoc; plan: PlanName } | null> {
+export async function keptSavePoint(
+  deps: Deps,
+  save: SaveDoc,
+  version: number,
+): Promise<{ doc: SaveSnapshotDoc; plan: PlanName } | null> {
   const ownerId = historyIdOf(save);
   const plan = await historyPlan(deps, ownerId);
   const doc = await deps.repo.snapshots.findOne({ ownerId, version }, { field: "seq", direction: -1 });

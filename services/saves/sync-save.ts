@@ -1,34 +1,44 @@
 import { fail } from "../../shared/contract/errors.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
-import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
-import { type Conflict, type Replayed, conflict as conflictReply, replayed } from "../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
+import { type Conflict, conflict as conflictReply, type Replayed, replayed } from "../../shared/serving/reply.ts";
+import { limitPerMinute } from "../../shared/serving/window-counter.ts";
 import { ownStamp, stampChanges } from "../../shared/serving/write-stamp.ts";
 import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
-import { limitPerMinute } from "../../shared/serving/window-counter.ts";
-import { type LostRound, inRounds, lostRound } from "../../shared/store/versioned.ts";
+import { inRounds, type LostRound, lostRound } from "../../shared/store/versioned.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import type { Deps } from "./deps.ts";
-import { type SaveDoc, type SaveUsageDoc, historyIdOf, saveDocId, toSave } from "./repo.ts";
-import { type SaveContent, dropPointsIfErased, snapshotDue, snapshotWrites } from "./save-history.ts";
+import { historyIdOf, type SaveDoc, type SaveUsageDoc, saveDocId, toSave } from "./repo.ts";
+import { dropPointsIfErased, type SaveContent, snapshotDue, snapshotWrites } from "./save-history.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncSave>;
 type Accepted = { status: "accepted"; save: Save };
-type Stale = { status: "conflict"; save: Save; details: { reason: "base_version_mismatch"; clientBaseVersion: number } };
+type Stale = {
+  status: "conflict";
+  save: Save;
+  details: { reason: "base_version_mismatch"; clientBaseVersion: number };
+};
 type Answer = Accepted | Conflict<Stale> | Replayed<Accepted>;
 /** Whether this request's creation was counted already: a create that goes again is still one creation. */
 type Creation = { counted: boolean };
 
 const conflict = (doc: SaveDoc, clientBaseVersion: number): Conflict<Stale> =>
-  conflictReply({ status: "conflict", save: toSave(doc), details: { reason: "base_version_mismatch", clientBaseVersion } });
+  conflictReply({
+    status: "conflict",
+    save: toSave(doc),
+    details: { reason: "base_version_mismatch", clientBaseVersion },
+  });
 
 // A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
 // answer recognises the current version as its own (shared/serving/write-stamp.ts).
 const markOf = (recordId: IdempotencyRecordId, version: number) => stampChanges(recordId, version, undefined);
 const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, recordId: IdempotencyRecordId) =>
-  ownStamp(doc, recordId) ? replayed<Accepted>({ status: "accepted", save: toSave(doc) }) : conflict(doc, clientBaseVersion);
+  ownStamp(doc, recordId)
+    ? replayed<Accepted>({ status: "accepted", save: toSave(doc) })
+    : conflict(doc, clientBaseVersion);
 
 /** Rounds of one sync: a round is lost only when its create lost to another whose save was deleted before it was read. */
 const rounds = 5;
@@ -46,7 +56,12 @@ export async function syncSave(deps: Deps, msg: Message, key?: IdempotencyRecord
   return inRounds({ rounds }, () => syncRound(deps, msg, key, creation));
 }
 
-async function syncRound(deps: Deps, msg: Message, key: IdempotencyRecordId | undefined, creation: Creation): Promise<Answer | LostRound> {
+async function syncRound(
+  deps: Deps,
+  msg: Message,
+  key: IdempotencyRecordId | undefined,
+  creation: Creation,
+): Promise<Answer | LostRound> {
   const { repo } = deps;
   const { body } = msg;
   const _id = saveDocId(msg.tenant.envId, msg.params.saveId);
@@ -66,7 +81,13 @@ async function syncRound(deps: Deps, msg: Message, key: IdempotencyRecordId | un
     metadata: body.metadata !== undefined ? JSON.stringify(body.metadata) : current.metadata,
     state: body.state !== undefined ? JSON.stringify(body.state) : current.state,
   };
-  const count = saveBudget(deps, plan, envId, await usageOf(deps, envId, usage), saveBytes(stored) - saveBytes(current));
+  const count = saveBudget(
+    deps,
+    plan,
+    envId,
+    await usageOf(deps, envId, usage),
+    saveBytes(stored) - saveBytes(current),
+  );
   const content = { metadata: JSON.parse(stored.metadata), state: JSON.parse(stored.state) };
   const snapshot = point(deps, plan, current, next, content, now);
   const changes = { ...stored, version: next, updatedAt: at, ...markOf(key, next), ...snapshot.changes };
@@ -100,9 +121,13 @@ async function createSave(
   const { body } = msg;
   const { envId, plan } = msg.tenant;
   if (body.baseVersion !== 0) throw fail.notFound("Save");
-  if (!body.externalUserId) throw fail.invalidRequest([{ path: "body.externalUserId", message: "required when creating a save" }]);
+  if (!body.externalUserId)
+    throw fail.invalidRequest([{ path: "body.externalUserId", message: "required when creating a save" }]);
   if (!creation.counted) {
-    await limitPerMinute(repo.creations, now.getTime(), msg.tenant, msg.client.ip, { setting: "saveCreationsPerIpPerMinute", counted: "save creations" });
+    await limitPerMinute(repo.creations, now.getTime(), msg.tenant, msg.client.ip, {
+      setting: "saveCreationsPerIpPerMinute",
+      counted: "save creations",
+    });
     creation.counted = true;
   }
   const at = now.toISOString();
@@ -146,7 +171,12 @@ async function createSave(
  * them together (MongoDB) and a follower fails after the write, the write stands and only the count or
  * history misses it.
  */
-export async function updateKeepingWrite(deps: Deps, filter: Filter<SaveDoc>, changes: Partial<SaveDoc>, then: Write[]): Promise<SaveDoc | null> {
+export async function updateKeepingWrite(
+  deps: Deps,
+  filter: Filter<SaveDoc>,
+  changes: Partial<SaveDoc>,
+  then: Write[],
+): Promise<SaveDoc | null> {
   let updated: SaveDoc | null;
   try {
     updated = await deps.repo.saves.update(filter, changes, then);

@@ -26,4 +26,5 @@ export function normalizeTransferCode(input: string): string | null {
  * The stored form: a keyed hash, bound to the environment, so a leaked table cannot be searched for
  * codes without the key, and a code of one environment is unknown in every other.
  */
-export const hashTransferCode = (secret: string, envId: string, code: string) => createHmac("sha256", secret).update(`${envId}\n${code}`).digest("hex");
+export const hashTransferCode = (secret: string, envId: string, code: string) =>
+  createHmac("sha256", secret).update(`${envId}\n${code}`).digest("hex");

@@ -23,7 +23,10 @@ function refusal(status: TransferCodeStatus) {
  * the lookup; only guesses (a code that is malformed, unknown, revoked or of another environment) keep
  * them: a real code, spent, expired or not, is not a guess.
  */
-export async function consumeCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.consumeTransferCode>): Promise<AccountEnvelopeResponse> {
+export async function consumeCode(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.consumeTransferCode>,
+): Promise<AccountEnvelopeResponse> {
   const { repo } = deps;
   const { tenant, body } = msg;
   const reservation = await attemptLimits(deps, tenant, msg.client.ip).reserve();

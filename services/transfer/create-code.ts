@@ -25,7 +25,10 @@ async function nextOrder(deps: Deps, accountId: string): Promise<string> {
  * Route 9: a one-time code for the account behind the session. The gateway has already refused a
  * deleted or suspended account. The code is answered once and stored only as its keyed hash.
  */
-export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRoutes.createTransferCode>): Promise<CreateTransferCodeResponse> {
+export async function createCode(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.createTransferCode>,
+): Promise<CreateTransferCodeResponse> {
   const { repo } = deps;
   const { accountId } = msg.session;
   const longest = Math.min(TransferCodeTtl.maxSeconds, msg.tenant.settings.transferCodeTtlSeconds);
@@ -51,8 +54,12 @@ export async function createCode(deps: Deps, msg: RouteMessage<typeof contractRo
   // Every create retires everything past the newest five it sees, its own code too when newer ones
   // were made meanwhile: they agree on the order, so a code is retired only when five newer ones exist,
   // and the last create to look sees every code. After any burst exactly the newest five stay live.
-  const active = await repo.codes.find({ accountId, status: "active" }, { sort: { field: "createdOrder", direction: -1 } });
-  for (const old of active.slice(maxActiveCodes)) await repo.codes.update({ _id: old._id, status: "active" }, { status: "revoked" });
+  const active = await repo.codes.find(
+    { accountId, status: "active" },
+    { sort: { field: "createdOrder", direction: -1 } },
+  );
+  for (const old of active.slice(maxActiveCodes))
+    await repo.codes.update({ _id: old._id, status: "active" }, { status: "revoked" });
 
   return { transferCode: formatTransferCode(code), expiresAt, expiresInSeconds: ttl };
 }

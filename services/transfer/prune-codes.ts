@@ -1,5 +1,5 @@
-import { deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Collection } from "../../shared/store/port.ts";
+import { deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { TransferCodeDoc } from "./repo.ts";
 
 // The first code created each day (per collection and process) prunes: a scan per create is not needed.

@@ -1,5 +1,5 @@
-import type { Collection, Store } from "../../shared/store/port.ts";
 import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import type { Collection, Store } from "../../shared/store/port.ts";
 
 export type TransferCodeStatus = "active" | "consumed" | "revoked" | "accountDeleted";
 

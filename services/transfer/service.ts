@@ -1,15 +1,15 @@
-import { serveEndpoint, serveIdempotentRoute } from "../../shared/serving/serve.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { keptServiceSecret } from "../../shared/process/service-secret.ts";
 import { openIdempotency } from "../../shared/serving/idempotency.ts";
-import { openRepo } from "./repo.ts";
-import { internal } from "../../shared/contract/internal.ts";
-import { contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { envelopeForm, viewOverBus } from "../../shared/serving/replay-forms.ts";
+import { serveEndpoint, serveIdempotentRoute } from "../../shared/serving/serve.ts";
 import { consumeCode } from "./consume-code.ts";
 import { createCode } from "./create-code.ts";
-import { eraseCodes } from "./erase-codes.ts";
 import type { Deps } from "./deps.ts";
+import { eraseCodes } from "./erase-codes.ts";
+import { openRepo } from "./repo.ts";
 
 const group = "transfer";
 
@@ -33,6 +33,13 @@ export const service = defineService({
 function serve(deps: Deps): void {
   const { bus } = deps;
   serveIdempotentRoute(bus, group, routes.createTransferCode, deps.idempotency, (m) => createCode(deps, m));
-  serveIdempotentRoute(bus, group, routes.consumeTransferCode, deps.idempotency, (m) => consumeCode(deps, m), envelopeForm(viewOverBus(bus)));
+  serveIdempotentRoute(
+    bus,
+    group,
+    routes.consumeTransferCode,
+    deps.idempotency,
+    (m) => consumeCode(deps, m),
+    envelopeForm(viewOverBus(bus)),
+  );
   serveEndpoint(bus, group, internal.eraseTransferCodes, (input) => eraseCodes(deps, input.accountId));
 }

@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+import { closeSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -100,7 +100,9 @@ export function readManifest(dir: string): Manifest {
   const manifest = Manifest.safeParse(parsed);
   if (!manifest.success) {
     const issue = manifest.error.issues[0]!;
-    throw new BackupError(`${join(dir, manifestFile)} is not a Savepoint backup manifest (${issue.path.join(".") || "top"}: ${issue.message})`);
+    throw new BackupError(
+      `${join(dir, manifestFile)} is not a Savepoint backup manifest (${issue.path.join(".") || "top"}: ${issue.message})`,
+    );
   }
   return manifest.data;
 }

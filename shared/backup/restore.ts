@@ -14,12 +14,15 @@ export function verifyBackup(dir: string): Manifest {
     const sha256 = sha256Of(path);
     if (bytes !== entry.bytes || sha256 !== entry.sha256) {
       const found = `sha256 ${sha256}, ${bytes} bytes; expected ${entry.sha256}, ${entry.bytes}`;
-      throw new BackupError(`${entry.file} does not match the manifest (${found}): the backup was changed or damaged, not restored`);
+      throw new BackupError(
+        `${entry.file} does not match the manifest (${found}): the backup was changed or damaged, not restored`,
+      );
     }
   }
   for (const db of manifest.databases) {
     const { tables } = inspectDatabase(join(dir, db.file), db.service);
-    if (JSON.stringify(tables) !== JSON.stringify(db.tables)) throw new BackupError(`${db.file}: its row counts differ from the manifest's`);
+    if (JSON.stringify(tables) !== JSON.stringify(db.tables))
+      throw new BackupError(`${db.file}: its row counts differ from the manifest's`);
   }
   return manifest;
 }
@@ -42,7 +45,9 @@ export function restoreBackup(dir: string, dataDir: string): Manifest {
       chmodSync(partial, 0o600);
       syncToDisk(partial);
       if (sha256Of(partial) !== entry.sha256) {
-        throw new BackupError(`${entry.file}: the copy in ${dataDir} differs from the backup (a disk fault?): not restored`);
+        throw new BackupError(
+          `${entry.file}: the copy in ${dataDir} differs from the backup (a disk fault?): not restored`,
+        );
       }
       renameSync(partial, dest);
     }

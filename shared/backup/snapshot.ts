@@ -4,20 +4,32 @@ import { basename } from "node:path";
 import { BackupError, type DatabaseEntry, sha256Of, syncToDisk } from "./manifest.ts";
 
 /** What a copy holds: checked with SQLite's own integrity check, then counted table by table. */
-export function inspectDatabase(file: string, service: string): Pick<DatabaseEntry, "schemaVersion" | "userVersion" | "tables"> {
+export function inspectDatabase(
+  file: string,
+  service: string,
+): Pick<DatabaseEntry, "schemaVersion" | "userVersion" | "tables"> {
   const db = new Database(file, { readonly: true, strict: true });
   try {
-    const problems = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check);
-    if (problems.join() !== "ok") throw new BackupError(`${basename(file)} fails SQLite's integrity check: ${problems.slice(0, 3).join("; ")}`);
+    const problems = db
+      .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+      .all()
+      .map((r) => r.integrity_check);
+    if (problems.join() !== "ok")
+      throw new BackupError(`${basename(file)} fails SQLite's integrity check: ${problems.slice(0, 3).join("; ")}`);
     const names = db
-      .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
       .all()
       .map((r) => r.name);
     const tables: Record<string, number> = {};
-    for (const name of names) tables[name] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()!.n;
+    for (const name of names)
+      tables[name] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()!.n;
     const userVersion = db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
     // The schema version each store records beside its data (README, Upgrading); none before versions began.
-    const meta = names.includes("_meta") ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`) : null;
+    const meta = names.includes("_meta")
+      ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`)
+      : null;
     const schemaVersion = meta ? Number((JSON.parse(meta.doc) as { version?: number }).version ?? 0) : 0;
     return { schemaVersion, userVersion, tables };
   } finally {
@@ -48,5 +60,12 @@ export function snapshotDatabase(source: string, dest: string, service: string):
   // VACUUM INTO does not sync what it wrote.
   chmodSync(dest, 0o600);
   syncToDisk(dest);
-  return { service, file: basename(dest), bytes: statSync(dest).size, sha256: sha256Of(dest), snapshotAt, ...inspectDatabase(dest, service) };
+  return {
+    service,
+    file: basename(dest),
+    bytes: statSync(dest).size,
+    sha256: sha256Of(dest),
+    snapshotAt,
+    ...inspectDatabase(dest, service),
+  };
 }

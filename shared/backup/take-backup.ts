@@ -1,13 +1,23 @@
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir } from "../process/private-files.ts";
 import { secretFingerprint } from "../process/secret-fingerprint.ts";
 import { sharedSecrets } from "../process/secrets-file.ts";
-import { BackupError, type DatabaseEntry, type Manifest, type SecretEntry, sha256Of, syncToDisk, writeManifest } from "./manifest.ts";
+import {
+  BackupError,
+  type DatabaseEntry,
+  type Manifest,
+  type SecretEntry,
+  sha256Of,
+  syncToDisk,
+  writeManifest,
+} from "./manifest.ts";
 import { snapshotDatabase } from "./snapshot.ts";
 
-const serverVersion = (JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+const serverVersion = (
+  JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8")) as { version: string }
+).version;
 
 /** `dir` made owner-only, refused when it holds anything: a backup never mixes with other files. */
 export function claimEmptyDir(dir: string, what: string): void {
@@ -24,7 +34,9 @@ function recordedFingerprint(copies: string[], variable: string): string | undef
     const db = new Database(file, { readonly: true });
     try {
       const has = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'secretFingerprints'").get();
-      const row = has ? db.query<{ doc: string }, [string]>("SELECT doc FROM secretFingerprints WHERE _id = ?").get(variable) : null;
+      const row = has
+        ? db.query<{ doc: string }, [string]>("SELECT doc FROM secretFingerprints WHERE _id = ?").get(variable)
+        : null;
       if (row) return (JSON.parse(row.doc) as { fingerprint: string }).fingerprint;
     } finally {
       db.close();
@@ -38,13 +50,20 @@ function recordedFingerprint(copies: string[], variable: string): string | undef
  * folder, or the variables it was started with. Each must be the one the stores recorded, or a restore
  * would start with every identity link orphaned; a secret no store recorded is copied when present.
  */
-function copySecrets(dataDir: string, outDir: string, copies: string[], env: Record<string, string | undefined>): SecretEntry[] {
+function copySecrets(
+  dataDir: string,
+  outDir: string,
+  copies: string[],
+  env: Record<string, string | undefined>,
+): SecretEntry[] {
   const entries: SecretEntry[] = [];
   for (const variable of sharedSecrets) {
     const file = variable.toLowerCase() as SecretEntry["file"];
     const inData = join(dataDir, file);
     // The server prefers the variable to the file (shared/process/service-secret.ts); the stores say which it used.
-    const found = [env[variable]?.trim(), existsSync(inData) ? readFileSync(inData, "utf8").trim() : undefined].filter((v): v is string => Boolean(v));
+    const found = [env[variable]?.trim(), existsSync(inData) ? readFileSync(inData, "utf8").trim() : undefined].filter(
+      (v): v is string => Boolean(v),
+    );
     const recorded = recordedFingerprint(copies, variable);
     const value = recorded ? found.find((v) => secretFingerprint(v) === recorded) : found[0];
     if (!value) {
@@ -52,12 +71,20 @@ function copySecrets(dataDir: string, outDir: string, copies: string[], env: Rec
       const seen = found.length
         ? `the one found (fingerprint ${found.map(secretFingerprint).join(", ")}) is not it`
         : `neither ${inData} nor the variable holds it`;
-      throw new BackupError(`${variable}: the stores were written with fingerprint ${recorded} and ${seen}: set ${variable} as the server has it`);
+      throw new BackupError(
+        `${variable}: the stores were written with fingerprint ${recorded} and ${seen}: set ${variable} as the server has it`,
+      );
     }
     const dest = join(outDir, file);
     writeFileSync(dest, value, { mode: 0o600, flag: "wx" });
     syncToDisk(dest);
-    entries.push({ variable, file, bytes: statSync(dest).size, sha256: sha256Of(dest), ...(recorded ? { fingerprint: recorded } : {}) });
+    entries.push({
+      variable,
+      file,
+      bytes: statSync(dest).size,
+      sha256: sha256Of(dest),
+      ...(recorded ? { fingerprint: recorded } : {}),
+    });
   }
   return entries;
 }
@@ -77,15 +104,26 @@ export interface BackupOptions {
 export function takeBackup({ dataDir, outDir, order, env = process.env }: BackupOptions): Manifest {
   const present = order.filter((service) => existsSync(join(dataDir, `${service}.sqlite`)));
   if (present.length === 0) {
-    const hint = env.MONGODB_URL ? " (with MONGODB_URL the data is in MongoDB: back it up with mongodump, README, Backups)" : "";
-    throw new BackupError(`${dataDir} holds no Savepoint store (${order[0]}.sqlite, ...): set SAVEPOINT_DATA_DIR or --data-dir${hint}`);
+    const hint = env.MONGODB_URL
+      ? " (with MONGODB_URL the data is in MongoDB: back it up with mongodump, README, Backups)"
+      : "";
+    throw new BackupError(
+      `${dataDir} holds no Savepoint store (${order[0]}.sqlite, ...): set SAVEPOINT_DATA_DIR or --data-dir${hint}`,
+    );
   }
   const created = !existsSync(outDir);
   claimEmptyDir(outDir, "--out");
   try {
     const startedAt = new Date().toISOString();
-    const databases: DatabaseEntry[] = present.map((s) => snapshotDatabase(join(dataDir, `${s}.sqlite`), join(outDir, `${s}.sqlite`), s));
-    const secrets = copySecrets(dataDir, outDir, databases.map((d) => join(outDir, d.file)), env);
+    const databases: DatabaseEntry[] = present.map((s) =>
+      snapshotDatabase(join(dataDir, `${s}.sqlite`), join(outDir, `${s}.sqlite`), s),
+    );
+    const secrets = copySecrets(
+      dataDir,
+      outDir,
+      databases.map((d) => join(outDir, d.file)),
+      env,
+    );
     const totalBytes = [...databases, ...secrets].reduce((sum, f) => sum + f.bytes, 0);
     const manifest: Manifest = {
       format: "savepoint-backup",

@@ -95,11 +95,20 @@ export async function dropEverywhere(bus: Bus, event: Event, data: unknown): Pro
   // A gateway silent for `trustMs` trusts nothing it cached: it is forgotten until it is heard again.
   for (const id of w.lastSeen.keys()) if (silentFor(id) >= trustMs) w.lastSeen.delete(id);
   const live = [...w.lastSeen.keys()];
-  const confirmed = await Promise.all(live.map((id) => confirm(bus, w, id, { subject: event.subject, data }, deadline, silentFor)));
+  const confirmed = await Promise.all(
+    live.map((id) => confirm(bus, w, id, { subject: event.subject, data }, deadline, silentFor)),
+  );
   if (confirmed.includes(false)) throw fail.serviceUnavailable();
 }
 
-async function confirm(bus: Bus, w: Watcher, id: string, drop: z.infer<typeof Drop>, deadline: number, silentFor: (id: string) => number) {
+async function confirm(
+  bus: Bus,
+  w: Watcher,
+  id: string,
+  drop: z.infer<typeof Drop>,
+  deadline: number,
+  silentFor: (id: string) => number,
+) {
   for (;;) {
     const left = Math.min(deadline - performance.now(), trustMs - silentFor(id));
     try {
@@ -123,7 +132,11 @@ export interface CacheTrust {
  * A gateway's side: serves drop requests with `drop`, heartbeats, and calls `lapse` when its trust
  * lapsed (before trusting again), so nothing cached or looked up before the lapse is used after it.
  */
-export function joinCacheDrops(bus: Bus, drop: (subject: string, data: unknown) => void, lapse: () => void): CacheTrust {
+export function joinCacheDrops(
+  bus: Bus,
+  drop: (subject: string, data: unknown) => void,
+  lapse: () => void,
+): CacheTrust {
   const id = randomUUID();
   // In process a heartbeat reaches every publisher as it is sent; over NATS trust waits for a second
   // one, so every publisher has heard the first before this gateway uses its cache.

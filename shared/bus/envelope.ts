@@ -10,7 +10,13 @@ export type Envelope = { ok: true; value: unknown } | { ok: false; error: Return
  * logged with its cause and crosses as `internal_error`, so a stack trace never leaves the service.
  * What a failure means (a store outage, a bad message) is the serving layer's to say (shared/serving/host.ts).
  */
-export async function runHandler(handler: RequestHandler, data: unknown, meta: RequestMeta, log: Logger, subject: string): Promise<Envelope> {
+export async function runHandler(
+  handler: RequestHandler,
+  data: unknown,
+  meta: RequestMeta,
+  log: Logger,
+  subject: string,
+): Promise<Envelope> {
   try {
     return { ok: true, value: await handler(data, meta) };
   } catch (err) {

@@ -1,8 +1,15 @@
 import { fail } from "../contract/errors.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
-import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { runHandler, unwrapEnvelope } from "./envelope.ts";
+import {
+  type Bus,
+  defaultRequestTimeoutMs,
+  type RequestHandler,
+  type RequestOptions,
+  requestIdHeader,
+  type WorkOptions,
+} from "./port.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 type Entry = { job: unknown; deliveries: number; notBefore: number };
@@ -21,7 +28,10 @@ const roundTrip = (value: unknown) => (value === undefined ? undefined : JSON.pa
 export function createLocalBus(log: Logger): Bus {
   const servers = new Map<string, { handlers: RequestHandler[]; next: number }>();
   const subscribers = new Map<string, ((data: unknown) => void)[]>();
-  const queues = new Map<string, { jobs: Entry[]; handler?: (job: unknown) => Promise<void>; options?: WorkOptions; running: boolean }>();
+  const queues = new Map<
+    string,
+    { jobs: Entry[]; handler?: (job: unknown) => Promise<void>; options?: WorkOptions; running: boolean }
+  >();
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
 

@@ -1,4 +1,4 @@
-import { type NatsConnection, createInbox } from "nats";
+import { createInbox, type NatsConnection } from "nats";
 import { fail } from "../contract/errors.ts";
 
 interface Waiting {

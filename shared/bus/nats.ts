@@ -1,26 +1,33 @@
 import {
   AckPolicy,
   type ConsumerMessages,
-  type JsMsg,
-  type Subscription,
+  connect,
   ErrorCode,
   Events,
+  type JsMsg,
+  type Msg,
   type NatsConnection,
+  nanos,
   RetentionPolicy,
   StorageType,
-  type Msg,
-  connect,
-  nanos,
+  type Subscription,
 } from "nats";
-import { fail, isAppError } from "../contract/errors.ts";
 import { Limits } from "../contract/common.ts";
+import { fail, isAppError } from "../contract/errors.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
-import { type Bus, type RequestHandler, type RequestOptions, type WorkOptions, defaultRequestTimeoutMs, requestIdHeader } from "./port.ts";
 import { type Envelope, runHandler, unwrapEnvelope } from "./envelope.ts";
 import { createReplies } from "./nats-replies.ts";
 import { decode, decodeRequest, encode, encodeRequest } from "./nats-wire.ts";
 import { coalesceWrites } from "./nats-writes.ts";
+import {
+  type Bus,
+  defaultRequestTimeoutMs,
+  type RequestHandler,
+  type RequestOptions,
+  requestIdHeader,
+  type WorkOptions,
+} from "./port.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 // Deliveries past `maxDeliver` only record the job as dead: its worker died every time it ran it (a
@@ -46,9 +53,18 @@ export interface NatsBusOptions {
  */
 export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOptions): Promise<Bus> {
   // A comma-separated NATS_URL names the nodes of a cluster; the client fails over between them.
-  const servers = url.split(",").map((s) => s.trim()).filter(Boolean);
+  const servers = url
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   // noAsyncTraces: nats.js otherwise builds an Error on every request for a stack it may never show.
-  const nc: NatsConnection = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
+  const nc: NatsConnection = await connect({
+    servers,
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    noAsyncTraces: true,
+  });
   // The largest valid request (contract limits) and the 1 MiB body cap must fit one message.
   if (nc.info && nc.info.max_payload < Limits.requestBodyBytes) {
     await nc.close();
@@ -90,7 +106,13 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         const existing = await jsm.streams.info(stream).catch(() => undefined);
         if (!existing) {
           const retention = RetentionPolicy.Workqueue;
-          await jsm.streams.add({ name: stream, subjects: [workSubject(queue)], retention, storage: StorageType.File, num_replicas: replicas });
+          await jsm.streams.add({
+            name: stream,
+            subjects: [workSubject(queue)],
+            retention,
+            storage: StorageType.File,
+            num_replicas: replicas,
+          });
         } else if (existing.config.num_replicas !== replicas) {
           // A cluster grown since the stream was made: JetStream moves it to the new replica count.
           await jsm.streams.update(stream, { ...existing.config, num_replicas: replicas });
@@ -118,7 +140,9 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
     try {
       request = decodeRequest(msg);
     } catch {
-      return void msg.respond(encode({ ok: false, error: { code: "invalid_request", message: "Malformed bus message." } }));
+      return void msg.respond(
+        encode({ ok: false, error: { code: "invalid_request", message: "Malformed bus message." } }),
+      );
     }
     const { data, headers } = request;
     const reply = await runHandler(handler, data, { headers, requestId: headers[requestIdHeader] }, log, subject);
@@ -147,7 +171,8 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         const code = (err as { code?: string }).code;
         if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect) throw fail.serviceUnavailable();
         // Only a body the gateway forwards unparsed (a signed webhook) can outgrow a message.
-        if (code === ErrorCode.MaxPayloadExceeded) throw fail.payloadTooLarge("body", nc.info?.max_payload ?? 0, encoded.byteLength);
+        if (code === ErrorCode.MaxPayloadExceeded)
+          throw fail.payloadTooLarge("body", nc.info?.max_payload ?? 0, encoded.byteLength);
         throw err;
       }
       return unwrapEnvelope(decode(reply) as Envelope);

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { AccountId, DeviceLabel, Limits, SlotId, SyncPolicy, Timestamp, Version, freeForm } from "./common.ts";
+import { AccountId, DeviceLabel, freeForm, Limits, SlotId, SyncPolicy, Timestamp, Version } from "./common.ts";
 
 /** An active slot without its `data`: what listings carry, so an account view stays small. */
 export const AccountSlotSummary = z
   .object({
     slotId: z.string().describe("The slot's name, unique among the account's active slots."),
-    slotInfo: freeForm().describe("The small summary a slot picker shows (level, play time, ...), exactly as last synced."),
+    slotInfo: freeForm().describe(
+      "The small summary a slot picker shows (level, play time, ...), exactly as last synced.",
+    ),
     version: Version.describe("The slot's version: send it as `baseVersion` on the next sync of this slot."),
     status: z.literal("active").describe("Always `active`: archived and deleted slots are not listed."),
     updatedAt: Timestamp.describe("When the slot was last written."),
@@ -22,8 +24,12 @@ export type SlotResponse = z.infer<typeof SlotResponse>;
 export const AccountResponse = z
   .object({
     accountId: AccountId.describe("The account's id, `acc_...`: the `{accountId}` of every account route."),
-    accountData: freeForm().describe("Account-wide private game data (currencies, unlocks, settings), shared by all slots."),
-    slots: z.array(AccountSlotSummary).describe("Every active slot, without `data`. Complete: the plan's active-slot cap bounds it."),
+    accountData: freeForm().describe(
+      "Account-wide private game data (currencies, unlocks, settings), shared by all slots.",
+    ),
+    slots: z
+      .array(AccountSlotSummary)
+      .describe("Every active slot, without `data`. Complete: the plan's active-slot cap bounds it."),
     version: Version.describe("The version of `accountData`: send it as `baseVersion` when syncing account data."),
   })
   .meta({ id: "AccountResponse" });
@@ -35,7 +41,9 @@ export const AccountEnvelopeResponse = z
     accountId: AccountId.describe("The account's id."),
     accountSessionToken: z
       .string()
-      .describe("This device's new session token, shown only in this answer: keep it on the device, send it as `X-Service-Account-Session`, never log it."),
+      .describe(
+        "This device's new session token, shown only in this answer: keep it on the device, send it as `X-Service-Account-Session`, never log it.",
+      ),
     account: AccountResponse.describe("The account view."),
     slot: SlotResponse.optional().describe("The first slot, when the account was created with one."),
     syncPolicy: SyncPolicy,
@@ -84,11 +92,17 @@ export type CreateAccountRequest = z.infer<typeof CreateAccountRequest>;
 
 export const SyncAccountDataRequest = z
   .strictObject({
-    baseVersion: Version.describe("The account `version` this change was made on: the write is accepted only while it is still current."),
-    accountData: freeForm(Limits.accountDataBytes).optional().describe("The whole new `accountData`, at most 262,144 bytes as JSON."),
+    baseVersion: Version.describe(
+      "The account `version` this change was made on: the write is accepted only while it is still current.",
+    ),
+    accountData: freeForm(Limits.accountDataBytes)
+      .optional()
+      .describe("The whole new `accountData`, at most 262,144 bytes as JSON."),
     accountDataPatch: freeForm(Limits.accountDataBytes)
       .optional()
-      .describe("Top-level keys to set; a `null` value removes that key. At most 262,144 bytes, and so is the merged result."),
+      .describe(
+        "Top-level keys to set; a `null` value removes that key. At most 262,144 bytes, and so is the merged result.",
+      ),
   })
   .refine((b) => (b.accountData === undefined) !== (b.accountDataPatch === undefined), {
     message: "send exactly one of accountData and accountDataPatch",
@@ -99,8 +113,12 @@ export type SyncAccountDataRequest = z.infer<typeof SyncAccountDataRequest>;
 
 export const SyncAccountSlotRequest = z
   .strictObject({
-    baseVersion: Version.describe("The slot `version` this change was made on: the write is accepted only while it is still current."),
-    slotInfo: freeForm(Limits.slotInfoBytes).optional().describe("The new summary, at most 16,384 bytes as JSON; omitted, the stored one is kept."),
+    baseVersion: Version.describe(
+      "The slot `version` this change was made on: the write is accepted only while it is still current.",
+    ),
+    slotInfo: freeForm(Limits.slotInfoBytes)
+      .optional()
+      .describe("The new summary, at most 16,384 bytes as JSON; omitted, the stored one is kept."),
     data: freeForm(Limits.slotDataBytes).describe("The slot's whole new state, at most 262,144 bytes as JSON."),
   })
   .meta({ id: "SyncAccountSlotRequest" });
@@ -114,7 +132,9 @@ export const SyncAcceptedResponse = z
     updatedAt: Timestamp.describe("When the write was accepted."),
     historyRetained: z
       .boolean()
-      .describe("True when this version was kept as a restore point. The plan decides how often: one per snapshot interval, every sync on `self_hosted`."),
+      .describe(
+        "True when this version was kept as a restore point. The plan decides how often: one per snapshot interval, every sync on `self_hosted`.",
+      ),
     warnings: z
       .array(z.string())
       .optional()
@@ -155,8 +175,12 @@ export const SlotConflictResponse = z
     details: z
       .object({
         reason: z.literal("base_version_mismatch"),
-        serverSlot: z.object({ slotInfo: freeForm(), data: freeForm() }).describe("The server's `slotInfo` and `data`, the other side of the merge."),
-        clientSlot: z.object({ slotInfo: freeForm().optional(), data: freeForm() }).describe("What you sent: `data`, and `slotInfo` when you sent it."),
+        serverSlot: z
+          .object({ slotInfo: freeForm(), data: freeForm() })
+          .describe("The server's `slotInfo` and `data`, the other side of the merge."),
+        clientSlot: z
+          .object({ slotInfo: freeForm().optional(), data: freeForm() })
+          .describe("What you sent: `data`, and `slotInfo` when you sent it."),
       })
       .describe("Both sides of the conflict: merge them (or pick one) and sync again from `version`."),
   })
@@ -173,12 +197,17 @@ type Wire<T extends { details: object }> = Omit<T, "details"> & { details: { rea
 export type AccountConflictWire = Wire<AccountConflictResponse>;
 export type SlotConflictWire = Wire<SlotConflictResponse>;
 
-export const completeAccountConflict = (wire: AccountConflictWire, body: SyncAccountDataRequest): AccountConflictResponse => ({
+export const completeAccountConflict = (
+  wire: AccountConflictWire,
+  body: SyncAccountDataRequest,
+): AccountConflictResponse => ({
   ...wire,
   details: {
     ...wire.details,
     serverAccountData: wire.account.accountData,
-    ...(body.accountData !== undefined ? { clientAccountData: body.accountData } : { clientAccountDataPatch: body.accountDataPatch }),
+    ...(body.accountData !== undefined
+      ? { clientAccountData: body.accountData }
+      : { clientAccountDataPatch: body.accountDataPatch }),
   },
 });
 
@@ -199,7 +228,10 @@ export const completeSlotConflict = (wire: SlotConflictWire, body: SyncAccountSl
 /** `data` only when it is no longer the request's: a replay of a slot synced since its creation. */
 export type CreatedSlotWire = Omit<CreateSlotResponse, "data" | "slot"> & { data?: SlotResponse["data"] };
 
-export const completeCreatedSlot = (wire: CreatedSlotWire | SlotResponse, body: CreateAccountSlotRequest): CreateSlotResponse | SlotResponse => {
+export const completeCreatedSlot = (
+  wire: CreatedSlotWire | SlotResponse,
+  body: CreateAccountSlotRequest,
+): CreateSlotResponse | SlotResponse => {
   if (!("account" in wire)) return wire; // a replay recorded before the envelope was answered
   const { accountId, account, syncPolicy, data, ...summary } = wire;
   const slot = { ...summary, data: data ?? body.data };

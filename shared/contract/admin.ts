@@ -1,14 +1,18 @@
 import { z } from "zod";
-import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from "./common.ts";
-import { PlanName } from "./plans.ts";
+import { AccountId, Environment, freeForm, SlotId, SyncPolicy, Timestamp } from "./common.ts";
 import { AuthProvider } from "./identity.ts";
+import { PlanName } from "./plans.ts";
 import { ProjectSettings } from "./settings.ts";
 import { PolicyNote } from "./sync-policy-versions.ts";
 
 const Name = z.string().trim().min(1).max(100);
 
-export const CreateWorkspaceRequest = z.strictObject({ name: Name, plan: PlanName.optional() }).meta({ id: "CreateWorkspaceRequest" });
-export const WorkspaceResponse = z.object({ workspaceId: z.string(), plan: PlanName }).meta({ id: "WorkspaceResponse" });
+export const CreateWorkspaceRequest = z
+  .strictObject({ name: Name, plan: PlanName.optional() })
+  .meta({ id: "CreateWorkspaceRequest" });
+export const WorkspaceResponse = z
+  .object({ workspaceId: z.string(), plan: PlanName })
+  .meta({ id: "WorkspaceResponse" });
 
 export const WorkspacePath = z.strictObject({ workspaceId: z.string().regex(/^wsp_[A-Za-z0-9]+$/) });
 export const CreateProjectRequest = z.strictObject({ name: Name }).meta({ id: "CreateProjectRequest" });
@@ -18,11 +22,17 @@ export const ProjectResponse = z
 
 export const ProjectPath = z.strictObject({ projectId: z.string().regex(/^prj_[A-Za-z0-9]+$/) });
 export const ProjectEnvPath = ProjectPath.extend({ env: Environment });
-export const CreateRuntimeKeyRequest = z.strictObject({ label: z.string().max(100).optional() }).meta({ id: "CreateRuntimeKeyRequest" });
-export const RuntimeKeyResponse = z.object({ keyId: z.string(), runtimeKey: z.string() }).meta({ id: "RuntimeKeyResponse" });
+export const CreateRuntimeKeyRequest = z
+  .strictObject({ label: z.string().max(100).optional() })
+  .meta({ id: "CreateRuntimeKeyRequest" });
+export const RuntimeKeyResponse = z
+  .object({ keyId: z.string(), runtimeKey: z.string() })
+  .meta({ id: "RuntimeKeyResponse" });
 
 export const KeyPath = z.strictObject({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/) });
-export const RevokeRuntimeKeyResponse = z.object({ keyId: z.string(), revokedAt: Timestamp }).meta({ id: "RevokeRuntimeKeyResponse" });
+export const RevokeRuntimeKeyResponse = z
+  .object({ keyId: z.string(), revokedAt: Timestamp })
+  .meta({ id: "RevokeRuntimeKeyResponse" });
 /** One runtime key as operators see it: never the key or its hash. */
 export const RuntimeKey = z
   .object({
@@ -43,7 +53,10 @@ export const RuntimeKeyView = RuntimeKey.extend({ workspaceId: z.string() }).met
 export const SyncPolicyPatch = SyncPolicy.partial()
   .extend({ note: PolicyNote.optional() })
   .strict()
-  .refine((patch) => Object.keys(patch).some((k) => k !== "note"), "Give at least one field of the sync policy to change.")
+  .refine(
+    (patch) => Object.keys(patch).some((k) => k !== "note"),
+    "Give at least one field of the sync policy to change.",
+  )
   .meta({ id: "SyncPolicyPatch", minProperties: 1 });
 
 /** One identity provider of one environment (docs/api-rules.md#identity-providers). */
@@ -52,24 +65,39 @@ export const AuthProviderConfigRequest = z
   .strictObject({
     enabled: z.boolean(),
     /** Firebase: the Firebase project id. */
-    projectId: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a Firebase project id").optional(),
+    projectId: z
+      .string()
+      .regex(/^[a-z0-9-]{1,64}$/, "must be a Firebase project id")
+      .optional(),
     /** Supabase: the project ref, as in https://<projectRef>.supabase.co. */
-    projectRef: z.string().regex(/^[a-z0-9]{1,64}$/, "must be a Supabase project ref").optional(),
+    projectRef: z
+      .string()
+      .regex(/^[a-z0-9]{1,64}$/, "must be a Supabase project ref")
+      .optional(),
     /** Auth0: the tenant's domain, as in https://<domain>/. */
-    domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, "must be a host name such as tenant.eu.auth0.com").optional(),
+    domain: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}$/, "must be a host name such as tenant.eu.auth0.com")
+      .optional(),
     /** Auth0: the API audience tokens must be issued for. */
     audience: z.string().min(1).max(512).optional(),
     /** Overrides the provider's public key set (emulators, tests). */
     jwksUrl: z.url({ protocol: /^https?$/ }).optional(),
   })
   .meta({ id: "AuthProviderConfigRequest" });
-export const AuthProviderConfig = AuthProviderConfigRequest.extend({ provider: AuthProvider, environment: Environment, updatedAt: Timestamp })
+export const AuthProviderConfig = AuthProviderConfigRequest.extend({
+  provider: AuthProvider,
+  environment: Environment,
+  updatedAt: Timestamp,
+})
   .strip()
   .meta({ id: "AuthProviderConfig" });
 export type AuthProviderConfig = z.infer<typeof AuthProviderConfig>;
 
 export const AdminLinkPath = z.strictObject({ accountId: AccountId, provider: AuthProvider });
-export const UnlinkResponse = z.object({ accountId: AccountId, provider: AuthProvider, unlinkedAt: Timestamp }).meta({ id: "UnlinkResponse" });
+export const UnlinkResponse = z
+  .object({ accountId: AccountId, provider: AuthProvider, unlinkedAt: Timestamp })
+  .meta({ id: "UnlinkResponse" });
 
 /** An identity link as operators see it: never the subject, a hash or a token. */
 export const AdminLink = z.object({
@@ -82,7 +110,9 @@ export const AdminLink = z.object({
 
 export const AdminAccountPath = z.strictObject({ accountId: AccountId });
 export const AdminSlotPath = AdminAccountPath.extend({ slotId: SlotId });
-export const AdminSessionPath = AdminAccountPath.extend({ sessionId: z.string().regex(/^ses_[A-Za-z0-9]+$/, "must be a session id (ses_...)") });
+export const AdminSessionPath = AdminAccountPath.extend({
+  sessionId: z.string().regex(/^ses_[A-Za-z0-9]+$/, "must be a session id (ses_...)"),
+});
 export const RevokeSessionResponse = z
   .object({ accountId: AccountId, sessionId: z.string(), revokedAt: Timestamp })
   .meta({ id: "RevokeSessionResponse" });
@@ -156,7 +186,16 @@ export const AccountStatusResponse = z
   .meta({ id: "AccountStatusResponse" });
 
 /** Stripe's subscription statuses, which a workspace's billing status follows (docs/api-rules.md#billing). */
-export const BillingStatus = z.enum(["active", "trialing", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "paused"]);
+export const BillingStatus = z.enum([
+  "active",
+  "trialing",
+  "past_due",
+  "unpaid",
+  "canceled",
+  "incomplete",
+  "incomplete_expired",
+  "paused",
+]);
 export type BillingStatus = z.infer<typeof BillingStatus>;
 
 export const Workspace = z
@@ -180,10 +219,15 @@ export const UpdateWorkspaceRequest = z
  * operator creates (workspaces, projects) have no bound, so they are paged; the CLI follows `next`.
  */
 export const ListQuery = z.object({
-  cursor: z.string().regex(/^\d{1,9}$/, "must be the next value of the page before").optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be the next value of the page before")
+    .optional(),
   limit: z.coerce.number().int().min(1).max(200).default(100),
 });
-export const WorkspaceList = z.object({ workspaces: z.array(Workspace), next: z.string().optional() }).meta({ id: "WorkspaceList" });
+export const WorkspaceList = z
+  .object({ workspaces: z.array(Workspace), next: z.string().optional() })
+  .meta({ id: "WorkspaceList" });
 
 /** A project as operators see it: its workspace, its policy and its settings (the defaults until changed). */
 export const Project = z
@@ -199,7 +243,9 @@ export const Project = z
   })
   .meta({ id: "Project" });
 export type Project = z.infer<typeof Project>;
-export const ProjectList = z.object({ workspaceId: z.string(), projects: z.array(Project), next: z.string().optional() }).meta({ id: "ProjectList" });
+export const ProjectList = z
+  .object({ workspaceId: z.string(), projects: z.array(Project), next: z.string().optional() })
+  .meta({ id: "ProjectList" });
 
 export const RuntimeKeyList = z
   .object({
@@ -223,7 +269,14 @@ export const PublishGameConfigRequest = z
   .strictObject({ data: freeForm(gameConfigMaxBytes), enabled: z.boolean().optional() })
   .meta({ id: "PublishGameConfigRequest" });
 export const PublishedGameConfig = z
-  .object({ environment: Environment, enabled: z.boolean(), version: z.int().min(1), checksum: z.string(), sizeBytes: z.int().min(0), publishedAt: Timestamp })
+  .object({
+    environment: Environment,
+    enabled: z.boolean(),
+    version: z.int().min(1),
+    checksum: z.string(),
+    sizeBytes: z.int().min(0),
+    publishedAt: Timestamp,
+  })
   .meta({ id: "PublishedGameConfig" });
 
 /** Restore points of a slot or of account data, newest first (docs/api-rules.md#history-and-restore). */
@@ -265,7 +318,9 @@ export const AccountExport = z
         updatedAt: Timestamp,
       }),
     ),
-    history: z.array(z.object({ slotId: z.string().optional(), version: z.int(), createdAt: Timestamp, payload: freeForm() })),
+    history: z.array(
+      z.object({ slotId: z.string().optional(), version: z.int(), createdAt: Timestamp, payload: freeForm() }),
+    ),
     sessions: AdminAccountResponse.shape.sessions,
     links: z.array(AdminLink),
   })
@@ -273,7 +328,9 @@ export const AccountExport = z
 export type AccountExport = z.infer<typeof AccountExport>;
 
 /** A cleanup job that ran out of deliveries (docs/api-rules.md#deletion-and-cleanup): kept for an operator. */
-export const DeadLetterPath = z.strictObject({ deadLetterId: z.string().regex(/^[A-Za-z0-9_:.-]{1,200}$/, "must be a dead letter id, as listed") });
+export const DeadLetterPath = z.strictObject({
+  deadLetterId: z.string().regex(/^[A-Za-z0-9_:.-]{1,200}$/, "must be a dead letter id, as listed"),
+});
 export const DeadLetter = z
   .object({
     deadLetterId: z.string(),
@@ -287,5 +344,9 @@ export const DeadLetter = z
   })
   .meta({ id: "DeadLetter" });
 export const DeadLetterList = z.object({ deadLetters: z.array(DeadLetter) }).meta({ id: "DeadLetterList" });
-export const RetryDeadLetterResponse = z.object({ deadLetterId: z.string(), requeued: z.literal(true) }).meta({ id: "RetryDeadLetterResponse" });
-export const DiscardDeadLetterResponse = z.object({ deadLetterId: z.string(), discarded: z.literal(true) }).meta({ id: "DiscardDeadLetterResponse" });
+export const RetryDeadLetterResponse = z
+  .object({ deadLetterId: z.string(), requeued: z.literal(true) })
+  .meta({ id: "RetryDeadLetterResponse" });
+export const DiscardDeadLetterResponse = z
+  .object({ deadLetterId: z.string(), discarded: z.literal(true) })
+  .meta({ id: "DiscardDeadLetterResponse" });

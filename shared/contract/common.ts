@@ -10,13 +10,19 @@ export const Limits = {
   deviceLabelChars: 80,
 } as const;
 
-export const AccountId = z.string().max(128).regex(/^acc_[A-Za-z0-9_.-]+$/, "must match ^acc_[A-Za-z0-9_.-]+$");
+export const AccountId = z
+  .string()
+  .max(128)
+  .regex(/^acc_[A-Za-z0-9_.-]+$/, "must match ^acc_[A-Za-z0-9_.-]+$");
 /**
  * An id used as a path segment. `.` and `..` match the contract's pattern but cannot be addressed:
  * clients turn them into the current or parent path (`/slots/..` is the account itself).
  */
 export const pathId = (pattern: RegExp, message: string) =>
-  z.string().regex(pattern, message).refine((id) => id !== "." && id !== "..", "must not be . or .. (clients read them as relative paths)");
+  z
+    .string()
+    .regex(pattern, message)
+    .refine((id) => id !== "." && id !== "..", "must not be . or .. (clients read them as relative paths)");
 export const SlotId = pathId(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 characters of A-Z a-z 0-9 _ . -");
 export const Version = z.int().min(1);
 export const Timestamp = z.iso.datetime();
@@ -37,7 +43,8 @@ export interface TooLargeParams {
  * TooLargeParams issue.
  */
 export function freeForm(maxBytes?: number) {
-  const description = maxBytes === undefined ? "Free-form JSON object." : `Free-form JSON object, at most ${maxBytes} bytes as JSON.`;
+  const description =
+    maxBytes === undefined ? "Free-form JSON object." : `Free-form JSON object, at most ${maxBytes} bytes as JSON.`;
   return z
     .custom<Record<string, unknown>>(isJsonObject, "must be a JSON object")
     .superRefine((value, ctx) => {
@@ -75,14 +82,22 @@ export const SyncPolicy = z
     forceSyncCooldownSeconds: z
       .int()
       .min(1)
-      .describe("After a sync the game forces (a \"save now\" button, a level end), the SDK waits this many seconds before it honours another forced one."),
-    syncOnAppBackground: z.boolean().describe("The SDK syncs pending local changes when the app goes to the background, whatever the interval."),
-    syncOnAppForeground: z.boolean().describe("The SDK syncs when the app comes back to the foreground, to pick up changes made on another device."),
+      .describe(
+        'After a sync the game forces (a "save now" button, a level end), the SDK waits this many seconds before it honours another forced one.',
+      ),
+    syncOnAppBackground: z
+      .boolean()
+      .describe("The SDK syncs pending local changes when the app goes to the background, whatever the interval."),
+    syncOnAppForeground: z
+      .boolean()
+      .describe("The SDK syncs when the app comes back to the foreground, to pick up changes made on another device."),
     syncOnReconnect: z.boolean().describe("The SDK syncs its queued changes as soon as the network comes back."),
     maxQueuedLocalSnapshots: z
       .int()
       .min(1)
-      .describe("The most local snapshots the SDK keeps queued while it cannot sync; past that it keeps the newest state, not every step."),
+      .describe(
+        "The most local snapshots the SDK keeps queued while it cannot sync; past that it keeps the newest state, not every step.",
+      ),
   })
   .meta({ id: "SyncPolicy", examples: [syncPolicyDefaults] });
 export type SyncPolicy = z.infer<typeof SyncPolicy>;

@@ -1,15 +1,22 @@
 import { z } from "zod";
-import { AccountId, Environment, Limits, Timestamp, Version, freeForm } from "./common.ts";
 import { WorkspacePath } from "./admin.ts";
+import { AccountId, Environment, freeForm, Limits, Timestamp, Version } from "./common.ts";
 import { AdminSavePath } from "./save-history.ts";
 
 /** Why an operator changed a player's data: kept in the audit entry of the change (README, A player says their save is gone). */
-const Reason = z.string().trim().min(1).max(500).describe("Why the operator made this change, in a sentence: kept in the audit entry.");
+const Reason = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .describe("Why the operator made this change, in a sentence: kept in the audit entry.");
 
 /** An operator's edit of a slot: a sync from `baseVersion` written as the next version, with the reason. */
 export const EditSlotRequest = z
   .strictObject({
-    baseVersion: Version.describe("The slot version the edit was made on: a newer one is the usual 409 with the slot as it is now."),
+    baseVersion: Version.describe(
+      "The slot version the edit was made on: a newer one is the usual 409 with the slot as it is now.",
+    ),
     slotInfo: freeForm(Limits.slotInfoBytes).optional().describe("The new summary; omitted, the stored one is kept."),
     data: freeForm(Limits.slotDataBytes).describe("The slot's whole new state."),
     reason: Reason,
@@ -46,9 +53,13 @@ export const FindPlayersQuery = z
     subject: z.string().min(1).max(256).optional(),
     workspaceId: WorkspacePath.shape.workspaceId.optional().describe("Only accounts of this workspace's projects."),
   })
-  .refine((q) => q.accountId !== undefined || q.playerRef !== undefined || (q.provider !== undefined && q.subject !== undefined), {
-    message: "give accountId, playerRef, or provider and subject",
-  });
+  .refine(
+    (q) =>
+      q.accountId !== undefined || q.playerRef !== undefined || (q.provider !== undefined && q.subject !== undefined),
+    {
+      message: "give accountId, playerRef, or provider and subject",
+    },
+  );
 export const FoundPlayers = z
   .object({
     accounts: z.array(

@@ -57,13 +57,16 @@ export type ErrorCode = z.infer<typeof ErrorCode>;
  */
 export const BusOnlyErrorCode = z.enum(["tenant_unknown"]);
 export type BusOnlyErrorCode = z.infer<typeof BusOnlyErrorCode>;
-export const isClientErrorCode = (code: string): code is ErrorCode => (ErrorCode.options as readonly string[]).includes(code);
+export const isClientErrorCode = (code: string): code is ErrorCode =>
+  (ErrorCode.options as readonly string[]).includes(code);
 
 /** The error envelope every failure is answered with. */
 export const ErrorResponse = z
   .object({
     error: z.object({
-      code: ErrorCode.describe("One of the closed set of error codes (docs/error-codes.md); the HTTP status follows from it."),
+      code: ErrorCode.describe(
+        "One of the closed set of error codes (docs/error-codes.md); the HTTP status follows from it.",
+      ),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),
@@ -115,7 +118,8 @@ export interface RateLimit {
   planTier?: string;
 }
 
-const windowWords = (seconds: number) => (seconds === 1 ? "at once" : seconds === 60 ? "a minute" : `per ${seconds / 60} minutes`);
+const windowWords = (seconds: number) =>
+  seconds === 1 ? "at once" : seconds === 60 ? "a minute" : `per ${seconds / 60} minutes`;
 const scopeWords: Record<LimitScope, string> = {
   environment: "this environment",
   account: "this account",
@@ -128,9 +132,11 @@ const limitMessage = (what: string, l: RateLimit) =>
   `Too many ${what}: ${scopeWords[l.scope]} may make ${l.limit} ${what} ${windowWords(l.windowSeconds)}` +
   `${l.planTier ? ` on the ${l.planTier} plan` : ""} (${l.setting}); retry in ${l.retryAfter} s.`;
 const quotaMessages: Record<StorageQuota["scope"], string> = {
-  account: "The account's current data would pass its plan's storage budget; make a slot smaller, delete one, or upgrade the plan.",
+  account:
+    "The account's current data would pass its plan's storage budget; make a slot smaller, delete one, or upgrade the plan.",
   environment: "The environment's saves would pass its plan's storage budget; make a save smaller or upgrade the plan.",
-  environment_accounts: "The environment's accounts together would pass its plan's storage budget; make the data smaller or upgrade the plan.",
+  environment_accounts:
+    "The environment's accounts together would pass its plan's storage budget; make the data smaller or upgrade the plan.",
 };
 
 /** What a 409 `storage_quota_exceeded` carries: the budget, what uses it, and what the write needed. */
@@ -158,7 +164,9 @@ export class AppError extends Error {
 
   /** Over the bus it may carry a bus-only code too; the gateway answers clients only with the closed set. */
   toJSON(): Omit<ErrorResponse["error"], "code"> & { code: ErrorCode | BusOnlyErrorCode } {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 
@@ -166,50 +174,78 @@ export class AppError extends Error {
 export const fail = {
   invalidRequest: (issues: { path: string; message: string }[]) =>
     new AppError("invalid_request", "The request is invalid.", { issues }),
-  unauthorized: (message = "A valid runtime key and account session are required.") => new AppError("unauthorized", message),
+  unauthorized: (message = "A valid runtime key and account session are required.") =>
+    new AppError("unauthorized", message),
   /** README, Sessions and devices: signed out on this device or another, or revoked by an operator. */
   sessionRevoked: () =>
-    new AppError("session_revoked", "This session was signed out or revoked: sign in again, or move the account here with a transfer code."),
+    new AppError(
+      "session_revoked",
+      "This session was signed out or revoked: sign in again, or move the account here with a transfer code.",
+    ),
   /** README, Sessions and devices: unused for longer than the project's sessionIdleDays. */
   sessionExpired: (idleDays: number) =>
-    new AppError("session_expired", `This session expired after ${idleDays} days without use: sign in again, or move the account here with a transfer code.`),
+    new AppError(
+      "session_expired",
+      `This session expired after ${idleDays} days without use: sign in again, or move the account here with a transfer code.`,
+    ),
   forbidden: (message = "This session may not access that account.") => new AppError("forbidden", message),
   notFound: (what: string) => new AppError("not_found", `${what} was not found.`),
   accountDeleted: () => new AppError("account_deleted", "The account has been deleted."),
   accountSuspended: () =>
-    new AppError("account_suspended", "The account is suspended by the game's operator: contact the game's support; nothing was changed."),
+    new AppError(
+      "account_suspended",
+      "The account is suspended by the game's operator: contact the game's support; nothing was changed.",
+    ),
   slotDeleted: (slotId: string) => new AppError("slot_deleted", "The slot has been deleted.", { slotId }),
-  slotArchived: (slotId: string) => new AppError("slot_archived", "The slot is archived and cannot be changed.", { slotId }),
-  idempotencyKeyReused: (message: string, details?: Record<string, unknown>) => new AppError("idempotency_key_reused", message, details),
-  slotAlreadyExists: (slotId: string) => new AppError("slot_already_exists", "An active slot with this id already exists.", { slotId }),
+  slotArchived: (slotId: string) =>
+    new AppError("slot_archived", "The slot is archived and cannot be changed.", { slotId }),
+  idempotencyKeyReused: (message: string, details?: Record<string, unknown>) =>
+    new AppError("idempotency_key_reused", message, details),
+  slotAlreadyExists: (slotId: string) =>
+    new AppError("slot_already_exists", "An active slot with this id already exists.", { slotId }),
   slotLimitReached: (limit: number) =>
-    new AppError("slot_limit_reached", `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`, { limit }),
+    new AppError(
+      "slot_limit_reached",
+      `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`,
+      { limit },
+    ),
   /** The current state alone would pass the plan's storage budget (README, Storage budgets). */
   storageQuotaExceeded: (details: StorageQuota) =>
-    new AppError(
-      "storage_quota_exceeded",
-      quotaMessages[details.scope],
-      { ...details },
-    ),
+    new AppError("storage_quota_exceeded", quotaMessages[details.scope], { ...details }),
   payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>
-    new AppError("payload_too_large", `${field} is larger than ${limitBytes} bytes.`, { field, limitBytes, actualBytes }),
+    new AppError("payload_too_large", `${field} is larger than ${limitBytes} bytes.`, {
+      field,
+      limitBytes,
+      actualBytes,
+    }),
   transferCodeInvalid: () => new AppError("transfer_code_invalid", "The transfer code is not valid."),
-  transferCodeExpired: () => new AppError("transfer_code_expired", "The transfer code has expired: create a new one on the old device."),
+  transferCodeExpired: () =>
+    new AppError("transfer_code_expired", "The transfer code has expired: create a new one on the old device."),
   transferCodeConsumed: () => new AppError("transfer_code_consumed", "The transfer code has already been used."),
   /** `limit` failures per `windowSeconds`; `retryAfter` seconds until the window ends. */
   transferCodeRateLimited: (limit: RateLimit) =>
     new AppError("transfer_code_rate_limited", limitMessage("failed transfer-code attempts", limit), { ...limit }),
-  providerNotSupported: () => new AppError("provider_not_supported", "Use one of firebase, supabase, auth0.", { field: "provider" }),
+  providerNotSupported: () =>
+    new AppError("provider_not_supported", "Use one of firebase, supabase, auth0.", { field: "provider" }),
   /** `reason` says what was wrong with the token (never the token or its claims' values). */
   tokenInvalid: (provider: Provider, reason: TokenRefusal) =>
-    new AppError(`${provider}_token_invalid`, `The ${provider} token was refused: ${tokenRefusalWords[reason]}.`, { reason }),
-  projectMismatch: (provider: Provider) => new AppError(`${provider}_project_mismatch`, `The ${provider} token was issued for another project.`),
+    new AppError(`${provider}_token_invalid`, `The ${provider} token was refused: ${tokenRefusalWords[reason]}.`, {
+      reason,
+    }),
+  projectMismatch: (provider: Provider) =>
+    new AppError(`${provider}_project_mismatch`, `The ${provider} token was issued for another project.`),
   providerNotConfigured: (provider: Provider) =>
     new AppError("provider_not_configured", `${provider} is not configured for this environment.`, { provider }),
-  providerNotEnabled: (provider: Provider) => new AppError("provider_not_enabled", `${provider} is disabled for this environment.`),
+  providerNotEnabled: (provider: Provider) =>
+    new AppError("provider_not_enabled", `${provider} is disabled for this environment.`),
   authBridgeRequiresPaidPlan: (details: { environment: string; plan: string; upgradePath: string }) =>
-    new AppError("auth_bridge_requires_paid_plan", "Signing in with an identity provider in prod needs a paid plan; use a stage key to test.", details),
-  accountAuthConflict: (message = "This identity is linked to another account.") => new AppError("account_auth_conflict", message),
+    new AppError(
+      "auth_bridge_requires_paid_plan",
+      "Signing in with an identity provider in prod needs a paid plan; use a stage key to test.",
+      details,
+    ),
+  accountAuthConflict: (message = "This identity is linked to another account.") =>
+    new AppError("account_auth_conflict", message),
   /** README, Browser games (CORS): the runtime key's environment is restricted to other origins. */
   originNotAllowed: (origin: string, environment: string) =>
     new AppError(
@@ -223,7 +259,12 @@ export const fail = {
       "payment_required",
       "The workspace's payment is overdue; the service resumes once it is paid (an operator who runs the server sets the workspace's " +
         "billingStatus back to active: npx savepoint workspace update --billingStatus active).",
-      { plan, billingStatus, scope: "environment", setting: "the workspace's billingStatus (Stripe, or npx savepoint workspace update)" },
+      {
+        plan,
+        billingStatus,
+        scope: "environment",
+        setting: "the workspace's billingStatus (Stripe, or npx savepoint workspace update)",
+      },
     ),
   monthlyQuotaExceeded: (planTier: string, used: number, limit: number) =>
     new AppError(
@@ -238,14 +279,16 @@ export const fail = {
     ),
   invalidSignature: () => new AppError("invalid_signature", "The webhook signature is missing, invalid or too old."),
   /** `what` is counted: "requests", "account creations", ... */
-  rateLimited: (limit: RateLimit, what = "requests") => new AppError("rate_limited", limitMessage(what, limit), { ...limit }),
+  rateLimited: (limit: RateLimit, what = "requests") =>
+    new AppError("rate_limited", limitMessage(what, limit), { ...limit }),
   notImplemented: () => new AppError("not_implemented", "This route is part of the contract but not available yet."),
   serviceUnavailable: (retryAfter = 1) =>
     new AppError("service_unavailable", "The service is temporarily unavailable.", { retryAfter }),
   serviceTimeout: () =>
     new AppError("service_timeout", "The service did not answer in time; the write may or may not have happened."),
   /** The bus message named its tenant by a reference this service copy does not hold: send it in full. */
-  tenantUnknown: (tenantRef: string) => new AppError("tenant_unknown", "This service does not know the tenant reference: send the tenant.", { tenantRef }),
+  tenantUnknown: (tenantRef: string) =>
+    new AppError("tenant_unknown", "This service does not know the tenant reference: send the tenant.", { tenantRef }),
   internal: (requestId?: string) =>
     new AppError("internal_error", "An internal error occurred.", requestId ? { requestId } : undefined),
 };

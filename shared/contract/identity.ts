@@ -16,7 +16,11 @@ export const LinkedAuthProvider = z
 
 /** The provider is checked by the auth bridge, so an unknown one is `provider_not_supported`, not a schema error. */
 export const AuthSessionRequest = z
-  .strictObject({ provider: z.string().max(64), token: z.string().min(1).max(16_384), deviceLabel: DeviceLabel.optional() })
+  .strictObject({
+    provider: z.string().max(64),
+    token: z.string().min(1).max(16_384),
+    deviceLabel: DeviceLabel.optional(),
+  })
   .meta({ id: "AuthSessionRequest" });
 
 export const AuthSessionResponse = z

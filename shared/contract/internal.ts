@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { AccountResponse, SlotResponse } from "./accounts.ts";
 import { AdminLink, BillingStatus, Workspace } from "./admin.ts";
-import { PlanName } from "./plans.ts";
 import { AccountId, DeviceLabel } from "./common.ts";
-import { SessionIdleDays } from "./settings.ts";
 import { AuditEntry } from "./operator.ts";
 import { ResolvedOperator } from "./operators.ts";
+import { PlanName } from "./plans.ts";
+import { SessionIdleDays } from "./settings.ts";
 import { Tenant } from "./tenant.ts";
 
 /** A bus endpoint that no HTTP route maps to one-to-one: subject plus request and reply schemas. */
@@ -14,7 +14,11 @@ export interface Endpoint<Req extends z.ZodType, Res extends z.ZodType> {
   readonly request: Req;
   readonly reply: Res;
 }
-const endpoint = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): Endpoint<Req, Res> => ({
+const endpoint = <Req extends z.ZodType, Res extends z.ZodType>(
+  subject: string,
+  request: Req,
+  reply: Res,
+): Endpoint<Req, Res> => ({
   subject,
   request,
   reply,
@@ -24,7 +28,12 @@ export const AccountStatus = z.enum(["active", "suspended", "deleted"]);
 export type AccountStatus = z.infer<typeof AccountStatus>;
 
 /** `expiresAt`: when the session expires if unused from now on; a gateway caches it no longer. */
-export const ResolvedSession = z.object({ sessionId: z.string(), accountId: AccountId, accountStatus: AccountStatus, expiresAt: z.iso.datetime() });
+export const ResolvedSession = z.object({
+  sessionId: z.string(),
+  accountId: AccountId,
+  accountStatus: AccountStatus,
+  expiresAt: z.iso.datetime(),
+});
 export type ResolvedSession = z.infer<typeof ResolvedSession>;
 
 /** Endpoints the gateway uses to authenticate; it sends hashes, never raw credentials. */
@@ -64,13 +73,23 @@ export const internal = {
    */
   replayView: endpoint(
     "accounts.session.replay-view",
-    z.object({ envId: z.string(), accountId: AccountId, tokenHash: z.string().length(64), sessionIdleDays: SessionIdleDays, slotId: z.string().optional() }),
+    z.object({
+      envId: z.string(),
+      accountId: AccountId,
+      tokenHash: z.string().length(64),
+      sessionIdleDays: SessionIdleDays,
+      slotId: z.string().optional(),
+    }),
     z.object({ account: AccountResponse, slot: SlotResponse.optional() }),
   ),
   /** The account's identity links, for the operator view. */
   listLinks: endpoint("auth-bridge.account.links", z.object({ accountId: AccountId }), z.array(AdminLink)),
   /** Erases a deleted account's identity links; run by the accounts cleanup worker. */
-  eraseLinks: endpoint("auth-bridge.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
+  eraseLinks: endpoint(
+    "auth-bridge.account.erase",
+    z.object({ accountId: AccountId }),
+    z.object({ erased: z.int().min(0) }),
+  ),
   /** Billing tells config a workspace's plan and billing state; gateways drop cached tenants. */
   setWorkspaceBilling: endpoint(
     "config.workspace.set-billing",
@@ -132,7 +151,11 @@ export const internal = {
     }),
   ),
   /** A gateway records one admin change in the audit log, which config keeps (README, Console). */
-  recordAudit: endpoint("config.audit.record", AuditEntry.omit({ auditId: true, at: true }), z.object({ auditId: z.string() })),
+  recordAudit: endpoint(
+    "config.audit.record",
+    AuditEntry.omit({ auditId: true, at: true }),
+    z.object({ auditId: z.string() }),
+  ),
   /** The operator a token (by hash) or a console session (by id) acts as; 401 when unknown or revoked. */
   resolveOperator: endpoint(
     "config.operator.resolve",
@@ -140,10 +163,22 @@ export const internal = {
     ResolvedOperator,
   ),
   /** A console sign-out: that session is refused on every gateway copy until it would have expired anyway. */
-  consoleSignOut: endpoint("config.console.sign-out", z.object({ sid: z.string().max(64), expiresAt: z.int() }), z.object({ signedOut: z.literal(true) })),
-  consoleSignedOut: endpoint("config.console.signed-out", z.object({ sid: z.string().max(64) }), z.object({ signedOut: z.boolean() })),
+  consoleSignOut: endpoint(
+    "config.console.sign-out",
+    z.object({ sid: z.string().max(64), expiresAt: z.int() }),
+    z.object({ signedOut: z.literal(true) }),
+  ),
+  consoleSignedOut: endpoint(
+    "config.console.signed-out",
+    z.object({ sid: z.string().max(64) }),
+    z.object({ signedOut: z.boolean() }),
+  ),
   /** Erases a deleted account's transfer codes; run by the accounts cleanup worker. */
-  eraseTransferCodes: endpoint("transfer.account.erase", z.object({ accountId: AccountId }), z.object({ erased: z.int().min(0) })),
+  eraseTransferCodes: endpoint(
+    "transfer.account.erase",
+    z.object({ accountId: AccountId }),
+    z.object({ erased: z.int().min(0) }),
+  ),
 };
 
 /** Cache drops: every live gateway copy confirms each one before its publisher answers (shared/bus/cache-drops.ts). */

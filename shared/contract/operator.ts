@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AccountId, Environment, SlotId, SyncPolicy, Timestamp, freeForm } from "./common.ts";
 import { gameConfigMaxBytes } from "./admin.ts";
+import { AccountId, Environment, freeForm, SlotId, Timestamp } from "./common.ts";
 import { SaveId, SaveResponse } from "./runtime.ts";
 
 /** Reads the operator console needs besides the admin API's writes (README, Console). */
@@ -20,17 +20,26 @@ export const GameConfigVersion = z
 export const GameConfigVersionList = z
   .object({ environment: Environment, activeVersion: z.int().min(0), versions: z.array(GameConfigVersion) })
   .meta({ id: "GameConfigVersionList" });
-export const GameConfigContent = GameConfigVersion.extend({ data: freeForm(gameConfigMaxBytes) }).meta({ id: "GameConfigContent" });
+export const GameConfigContent = GameConfigVersion.extend({ data: freeForm(gameConfigMaxBytes) }).meta({
+  id: "GameConfigContent",
+});
 /** The live config: version 0 and no data until something is published. */
 export const ActiveGameConfig = z
-  .object({ environment: Environment, version: z.int().min(0), enabled: z.boolean(), data: freeForm(gameConfigMaxBytes).optional() })
+  .object({
+    environment: Environment,
+    version: z.int().min(0),
+    enabled: z.boolean(),
+    data: freeForm(gameConfigMaxBytes).optional(),
+  })
   .meta({ id: "ActiveGameConfig" });
 export const GameConfigVersionPath = z.strictObject({
   projectId: z.string().regex(/^prj_[A-Za-z0-9]+$/),
   env: Environment,
   version: z.coerce.number().int().min(1),
 });
-export const RollbackGameConfigRequest = z.strictObject({ version: z.int().min(1) }).meta({ id: "RollbackGameConfigRequest" });
+export const RollbackGameConfigRequest = z
+  .strictObject({ version: z.int().min(1) })
+  .meta({ id: "RollbackGameConfigRequest" });
 
 /** Operators only (never a runtime route): accounts of one environment by a player's references. */
 export const FindAccountsQuery = z
@@ -45,15 +54,31 @@ export const FindAccountsQuery = z
 export const FoundAccounts = z
   .object({
     accounts: z.array(
-      z.object({ accountId: AccountId, status: z.enum(["active", "suspended", "deleted"]), playerRef: z.string().optional(), createdAt: Timestamp }),
+      z.object({
+        accountId: AccountId,
+        status: z.enum(["active", "suspended", "deleted"]),
+        playerRef: z.string().optional(),
+        createdAt: Timestamp,
+      }),
     ),
   })
   .meta({ id: "FoundAccounts" });
 
 /** One restore point's content. */
-export const RestorePointPath = z.strictObject({ accountId: AccountId, slotId: SlotId, version: z.coerce.number().int().min(1) });
+export const RestorePointPath = z.strictObject({
+  accountId: AccountId,
+  slotId: SlotId,
+  version: z.coerce.number().int().min(1),
+});
 export const RestorePointContent = z
-  .object({ accountId: AccountId, slotId: SlotId, version: z.int(), createdAt: Timestamp, slotInfo: freeForm(), data: freeForm() })
+  .object({
+    accountId: AccountId,
+    slotId: SlotId,
+    version: z.int(),
+    createdAt: Timestamp,
+    slotInfo: freeForm(),
+    data: freeForm(),
+  })
   .meta({ id: "RestorePointContent" });
 
 /** A slot as stored now, whatever its status (the newest generation of that id). */
@@ -69,7 +94,11 @@ export const AdminSlot = z
   })
   .meta({ id: "AdminSlot" });
 
-export const AdminSavePath = z.strictObject({ projectId: z.string().regex(/^prj_[A-Za-z0-9]+$/), env: Environment, saveId: SaveId });
+export const AdminSavePath = z.strictObject({
+  projectId: z.string().regex(/^prj_[A-Za-z0-9]+$/),
+  env: Environment,
+  saveId: SaveId,
+});
 export const AdminSave = SaveResponse;
 
 /** The audit log (README, Console): every admin change, who made it, and the target before and after. */
@@ -86,14 +115,20 @@ export const AuditEntry = z
     status: z.int(),
     before: z.unknown(),
     after: z.unknown(),
-    reason: z.string().optional().describe("Why the operator made the change, where its route takes one (an edit of a player's data)."),
+    reason: z
+      .string()
+      .optional()
+      .describe("Why the operator made the change, where its route takes one (an edit of a player's data)."),
   })
   .meta({ id: "AuditEntry" });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditPath = z.strictObject({ auditId: z.string().regex(/^aud_[A-Za-z0-9_]+$/) });
 export const AuditQuery = z.object({
   target: z.string().min(1).max(200).optional(),
-  action: z.string().regex(/^admin[A-Za-z]+$/, "must be an admin operationId such as adminSetSyncPolicy").optional(),
+  action: z
+    .string()
+    .regex(/^admin[A-Za-z]+$/, "must be an admin operationId such as adminSetSyncPolicy")
+    .optional(),
   since: Timestamp.optional(),
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AccountId, Environment } from "./common.ts";
-import { PlanName } from "./plans.ts";
 import type { Endpoint } from "./internal.ts";
+import { PlanName } from "./plans.ts";
 
 /**
  * The dashboard's traffic series (docs/api-rules.md#overview): each gateway copy counts per environment
@@ -35,8 +35,15 @@ export const noTraffic = (): TrafficCounts => ({
 /** Minutes since the epoch, the series' key. */
 export const MinuteNumber = z.int().min(0);
 
-export const TrafficReport = z.object({ minutes: z.array(TrafficCounts.extend({ envId: z.string(), minute: MinuteNumber })).max(10_000) });
-export const TrafficRead = z.object({ envId: z.string(), fromMinute: MinuteNumber, toMinute: MinuteNumber, month: z.string().regex(/^\d{4}-\d{2}$/) });
+export const TrafficReport = z.object({
+  minutes: z.array(TrafficCounts.extend({ envId: z.string(), minute: MinuteNumber })).max(10_000),
+});
+export const TrafficRead = z.object({
+  envId: z.string(),
+  fromMinute: MinuteNumber,
+  toMinute: MinuteNumber,
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+});
 export const TrafficSeries = z.object({
   minutes: z.array(TrafficCounts.extend({ minute: MinuteNumber })),
   /** Units of the month's request limit the gateway copies claimed (README, Limits): in blocks, so at most a block per copy ahead of use. */
@@ -82,7 +89,12 @@ export const Overview = z
     /** One entry per minute of the window, oldest first, zeros included. */
     minutes: z.array(MinuteView),
     totals: MinuteView.omit({ at: true }),
-    players: AccountsOverview.pick({ activeToday: true, activeSinceYesterday: true, newToday: true, newSinceYesterday: true }),
+    players: AccountsOverview.pick({
+      activeToday: true,
+      activeSinceYesterday: true,
+      newToday: true,
+      newSinceYesterday: true,
+    }),
     largestAccounts: z.array(LargeAccount),
     deadLetters: Count,
     plan: z.object({

@@ -39,21 +39,23 @@ const storageDefaults: Record<PlanName, StorageBudget> = {
   starter: { bytesPerAccount: 16 * MiB, bytesPerEnvironmentAccounts: 16 * GiB, bytesPerEnvironmentSaves: 1024 * MiB },
   growth: { bytesPerAccount: 32 * MiB, bytesPerEnvironmentAccounts: 64 * GiB, bytesPerEnvironmentSaves: 4096 * MiB },
   pro: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentAccounts: 256 * GiB, bytesPerEnvironmentSaves: 10_240 * MiB },
-  self_hosted: { bytesPerAccount: 64 * MiB, bytesPerEnvironmentAccounts: 256 * GiB, bytesPerEnvironmentSaves: 10_240 * MiB },
+  self_hosted: {
+    bytesPerAccount: 64 * MiB,
+    bytesPerEnvironmentAccounts: 256 * GiB,
+    bytesPerEnvironmentSaves: 10_240 * MiB,
+  },
 };
 
 /** A catalog file written before storage budgets loads unchanged: each plan gets its default budgets. */
-export const PlanCatalog = z
-  .record(PlanName, Plan)
-  .transform((plans): PlanCatalog => {
-    const named = Object.entries(plans).map(([name, plan]) => {
-      const defaults = storageDefaults[name as PlanName];
-      const accounts = plan.storage?.bytesPerEnvironmentAccounts ?? defaults.bytesPerEnvironmentAccounts;
-      const storage = plan.storage ? { ...plan.storage, bytesPerEnvironmentAccounts: accounts } : defaults;
-      return [name, { ...plan, storage }];
-    });
-    return Object.fromEntries(named) as PlanCatalog;
+export const PlanCatalog = z.record(PlanName, Plan).transform((plans): PlanCatalog => {
+  const named = Object.entries(plans).map(([name, plan]) => {
+    const defaults = storageDefaults[name as PlanName];
+    const accounts = plan.storage?.bytesPerEnvironmentAccounts ?? defaults.bytesPerEnvironmentAccounts;
+    const storage = plan.storage ? { ...plan.storage, bytesPerEnvironmentAccounts: accounts } : defaults;
+    return [name, { ...plan, storage }];
   });
+  return Object.fromEntries(named) as PlanCatalog;
+});
 
 // Parsed, so each plan gets its default budgets like a catalog file that omits them.
 export const defaultPlans: PlanCatalog = PlanCatalog.parse({

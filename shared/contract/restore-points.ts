@@ -1,12 +1,20 @@
 import { z } from "zod";
-import type { AccountConflictResponse, AccountConflictWire, SlotConflictResponse, SlotConflictWire } from "./accounts.ts";
-import { AccountId, SlotId, Timestamp, Version, freeForm } from "./common.ts";
+import type {
+  AccountConflictResponse,
+  AccountConflictWire,
+  SlotConflictResponse,
+  SlotConflictWire,
+} from "./accounts.ts";
+import { AccountId, freeForm, SlotId, Timestamp, Version } from "./common.ts";
 
 /**
  * A path's version number: digits only, so "1e3", " 1" and "0x10" are refused rather than read as
  * numbers. The gateway parses the path and the service parses the message again, a number by then.
  */
-const VersionParam = z.preprocess((v) => (typeof v === "string" && /^[1-9][0-9]{0,8}$/.test(v) ? Number(v) : v), Version);
+const VersionParam = z.preprocess(
+  (v) => (typeof v === "string" && /^[1-9][0-9]{0,8}$/.test(v) ? Number(v) : v),
+  Version,
+);
 
 export const SlotVersionPath = z.strictObject({ accountId: AccountId, slotId: SlotId, version: VersionParam });
 export const DataVersionPath = z.strictObject({ accountId: AccountId, version: VersionParam });
@@ -45,7 +53,9 @@ export type DataRestorePointList = z.infer<typeof DataRestorePointList>;
 export const SlotVersionResponse = z
   .object({ slotId: SlotId, version: Version, createdAt: Timestamp, slotInfo: freeForm(), data: freeForm() })
   .meta({ id: "SlotVersionResponse" });
-export const DataVersionResponse = z.object({ version: Version, createdAt: Timestamp, accountData: freeForm() }).meta({ id: "DataVersionResponse" });
+export const DataVersionResponse = z
+  .object({ version: Version, createdAt: Timestamp, accountData: freeForm() })
+  .meta({ id: "DataVersionResponse" });
 
 export const PlayerRestoreRequest = z
   .strictObject({
@@ -59,7 +69,9 @@ export type PlayerRestoreRequest = z.infer<typeof PlayerRestoreRequest>;
  * A restore's 409 as the accounts service sends it: the client side (the restored content) is in it,
  * the gateway adds the server side from `slot` or `account`, so the largest conflict fits one bus message.
  */
-export type RestoreSlotConflictWire = SlotConflictWire & { details: { clientSlot: SlotConflictResponse["details"]["clientSlot"] } };
+export type RestoreSlotConflictWire = SlotConflictWire & {
+  details: { clientSlot: SlotConflictResponse["details"]["clientSlot"] };
+};
 export type RestoreDataConflictWire = AccountConflictWire & { details: { clientAccountData: Record<string, unknown> } };
 
 export const completeRestoreSlotConflict = (wire: RestoreSlotConflictWire): SlotConflictResponse => ({

@@ -12,11 +12,13 @@ import { ClientInfo, SessionActor, Tenant } from "./tenant.ts";
 export const operatorRoles = ["owner", "support", "viewer"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
 /** Whether `held` may call a route that needs `needed`. */
-export const roleAllows = (held: OperatorRole, needed: OperatorRole) => operatorRoles.indexOf(held) <= operatorRoles.indexOf(needed);
+export const roleAllows = (held: OperatorRole, needed: OperatorRole) =>
+  operatorRoles.indexOf(held) <= operatorRoles.indexOf(needed);
 
 export type Auth = "none" | "runtimeKey" | "session" | "optionalSession" | "admin";
 type WithTenant = "runtimeKey" | "session" | "optionalSession";
-export const needsTenant = (auth: Auth): auth is WithTenant => auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
+export const needsTenant = (auth: Auth): auth is WithTenant =>
+  auth === "runtimeKey" || auth === "session" || auth === "optionalSession";
 
 /** POSTs of the runtime API take an Idempotency-Key (docs/api-rules.md#idempotent-retries). */
 export const takesIdempotencyKey = (r: Pick<Route, "method" | "auth">) => r.method === "POST" && needsTenant(r.auth);
@@ -107,7 +109,8 @@ type Filled<S extends Spec> = Omit<S, "params" | "query"> & {
 
 export function route<const S extends Spec>(spec: S): Filled<S> {
   // An admin route above the least role answers 403 to a lesser operator (docs/api-rules.md#operators).
-  const refusesRoles = spec.auth === "admin" && spec.role !== undefined && spec.role !== "viewer" && !spec.errors.includes(403);
+  const refusesRoles =
+    spec.auth === "admin" && spec.role !== undefined && spec.role !== "viewer" && !spec.errors.includes(403);
   const errors = refusesRoles ? [...spec.errors, 403].sort((a, b) => a - b) : spec.errors;
   return { ...spec, errors, params: spec.params ?? noParams, query: spec.query ?? noQuery } as unknown as Filled<S>;
 }
@@ -119,15 +122,19 @@ export type RawDelivery = z.infer<typeof RawDelivery>;
 type BodyOf<R extends Route> = R["raw"] extends object
   ? RawDelivery
   : R["body"] extends z.ZodType
-  ? R["bodyOptional"] extends true
-    ? z.infer<R["body"]> | undefined
-    : z.infer<R["body"]>
-  : undefined;
+    ? R["bodyOptional"] extends true
+      ? z.infer<R["body"]> | undefined
+      : z.infer<R["body"]>
+    : undefined;
 
 /** What a route's bus request carries. */
 export interface RouteMessage<R extends Route> {
   tenant: R["auth"] extends WithTenant ? Tenant : undefined;
-  session: R["auth"] extends "session" ? SessionActor : R["auth"] extends "optionalSession" ? SessionActor | undefined : undefined;
+  session: R["auth"] extends "session"
+    ? SessionActor
+    : R["auth"] extends "optionalSession"
+      ? SessionActor | undefined
+      : undefined;
   client: ClientInfo;
   params: z.infer<R["params"]>;
   query: z.infer<R["query"]>;
@@ -138,7 +145,8 @@ export interface RouteMessage<R extends Route> {
 export function routeMessage<R extends Route>(r: R): z.ZodType<RouteMessage<R>> {
   return z.object({
     tenant: needsTenant(r.auth) ? Tenant : z.undefined(),
-    session: r.auth === "session" ? SessionActor : r.auth === "optionalSession" ? SessionActor.optional() : z.undefined(),
+    session:
+      r.auth === "session" ? SessionActor : r.auth === "optionalSession" ? SessionActor.optional() : z.undefined(),
     client: ClientInfo,
     params: r.params,
     query: r.query,

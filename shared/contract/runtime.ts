@@ -1,11 +1,16 @@
 import { z } from "zod";
-import { Limits, SyncPolicy, Timestamp, freeForm, pathId } from "./common.ts";
+import { freeForm, Limits, pathId, SyncPolicy, Timestamp } from "./common.ts";
 
 /** The environment's game config; `unchanged` leaves out data the client already holds (docs/api-rules.md#sync-policy-and-game-config). */
 export const GameConfig = z
   .object({
-    enabled: z.boolean().describe("False until operators publish a config, and while they disable it (`version` 0, no `data`)."),
-    unchanged: z.boolean().optional().describe("True when `gameConfigVersion` was the active version: `data` is then left out; keep your copy."),
+    enabled: z
+      .boolean()
+      .describe("False until operators publish a config, and while they disable it (`version` 0, no `data`)."),
+    unchanged: z
+      .boolean()
+      .optional()
+      .describe("True when `gameConfigVersion` was the active version: `data` is then left out; keep your copy."),
     version: z.int().min(0).describe("Goes up by 1 on every publish: send it back as `gameConfigVersion`."),
     checksum: z.string().optional().describe("`sha256:<hex>` of the stored config's bytes."),
     sizeBytes: z.int().min(0).describe("The stored config's size in bytes."),
@@ -43,9 +48,18 @@ export const Save = z
 export const SaveSyncRequest = z
   .strictObject({
     baseVersion: z.int().min(0).describe("The save `version` this change was made on; 0 creates the save."),
-    metadata: freeForm(Limits.slotInfoBytes).optional().describe("A small summary, at most 16,384 bytes as JSON; omitted, the stored one is kept."),
-    state: freeForm(Limits.slotDataBytes).optional().describe("The whole save, at most 262,144 bytes as JSON; omitted, the stored one is kept."),
-    externalUserId: z.string().min(1).max(128).optional().describe("Your player's id: required when creating, and it can never change."),
+    metadata: freeForm(Limits.slotInfoBytes)
+      .optional()
+      .describe("A small summary, at most 16,384 bytes as JSON; omitted, the stored one is kept."),
+    state: freeForm(Limits.slotDataBytes)
+      .optional()
+      .describe("The whole save, at most 262,144 bytes as JSON; omitted, the stored one is kept."),
+    externalUserId: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe("Your player's id: required when creating, and it can never change."),
   })
   .meta({ id: "SaveSyncRequest" });
 
@@ -61,9 +75,14 @@ export const SaveSyncResponse = z
 export const SaveConflictResponse = z
   .object({
     status: z.literal("conflict").describe("Nothing was written: `baseVersion` was not the save's current version."),
-    save: Save.describe("The canonical save: replace the local copy with it, then apply the player's change again if needed."),
+    save: Save.describe(
+      "The canonical save: replace the local copy with it, then apply the player's change again if needed.",
+    ),
     details: z
-      .object({ reason: z.literal("base_version_mismatch"), clientBaseVersion: z.int().describe("The `baseVersion` you sent.") })
+      .object({
+        reason: z.literal("base_version_mismatch"),
+        clientBaseVersion: z.int().describe("The `baseVersion` you sent."),
+      })
       .describe("Why the write was refused."),
   })
   .meta({ id: "SaveConflictResponse" });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Environment, Timestamp, Version } from "./common.ts";
 import { ProjectPath } from "./admin.ts";
+import { Environment, Timestamp, Version } from "./common.ts";
 import { SaveId } from "./runtime.ts";
 
 /** The save-based model's erasure and restore points (docs/api-rules.md#the-save-based-model). */
@@ -21,7 +21,11 @@ export const SaveRestorePointList = z
   .object({
     saveId: z.string(),
     restorePoints: z.array(
-      z.object({ version: Version, createdAt: Timestamp, sizeBytes: z.int().min(0).describe("UTF-8 bytes of the JSON of that version's `state`.") }),
+      z.object({
+        version: Version,
+        createdAt: Timestamp,
+        sizeBytes: z.int().min(0).describe("UTF-8 bytes of the JSON of that version's `state`."),
+      }),
     ),
   })
   .meta({ id: "SaveRestorePointList" });

@@ -13,11 +13,18 @@ export const DeviceSession = z
   })
   .meta({ id: "DeviceSession" });
 
-export const SessionListResponse = z.object({ accountId: AccountId, sessions: z.array(DeviceSession) }).meta({ id: "SessionListResponse" });
+export const SessionListResponse = z
+  .object({ accountId: AccountId, sessions: z.array(DeviceSession) })
+  .meta({ id: "SessionListResponse" });
 export type SessionListResponse = z.infer<typeof SessionListResponse>;
 
-export const SignOutResponse = z.object({ sessionId: z.string(), revokedAt: Timestamp }).meta({ id: "SignOutResponse" });
+export const SignOutResponse = z
+  .object({ sessionId: z.string(), revokedAt: Timestamp })
+  .meta({ id: "SignOutResponse" });
 export type SignOutResponse = z.infer<typeof SignOutResponse>;
 
 export const SessionIdPattern = /^ses_[A-Za-z0-9]+$/;
-export const SessionPath = z.strictObject({ accountId: AccountId, sessionId: z.string().regex(SessionIdPattern, "must be a session id (ses_...)") });
+export const SessionPath = z.strictObject({
+  accountId: AccountId,
+  sessionId: z.string().regex(SessionIdPattern, "must be a session id (ses_...)"),
+});

@@ -24,7 +24,10 @@ const noDefaultPort = (s: string) => !/^(http:\/\/.*:80|https:\/\/.*:443)$/.test
 export const Origin = z
   .string()
   .max(300)
-  .regex(originPattern, { message: "Expected an origin as a browser sends it: scheme://host[:port], lowercase, no path or trailing slash.", abort: true })
+  .regex(originPattern, {
+    message: "Expected an origin as a browser sends it: scheme://host[:port], lowercase, no path or trailing slash.",
+    abort: true,
+  })
   .refine(noDefaultPort, "Leave the default port out: a browser never sends it.")
   .meta({ example: "https://game.example.com" });
 

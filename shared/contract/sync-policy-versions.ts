@@ -25,4 +25,6 @@ export const SyncPolicyVersionPath = z.strictObject({
   projectId: z.string().regex(/^prj_[A-Za-z0-9]+$/),
   version: z.coerce.number().int().min(1),
 });
-export const RollbackSyncPolicyRequest = z.strictObject({ version: z.int().min(1), note: PolicyNote.optional() }).meta({ id: "RollbackSyncPolicyRequest" });
+export const RollbackSyncPolicyRequest = z
+  .strictObject({ version: z.int().min(1), note: PolicyNote.optional() })
+  .meta({ id: "RollbackSyncPolicyRequest" });

@@ -6,7 +6,10 @@ const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-  return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  return `{${entries
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+    .join(",")}}`;
 };
 
 /**

@@ -19,7 +19,8 @@ const secretKeys = /token|secret|password|authorization|session|runtimekey|trans
 /** Replaces anything credential-shaped in `text` with a marker. */
 export function redact(text: string): string {
   return secretPatterns.reduce(
-    (out, pattern) => out.replace(pattern, (_m, prefix) => (typeof prefix === "string" ? `${prefix}[redacted]` : "[redacted]")),
+    (out, pattern) =>
+      out.replace(pattern, (_m, prefix) => (typeof prefix === "string" ? `${prefix}[redacted]` : "[redacted]")),
     text,
   );
 }
@@ -42,11 +43,13 @@ export interface Logger {
 
 /** A logger whose lines all carry `base` (for example the service name). */
 export function createLogger(base: Record<string, unknown> = {}): Logger {
-  const write = (level: Level) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (order[level] < threshold) return;
-    const line = serialize({ t: new Date().toISOString(), level, msg, ...base, ...fields });
-    process.stderr.write(redact(line) + "\n");
-  };
+  const write =
+    (level: Level) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (order[level] < threshold) return;
+      const line = serialize({ t: new Date().toISOString(), level, msg, ...base, ...fields });
+      process.stderr.write(`${redact(line)}\n`);
+    };
   return {
     debug: write("debug"),
     info: write("info"),

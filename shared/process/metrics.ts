@@ -5,11 +5,12 @@
  */
 type Labels = Record<string, string | number>;
 
-const escape = (v: string) => (/[\\\n"]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"') : v);
+const escapeLabel = (v: string) =>
+  /[\\\n"]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"') : v;
 // On every request: a plain loop, no intermediate arrays.
 const labelText = (labels: Labels) => {
   let text = "";
-  for (const k in labels) text += `${text ? "," : "{"}${k}="${escape(String(labels[k]))}"`;
+  for (const k in labels) text += `${text ? "," : "{"}${k}="${escapeLabel(String(labels[k]))}"`;
   return text ? `${text}}` : "";
 };
 
@@ -19,7 +20,10 @@ interface Metric {
 
 class Counter implements Metric {
   private readonly series = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   inc(labels: Labels = {}, by = 1): void {
     const key = labelText(labels);
@@ -29,13 +33,21 @@ class Counter implements Metric {
   }
 
   render() {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.series].map(([k, s]) => `${this.name}${k} ${s.value}`)];
+    return [
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} counter`,
+      ...[...this.series].map(([k, s]) => `${this.name}${k} ${s.value}`),
+    ];
   }
 }
 
 class Histogram implements Metric {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+  ) {}
 
   observe(labels: Labels, seconds: number): void {
     const key = labelText(labels);
@@ -49,16 +61,24 @@ class Histogram implements Metric {
   render() {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
-      this.buckets.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${s.counts[i]}`));
+      for (const [i, le] of this.buckets.entries())
+        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${s.counts[i]}`);
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: "+Inf" })} ${s.count}`);
-      lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`, `${this.name}_count${labelText(s.labels)} ${s.count}`);
+      lines.push(
+        `${this.name}_sum${labelText(s.labels)} ${s.sum}`,
+        `${this.name}_count${labelText(s.labels)} ${s.count}`,
+      );
     }
     return lines;
   }
 }
 
 class Gauge implements Metric {
-  constructor(readonly name: string, readonly help: string, readonly read: () => number) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly read: () => number,
+  ) {}
   render() {
     return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.read()}`];
   }
@@ -67,7 +87,10 @@ class Gauge implements Metric {
 /** A gauge moved up and down by its owner; absent until first moved (a process that never uses it shows none). */
 class Level implements Metric {
   private value: number | undefined;
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   add(by: number): void {
     this.value = (this.value ?? 0) + by;
   }
@@ -75,7 +98,9 @@ class Level implements Metric {
     this.value = value;
   }
   render() {
-    return this.value === undefined ? [] : [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.value}`];
+    return this.value === undefined
+      ? []
+      : [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.value}`];
   }
 }
 
@@ -89,37 +114,86 @@ export const since = (start: number) => (performance.now() - start) / 1000;
 
 /** Every series this process exports; names and meanings are listed in README.md, Operating. */
 export const metrics = {
-  httpRequests: add(new Counter("savepoint_http_requests_total", "HTTP requests answered by the gateway, by route, method and status.")),
-  httpDuration: latency("savepoint_http_request_duration_seconds", "Gateway time from request to answer, by route, method and status."),
-  conflicts: add(new Counter("savepoint_sync_conflicts_total", "Syncs answered 409 with the server's state (stale baseVersion), by route.")),
+  httpRequests: add(
+    new Counter("savepoint_http_requests_total", "HTTP requests answered by the gateway, by route, method and status."),
+  ),
+  httpDuration: latency(
+    "savepoint_http_request_duration_seconds",
+    "Gateway time from request to answer, by route, method and status.",
+  ),
+  conflicts: add(
+    new Counter(
+      "savepoint_sync_conflicts_total",
+      "Syncs answered 409 with the server's state (stale baseVersion), by route.",
+    ),
+  ),
   busRequests: latency(
     "savepoint_bus_request_duration_seconds",
     "Bus request-reply round trips as the caller saw them, by subject and outcome (ok or an error code).",
   ),
-  handled: latency("savepoint_handler_duration_seconds", "Time services spent answering bus requests, by service, subject and outcome."),
-  storeErrors: add(new Counter("savepoint_store_errors_total", "Store operations that failed because the database was unreachable, by service.")),
+  handled: latency(
+    "savepoint_handler_duration_seconds",
+    "Time services spent answering bus requests, by service, subject and outcome.",
+  ),
+  storeErrors: add(
+    new Counter(
+      "savepoint_store_errors_total",
+      "Store operations that failed because the database was unreachable, by service.",
+    ),
+  ),
   idempotencyCapReached: add(
     new Counter(
       "savepoint_idempotency_cap_reached_total",
       "Accounts or client addresses whose keyed requests reached the daily cap of recorded keys, by route and scope (account or client).",
     ),
   ),
-  jobs: add(new Counter("savepoint_jobs_total", "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).")),
-  backups: add(new Counter("savepoint_backups_total", "Scheduled backups of the embedded deployment, by outcome: ok or failed.")),
-  backupLastSuccess: add(new Level("savepoint_backup_last_success_timestamp_seconds", "When the last scheduled backup that succeeded ended (Unix seconds).")),
-  backupLastBytes: add(new Level("savepoint_backup_last_size_bytes", "Bytes of the last scheduled backup that succeeded: its stores and secrets.")),
-  backupLastFailure: add(new Level("savepoint_backup_last_failure_timestamp_seconds", "When the last scheduled backup that failed gave up (Unix seconds).")),
-  answerBytes: add(new Level("savepoint_gateway_answer_bytes_in_flight", "Bytes of answers the gateway holds: admitted, not yet written.")),
-  rss: add(new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss())),
-  cpu: add(new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1e6;
-  })),
+  jobs: add(
+    new Counter(
+      "savepoint_jobs_total",
+      "Work-queue jobs by queue and outcome: done, retried, or dead (moved to the dead letters).",
+    ),
+  ),
+  backups: add(
+    new Counter("savepoint_backups_total", "Scheduled backups of the embedded deployment, by outcome: ok or failed."),
+  ),
+  backupLastSuccess: add(
+    new Level(
+      "savepoint_backup_last_success_timestamp_seconds",
+      "When the last scheduled backup that succeeded ended (Unix seconds).",
+    ),
+  ),
+  backupLastBytes: add(
+    new Level(
+      "savepoint_backup_last_size_bytes",
+      "Bytes of the last scheduled backup that succeeded: its stores and secrets.",
+    ),
+  ),
+  backupLastFailure: add(
+    new Level(
+      "savepoint_backup_last_failure_timestamp_seconds",
+      "When the last scheduled backup that failed gave up (Unix seconds).",
+    ),
+  ),
+  answerBytes: add(
+    new Level(
+      "savepoint_gateway_answer_bytes_in_flight",
+      "Bytes of answers the gateway holds: admitted, not yet written.",
+    ),
+  ),
+  rss: add(
+    new Gauge("process_resident_memory_bytes", "Resident memory of this process.", () => process.memoryUsage.rss()),
+  ),
+  cpu: add(
+    new Gauge("process_cpu_seconds_total", "User and system CPU time of this process.", () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1e6;
+    }),
+  ),
   uptime: add(new Gauge("process_uptime_seconds", "Seconds since this process started.", () => process.uptime())),
 };
 
 export function renderMetrics(): string {
-  return registry.flatMap((m) => m.render()).join("\n") + "\n";
+  return `${registry.flatMap((m) => m.render()).join("\n")}\n`;
 }
 
 export const metricsContentType = "text/plain; version=0.0.4; charset=utf-8";

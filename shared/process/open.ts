@@ -1,6 +1,4 @@
 import { join } from "node:path";
-import type { Env } from "./env.ts";
-import type { Logger } from "./log.ts";
 import { createLocalBus } from "../bus/local.ts";
 import { metered } from "../bus/metered.ts";
 import { createNatsBus } from "../bus/nats.ts";
@@ -10,6 +8,8 @@ import { NotReplicaSetMemberError } from "../store/mongo-replica-set.ts";
 import type { Store } from "../store/port.ts";
 import { migrate } from "../store/schema.ts";
 import { createSqliteStore } from "../store/sqlite.ts";
+import type { Env } from "./env.ts";
+import type { Logger } from "./log.ts";
 
 /**
  * Retries `open` until it succeeds or SAVEPOINT_START_TIMEOUT_MS has passed: in a fresh deployment
@@ -34,7 +34,11 @@ async function whenReachable<T>(what: string, env: Env, log: Logger, open: () =>
 export async function openBus(env: Env, name: string, log: Logger): Promise<Bus> {
   const url = env.NATS_URL;
   if (!url) return metered(createLocalBus(log));
-  return metered(await whenReachable("NATS", env, log, () => createNatsBus({ url, name, log, replicas: env.SAVEPOINT_NATS_REPLICAS })));
+  return metered(
+    await whenReachable("NATS", env, log, () =>
+      createNatsBus({ url, name, log, replicas: env.SAVEPOINT_NATS_REPLICAS }),
+    ),
+  );
 }
 
 /**
@@ -63,7 +67,10 @@ export async function openStore(env: Env, service: string, log: Logger): Promise
 }
 
 /** Runs `stops` in order on SIGTERM or SIGINT, then exits 0. */
-export function stopOnSignal(log: Logger, stops: ((signal: "SIGTERM" | "SIGINT") => Promise<unknown> | unknown)[]): void {
+export function stopOnSignal(
+  log: Logger,
+  stops: ((signal: "SIGTERM" | "SIGINT") => Promise<unknown> | unknown)[],
+): void {
   let stopping = false;
   const stop = async (signal: "SIGTERM" | "SIGINT") => {
     if (stopping) return;

@@ -1,5 +1,5 @@
-import { metricsContentType, renderMetrics } from "./metrics.ts";
 import type { Logger } from "./log.ts";
+import { metricsContentType, renderMetrics } from "./metrics.ts";
 
 /**
  * A service's operator port (SAVEPOINT_METRICS_PORT): `/metrics` for Prometheus, `/healthz` (the
@@ -14,7 +14,8 @@ export function serveOps(port: number, ready: () => Promise<{ ready: boolean }>,
     async fetch(request) {
       // Not `new URL`: a request without a Host header (HTTP/1.0 probes) has no valid URL.
       const pathname = request.url.replace(/^[a-z]+:\/\/[^/]*/i, "").split("?")[0];
-      if (pathname === "/metrics") return new Response(renderMetrics(), { headers: { "content-type": metricsContentType } });
+      if (pathname === "/metrics")
+        return new Response(renderMetrics(), { headers: { "content-type": metricsContentType } });
       if (pathname === "/healthz") return Response.json({ ok: true });
       if (pathname === "/readyz") {
         const state = await ready();

@@ -7,5 +7,5 @@ import type { z } from "zod";
 export const notPlaceholder = (secret: z.ZodString) =>
   secret.refine(
     (value) => !value.startsWith("change-me"),
-    "still the placeholder of infra/.env.example: make a secret (node -p 'require(\"crypto\").randomBytes(32).toString(\"base64url\")')",
+    'still the placeholder of infra/.env.example: make a secret (node -p \'require("crypto").randomBytes(32).toString("base64url")\')',
   );

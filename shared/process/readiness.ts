@@ -36,12 +36,23 @@ export async function checkReadiness(bus: Bus, groups: readonly string[]): Promi
       }
     }),
   );
-  return { ready: true, bus: "ok", degraded: answers.some(([, state]) => state !== "ok"), services: Object.fromEntries(answers) };
+  return {
+    ready: true,
+    bus: "ok",
+    degraded: answers.some(([, state]) => state !== "ok"),
+    services: Object.fromEntries(answers),
+  };
 }
 
 /** A process's own view: its bus connection and its store. */
-export async function checkOwnReadiness(bus: Bus, store: Store): Promise<{ ready: boolean; bus: string; store: string }> {
+export async function checkOwnReadiness(
+  bus: Bus,
+  store: Store,
+): Promise<{ ready: boolean; bus: string; store: string }> {
   const busState = bus.connected() ? "ok" : "disconnected";
-  const storeState = await store.ping().then(() => "ok", () => "unavailable");
+  const storeState = await store.ping().then(
+    () => "ok",
+    () => "unavailable",
+  );
   return { ready: busState === "ok" && storeState === "ok", bus: busState, store: storeState };
 }

@@ -13,7 +13,10 @@ export const sharedSecrets = ["SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRE
  * (README, Running distributed). Throws when the file exists.
  */
 export function initSecretsFile(path: string): Record<(typeof sharedSecrets)[number], string> {
-  const values = Object.fromEntries(sharedSecrets.map((name) => [name, randomBase62(43)])) as Record<(typeof sharedSecrets)[number], string>;
+  const values = Object.fromEntries(sharedSecrets.map((name) => [name, randomBase62(43)])) as Record<
+    (typeof sharedSecrets)[number],
+    string
+  >;
   const text = [
     "# Savepoint's shared secrets, written once by `npx savepoint secrets init`. Keep this file and back it up:",
     "# a service started with another SAVEPOINT_LINK_SECRET refuses to start (every identity link would be orphaned).",
@@ -24,7 +27,9 @@ export function initSecretsFile(path: string): Record<(typeof sharedSecrets)[num
     writeFileSync(path, text, { mode: 0o600, flag: "wx" });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new Error(`${path} already exists: not overwritten (new secrets would orphan every identity link). Keep using it, or move it away first.`);
+      throw new Error(
+        `${path} already exists: not overwritten (new secrets would orphan every identity link). Keep using it, or move it away first.`,
+      );
     }
     throw err;
   }

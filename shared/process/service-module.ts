@@ -26,7 +26,9 @@ export interface ServiceModule<Name extends string = string, Deps = unknown> {
 }
 
 /** Keeps the literal name and the deps type, so the registry and its callers stay typed. */
-export const defineService = <Name extends string, Deps>(module: ServiceModule<Name, Deps>): ServiceModule<Name, Deps> => module;
+export const defineService = <Name extends string, Deps>(
+  module: ServiceModule<Name, Deps>,
+): ServiceModule<Name, Deps> => module;
 
 /** The context `name` starts with: the process's logger scoped to the service, as every service logs. */
 export function contextFor(name: string, parts: ServiceContext): ServiceContext {

@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Env } from "./env.ts";
+import type { Store } from "../store/port.ts";
 import { randomBase62 } from "../util/ids.ts";
+import type { Env } from "./env.ts";
 import { makePrivateDir } from "./private-files.ts";
 import { checkSecretFingerprint } from "./secret-fingerprint.ts";
-import type { Store } from "../store/port.ts";
 
 type SecretVariable = "SAVEPOINT_TRANSFER_SECRET" | "SAVEPOINT_LINK_SECRET";
 
@@ -17,7 +17,8 @@ type SecretVariable = "SAVEPOINT_TRANSFER_SECRET" | "SAVEPOINT_LINK_SECRET";
 export function serviceSecret(env: Env, variable: SecretVariable): string {
   const given = env[variable];
   if (given) return given;
-  if (env.NATS_URL) throw new Error(`${variable}: required when NATS_URL is set (every copy of the service must use the same key)`);
+  if (env.NATS_URL)
+    throw new Error(`${variable}: required when NATS_URL is set (every copy of the service must use the same key)`);
   const file = join(env.SAVEPOINT_DATA_DIR, variable.toLowerCase());
   if (!existsSync(file)) {
     makePrivateDir(env.SAVEPOINT_DATA_DIR);

@@ -1,10 +1,10 @@
 import type { Bus } from "../bus/port.ts";
+import type { Store } from "../store/port.ts";
 import { type Env, readEnv } from "./env.ts";
-import { type Logger, createLogger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { openBus, openStore, stopOnSignal } from "./open.ts";
 import { serveOps } from "./ops-server.ts";
 import { checkOwnReadiness, serveReadiness } from "./readiness.ts";
-import type { Store } from "../store/port.ts";
 
 /**
  * Runs a process's start-up. A failure there (a bad setting, a bus or store out of reach, a plan
@@ -24,7 +24,10 @@ export async function startOrExit(name: string, start: () => Promise<void>): Pro
  * group) and store, both waited for at start, its operator port when SAVEPOINT_METRICS_PORT is set,
  * and on SIGTERM a drain: no new requests, those in flight answered, then exit 0.
  */
-export function runStandalone(name: string, run: (bus: Bus, store: Store, env: Env, log: Logger) => Promise<unknown>): Promise<void> {
+export function runStandalone(
+  name: string,
+  run: (bus: Bus, store: Store, env: Env, log: Logger) => Promise<unknown>,
+): Promise<void> {
   return startOrExit(name, async () => {
     const log = createLogger({ service: name });
     const env = readEnv();
@@ -34,8 +37,12 @@ export function runStandalone(name: string, run: (bus: Bus, store: Store, env: E
     await run(bus, store, env, log);
     serveReadiness(bus, name, store);
     let stopping = false;
-    const readiness = async () => ({ ...(await checkOwnReadiness(bus, store)), ...(stopping ? { ready: false, draining: true } : {}) });
-    const ops = env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, readiness, log);
+    const readiness = async () => ({
+      ...(await checkOwnReadiness(bus, store)),
+      ...(stopping ? { ready: false, draining: true } : {}),
+    });
+    const ops =
+      env.SAVEPOINT_METRICS_PORT === undefined ? undefined : serveOps(env.SAVEPOINT_METRICS_PORT, readiness, log);
     // Leaving the bus first lets the requests in flight finish and their replies go out; then the store.
     // Installed before "ready" is logged: a SIGTERM sent on that line drains instead of killing.
     stopOnSignal(log, [() => (stopping = true), () => bus.close(), () => store.close(), () => ops?.stop()]);

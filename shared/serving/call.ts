@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Bus, RequestOptions } from "../bus/port.ts";
 import { isAppError } from "../contract/errors.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import { type Reply, failed, fromWire } from "./reply.ts";
+import { failed, fromWire, type Reply } from "./reply.ts";
 
 /** Calls an endpoint and checks the reply's shape. */
 export async function callEndpoint<Req extends z.ZodType, Res extends z.ZodType>(

@@ -4,7 +4,8 @@ import { createLogger } from "../process/log.ts";
 import { metrics, since } from "../process/metrics.ts";
 import { StoreUnavailableError } from "../store/port.ts";
 
-const outcomeOf = (err: unknown) => (isAppError(err) ? err.code : err instanceof StoreUnavailableError ? "store_unavailable" : "internal_error");
+const outcomeOf = (err: unknown) =>
+  isAppError(err) ? err.code : err instanceof StoreUnavailableError ? "store_unavailable" : "internal_error";
 
 /**
  * Hosts a handler on the bus for a service's queue group: times it by subject and outcome, and says

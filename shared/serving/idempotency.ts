@@ -5,11 +5,11 @@ import type { ClientInfo, SessionActor, Tenant } from "../contract/tenant.ts";
 import { failpoint } from "../process/failpoint.ts";
 import type { Logger } from "../process/log.ts";
 import { metrics } from "../process/metrics.ts";
-import { addressBlock } from "../util/address-block.ts";
-import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
-import { type SentReply, replayed, replyOf } from "./reply.ts";
 import type { Collection, Store } from "../store/port.ts";
+import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import { inRounds, insertOrLose, lostRound, updateOrLose } from "../store/versioned.ts";
+import { addressBlock } from "../util/address-block.ts";
+import { replayed, replyOf, type SentReply } from "./reply.ts";
 
 export const idempotencyKeyHeader = "idempotency-key";
 /** How long the gateway waits for this request: a key's claim lasts that long (see `claim`). */
@@ -72,7 +72,10 @@ export interface ReplayForm<M> {
 }
 
 /** A form for an answer that is only a view of current state: nothing is kept, a replay reads it again. */
-export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M> => ({ compact: () => ({ kept: null }), expand: (_, msg) => read(msg) });
+export const rereadForm = <M>(read: (msg: M) => Promise<unknown>): ReplayForm<M> => ({
+  compact: () => ({ kept: null }),
+  expand: (_, msg) => read(msg),
+});
 
 /**
  * What a write learns of its request's Idempotency-Key: not the key, the id of the key's record (none
@@ -99,11 +102,18 @@ function open(secret: Buffer, sealed: string): unknown {
 }
 
 const reused = () =>
-  fail.idempotencyKeyReused("This Idempotency-Key was already used with a different request; use a new key for a new request.");
+  fail.idempotencyKeyReused(
+    "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+  );
 const otherClient = () =>
-  fail.idempotencyKeyReused("This Idempotency-Key was first used by another client; use a new key for a new request.", { reason: "other_client" });
+  fail.idempotencyKeyReused("This Idempotency-Key was first used by another client; use a new key for a new request.", {
+    reason: "other_client",
+  });
 const inProgress = (retryAfter: number) =>
-  fail.idempotencyKeyReused("A request with this Idempotency-Key is still in progress; retry once it has finished.", { reason: "in_progress", retryAfter });
+  fail.idempotencyKeyReused("A request with this Idempotency-Key is still in progress; retry once it has finished.", {
+    reason: "in_progress",
+    retryAfter,
+  });
 
 /**
  * Idempotent retries (docs/api-rules.md#idempotent-retries): within 24 hours, a request with the same key, credentials and
@@ -118,22 +128,40 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
     { name: "expires_day", fields: ["expiresDay", "_id"] },
     { name: "account", fields: ["accountId"] },
   ]);
-  const counts = await store.collection<CountDoc>("idempotencyCounts", [{ name: "expires_day", fields: ["expiresDay", "_id"] }]);
+  const counts = await store.collection<CountDoc>("idempotencyCounts", [
+    { name: "expires_day", fields: ["expiresDay", "_id"] },
+  ]);
   const prune = async () => {
     const today = now().toISOString().slice(0, 10);
     await deleteDaysBefore(records, "expiresDay", today);
     await deleteDaysBefore(counts, "expiresDay", today);
   };
-  const pruning = setInterval(() => void prune().catch((err) => log.warn("idempotency pruning failed", { err })), 3_600_000);
+  const pruning = setInterval(
+    () => void prune().catch((err) => log.warn("idempotency pruning failed", { err })),
+    3_600_000,
+  );
   pruning.unref();
 
-  async function claim(id: string, fingerprint: string, client: string, secret: Buffer, timeoutMs: number): Promise<{ replay: unknown } | undefined> {
+  async function claim(
+    id: string,
+    fingerprint: string,
+    client: string,
+    secret: Buffer,
+    timeoutMs: number,
+  ): Promise<{ replay: unknown } | undefined> {
     // A round is lost when the record vanished (pruned) or another retry took the claim over between
     // the read and the write; 3 such are answered as still in progress.
     return inRounds({ rounds: 3, exhausted: () => inProgress(1) }, async () => {
       const at = now();
       const claimedUntil = at.getTime() + timeoutMs;
-      const fresh: IdempotencyDoc = { _id: id, fingerprint, state: "pending", claimedUntil, createdAt: at.toISOString(), expiresDay: dayAfter(at, 2) };
+      const fresh: IdempotencyDoc = {
+        _id: id,
+        fingerprint,
+        state: "pending",
+        claimedUntil,
+        createdAt: at.toISOString(),
+        expiresDay: dayAfter(at, 2),
+      };
       if ((await insertOrLose(records, fresh)) !== lostRound) return undefined;
       const held = await records.get(id);
       if (!held) return lostRound;
@@ -142,11 +170,16 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
       if (!expired && held.client && held.client !== client) throw otherClient();
       if (!expired && held.state === "erased") throw fail.accountDeleted();
       if (!expired && held.state === "done") return { replay: open(secret, held.reply!) };
-      if (!expired && held.claimedUntil > at.getTime()) throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
+      if (!expired && held.claimedUntil > at.getTime())
+        throw inProgress(Math.ceil((held.claimedUntil - at.getTime()) / 1000));
       // The holder died or gave up (or the key outlived its 24 hours): take the claim over, once.
       const { _id, ...claimed } = fresh;
       // An expired record's binding goes with it: the new first request binds its own answer.
-      const taken = await updateOrLose(records, { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil }, { ...claimed, client: null });
+      const taken = await updateOrLose(
+        records,
+        { _id: id, createdAt: held.createdAt, claimedUntil: held.claimedUntil },
+        { ...claimed, client: null },
+      );
       return taken === lostRound ? lostRound : undefined;
     });
   }
@@ -159,13 +192,19 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
   async function withinCap(msg: Message & { tenant: Tenant }, operationId: string): Promise<boolean> {
     const at = now();
     const day = at.toISOString().slice(0, 10);
-    const [scope, payer] = msg.session ? (["account", `account:${msg.session.accountId}`] as const) : (["client", `client:${clientBlock(msg)}`] as const);
+    const [scope, payer] = msg.session
+      ? (["account", `account:${msg.session.accountId}`] as const)
+      : (["client", `client:${clientBlock(msg)}`] as const);
     const counted = digest(`idempotency-count|${msg.tenant.envId}|${payer}|${day}`).toString("hex");
     const { n } = await counts.increment(counted, "n", 1, { expiresDay: dayAfter(at, 1) });
     if (n === dailyCap + 1) {
       metrics.idempotencyCapReached.inc({ route: operationId, scope });
       const who = { envId: msg.tenant.envId, scope, ...(msg.session ? { accountId: msg.session.accountId } : {}) };
-      log.warn("idempotency cap reached: keyed requests run unrecorded until the next UTC day", { ...who, operationId, dailyCap });
+      log.warn("idempotency cap reached: keyed requests run unrecorded until the next UTC day", {
+        ...who,
+        operationId,
+        dailyCap,
+      });
     }
     return n <= dailyCap;
   }
@@ -175,7 +214,11 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
      * Wraps a route handler of the runtime API; requests without the header run as before. A conflict
      * answer is not recorded: a retry asks again and gets the state as it is then.
      */
-    wrap<M extends Message>(operationId: string, handler: (msg: M, key: IdempotencyRecordId) => Promise<unknown>, form?: ReplayForm<M>) {
+    wrap<M extends Message>(
+      operationId: string,
+      handler: (msg: M, key: IdempotencyRecordId) => Promise<unknown>,
+      form?: ReplayForm<M>,
+    ) {
       return async (msg: M, meta: RequestMeta): Promise<SentReply> => {
         const key = meta.headers[idempotencyKeyHeader];
         if (!key || !msg.tenant) return replyOf(await handler(msg, undefined));
@@ -202,7 +245,10 @@ export async function openIdempotency(store: Store, log: Logger, now: () => Date
         // A write that recognised itself (see IdempotencyRecordId) answers as a replay, and its answer is recorded.
         // A conflict changed nothing, and what it shows can be asked again. A count the store fails
         // must not fail a write that stands: the record is then tried, as before the cap.
-        if (reply.kind === "conflict" || !(await withinCap(msg as M & { tenant: Tenant }, operationId).catch(() => true))) {
+        if (
+          reply.kind === "conflict" ||
+          !(await withinCap(msg as M & { tenant: Tenant }, operationId).catch(() => true))
+        ) {
           await release();
           return reply;
         }

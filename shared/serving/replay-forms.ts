@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import type { Bus } from "../bus/port.ts";
-import { callEndpoint } from "./call.ts";
 import type { AccountEnvelopeResponse } from "../contract/accounts.ts";
 import type { AuthSessionResponse } from "../contract/identity.ts";
 import { internal } from "../contract/internal.ts";
 import type { Tenant } from "../contract/tenant.ts";
 import { sha256Hex } from "../util/crypto.ts";
+import { callEndpoint } from "./call.ts";
 import type { ReplayForm } from "./idempotency.ts";
 
 /**
@@ -13,8 +13,13 @@ import type { ReplayForm } from "./idempotency.ts";
  * record keeps the ids and the token (sealed), a replay reads the account again, and is refused once
  * the account is deleted or that session revoked or expired, and to any client but the first (`bound`).
  */
-export type ReadView = (input: z.infer<typeof internal.replayView.request>) => Promise<z.infer<typeof internal.replayView.reply>>;
-export const viewOverBus = (bus: Bus): ReadView => (input) => callEndpoint(bus, internal.replayView, input);
+export type ReadView = (
+  input: z.infer<typeof internal.replayView.request>,
+) => Promise<z.infer<typeof internal.replayView.reply>>;
+export const viewOverBus =
+  (bus: Bus): ReadView =>
+  (input) =>
+    callEndpoint(bus, internal.replayView, input);
 
 type Sessionless = { tenant: Tenant };
 /** The session a replay would hand out, judged by the project's sessionIdleDays as any request's is. */
@@ -30,13 +35,23 @@ export const envelopeForm = (view: ReadView): ReplayForm<Sessionless> => ({
   bound: true,
   compact(answer) {
     const a = answer as AccountEnvelopeResponse;
-    const kept: KeptEnvelope = { accountId: a.accountId, token: a.accountSessionToken, ...(a.slot ? { slotId: a.slot.slotId } : {}) };
+    const kept: KeptEnvelope = {
+      accountId: a.accountId,
+      token: a.accountSessionToken,
+      ...(a.slot ? { slotId: a.slot.slotId } : {}),
+    };
     return { kept, accountId: a.accountId };
   },
   async expand(kept, msg) {
     const { accountId, token, slotId } = kept as KeptEnvelope;
     const now = await view({ ...sessionOf(msg, token), accountId, ...(slotId !== undefined ? { slotId } : {}) });
-    return { accountId, accountSessionToken: token, account: now.account, ...(now.slot ? { slot: now.slot } : {}), syncPolicy: msg.tenant.syncPolicy };
+    return {
+      accountId,
+      accountSessionToken: token,
+      account: now.account,
+      ...(now.slot ? { slot: now.slot } : {}),
+      syncPolicy: msg.tenant.syncPolicy,
+    };
   },
 });
 

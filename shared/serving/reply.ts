@@ -34,7 +34,9 @@ export const failed = (error: AppError): Failed => ({ kind: "error", error });
 
 /** A verb's answer as a reply: a plain value is `accepted`, as most verbs have no other outcome. */
 export function replyOf(answer: unknown): SentReply {
-  return typeof answer === "object" && answer !== null && made in answer ? (answer as unknown as SentReply) : accepted(answer);
+  return typeof answer === "object" && answer !== null && made in answer
+    ? (answer as unknown as SentReply)
+    : accepted(answer);
 }
 
 /** The reply as the bus carries it: plain JSON, the same in process and over NATS. */
@@ -45,7 +47,8 @@ const sentKinds: readonly string[] = ["accepted", "replayed", "conflict"] satisf
 /** Reads a reply off the bus; anything else is a service answering outside the contract. */
 export function fromWire(wire: unknown): SentReply {
   const kind = (wire as { kind?: unknown } | null)?.kind;
-  if (typeof kind !== "string" || !sentKinds.includes(kind)) throw new Error(`a reply outside the contract: ${String(kind)}`);
+  if (typeof kind !== "string" || !sentKinds.includes(kind))
+    throw new Error(`a reply outside the contract: ${String(kind)}`);
   return { kind: kind as SentReply["kind"], value: (wire as { value: unknown }).value };
 }
 

@@ -1,12 +1,12 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Bus, RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
 import type { Endpoint } from "../contract/internal.ts";
-import { type Route, type RouteMessage, needsTenant, routeMessage } from "../contract/route.ts";
+import { needsTenant, type Route, type RouteMessage, routeMessage } from "../contract/route.ts";
 import type { Tenant } from "../contract/tenant.ts";
 import { host } from "./host.ts";
+import type { Idempotency, IdempotencyRecordId, ReplayForm } from "./idempotency.ts";
 import { knownTenantsOf } from "./known-tenants.ts";
-import type { Idempotency, ReplayForm, IdempotencyRecordId } from "./idempotency.ts";
 import { onWire, replyOf } from "./reply.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {

@@ -1,12 +1,20 @@
 import { type AppError, fail } from "../contract/errors.ts";
 import type { RateLimits } from "../contract/settings.ts";
 import type { Tenant } from "../contract/tenant.ts";
-import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import type { Collection, Quota } from "../store/port.ts";
+import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import { inRounds, insertOrLose, lostRound } from "../store/versioned.ts";
 
 /** One counted event: a numbered seat of its scope's window, so the store's unique key decides who is counted. */
-export type HitDoc = { _id: string; scope: string; window: number; seat?: number; count?: number; at: string; pruneDay?: string };
+export type HitDoc = {
+  _id: string;
+  scope: string;
+  window: number;
+  seat?: number;
+  count?: number;
+  at: string;
+  pruneDay?: string;
+};
 
 export const hitIndexes = [
   { name: "scope_window", fields: ["scope", "window"] },
@@ -62,7 +70,8 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
   };
   return {
     /** Seconds until the current window of this length ends (at least 1). */
-    retryAfter: (windowSeconds: number) => Math.max(1, Math.ceil(((windowOf(windowSeconds) + 1) * windowSeconds * 1000 - nowMs) / 1000)),
+    retryAfter: (windowSeconds: number) =>
+      Math.max(1, Math.ceil(((windowOf(windowSeconds) + 1) * windowSeconds * 1000 - nowMs) / 1000)),
 
     count: (scope: string, windowSeconds: number) => hits.count({ scope, window: windowOf(windowSeconds) }),
 
@@ -83,7 +92,14 @@ export function windowCounter(hits: Collection<HitDoc>, nowMs: number) {
         const k = held.length < limit ? freeSeat(new Set(held.map((h) => h.seat)), limit, inOrder) : null;
         if (k === null) return null;
         // Windows last minutes: an event is of no use once the next day has passed, whoever sent it.
-        const hit = { _id: seatId(scope, window, k), scope, window, seat: k, at: now.toISOString(), pruneDay: dayAfter(now) };
+        const hit = {
+          _id: seatId(scope, window, k),
+          scope,
+          window,
+          seat: k,
+          at: now.toISOString(),
+          pruneDay: dayAfter(now),
+        };
         return (await insertOrLose(hits, hit)) === lostRound ? lostRound : k;
       });
       await pruneOnce(hits, now);
@@ -129,7 +145,10 @@ function perIp(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp
   const limit = tenant.settings.rateLimits[what.setting];
   const refused = (): AppError => {
     const setting = `project setting rateLimits.${what.setting}`;
-    return fail.rateLimited({ retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting }, what.counted);
+    return fail.rateLimited(
+      { retryAfter: counter.retryAfter(60), windowSeconds: 60, limit, scope: "client_ip", setting },
+      what.counted,
+    );
   };
   return { counter, scope: `${tenant.envId}:ip:${clientIp}`, limit, refused };
 }
@@ -139,7 +158,13 @@ function perIp(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp
  * creations, provider sign-ins and new saves per client IP): counts this request, and refuses it with 429
  * `rate_limited` when the minute already holds `limit`.
  */
-export async function limitPerMinute(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp: string, what: PerIpLimit): Promise<void> {
+export async function limitPerMinute(
+  hits: Collection<HitDoc>,
+  nowMs: number,
+  tenant: Tenant,
+  clientIp: string,
+  what: PerIpLimit,
+): Promise<void> {
   const { counter, scope, limit, refused } = perIp(hits, nowMs, tenant, clientIp, what);
   if (!(await counter.tally(scope, 60, limit))) throw refused();
 }
@@ -149,7 +174,13 @@ export async function limitPerMinute(hits: Collection<HitDoc>, nowMs: number, te
  * so on SQLite the count and what it admits are one commit. `refused` is the answer when the store
  * says QuotaExceededError; `prune` is awaited before the insert (the day's first event prunes).
  */
-export function perMinuteQuota(hits: Collection<HitDoc>, nowMs: number, tenant: Tenant, clientIp: string, what: PerIpLimit) {
+export function perMinuteQuota(
+  hits: Collection<HitDoc>,
+  nowMs: number,
+  tenant: Tenant,
+  clientIp: string,
+  what: PerIpLimit,
+) {
   const { counter, scope, limit, refused } = perIp(hits, nowMs, tenant, clientIp, what);
   return { quota: counter.quota(scope, 60, limit), refused, prune: counter.prune };
 }

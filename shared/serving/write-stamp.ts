@@ -11,10 +11,15 @@ import type { IdempotencyRecordId } from "./idempotency.ts";
 export type WriteStamp = { recordId: string; version: number; warnings?: string[] };
 
 /** `recordId@version`, then the warnings as a JSON list when the answer had any. Record ids are hex: no `@`, no space. */
-const formatStamp = (s: WriteStamp) => atVersion(s.recordId, s.version) + (s.warnings ? ` ${JSON.stringify(s.warnings)}` : "");
+const formatStamp = (s: WriteStamp) =>
+  atVersion(s.recordId, s.version) + (s.warnings ? ` ${JSON.stringify(s.warnings)}` : "");
 
 /** The document field a keyed write sets; nothing without a key. */
-export const stampChanges = (recordId: IdempotencyRecordId, version: number, warnings: string[] | undefined): { lastWrite?: string } =>
+export const stampChanges = (
+  recordId: IdempotencyRecordId,
+  version: number,
+  warnings: string[] | undefined,
+): { lastWrite?: string } =>
   recordId ? { lastWrite: formatStamp({ recordId, version, ...(warnings ? { warnings } : {}) }) } : {};
 
 /**
@@ -34,7 +39,10 @@ export function parseStamp(text: string): WriteStamp {
 }
 
 /** This request's stamp, when the document still holds exactly the write it made. */
-export function ownStamp(doc: { version: number; lastWrite?: string }, recordId: IdempotencyRecordId): WriteStamp | undefined {
+export function ownStamp(
+  doc: { version: number; lastWrite?: string },
+  recordId: IdempotencyRecordId,
+): WriteStamp | undefined {
   if (!recordId || !doc.lastWrite) return undefined;
   const stamp = parseStamp(doc.lastWrite);
   return stamp.recordId === recordId && stamp.version === doc.version ? stamp : undefined;

@@ -30,7 +30,11 @@ export function restorePointDue(everySeconds: number, lastAt: string | undefined
  * `kept`. Points are numbered per owner, so the one to drop is known without a read, and both ride
  * with the write they record.
  */
-export function restorePointWrites<T extends { _id: string; ownerId: string; seq: number }>(into: Collection<T>, point: T, kept: number): Write[] {
+export function restorePointWrites<T extends { _id: string; ownerId: string; seq: number }>(
+  into: Collection<T>,
+  point: T,
+  kept: number,
+): Write[] {
   const writes: Write[] = [{ insert: point, into }];
   if (point.seq > kept) writes.push({ delete: { _id: `${point.ownerId}:${point.seq - kept}` }, from: into });
   return writes;
@@ -41,4 +45,5 @@ export function restorePointWrites<T extends { _id: string; ownerId: string; seq
  * undone). Not when a kept restore point already holds it (`heldSeq`) and survives
  * the one trim the restored point's own write makes, of a history numbered up to `seq` that keeps `kept`.
  */
-export const replacedNeedsKeeping = (heldSeq: number | undefined, seq: number, kept: number): boolean => heldSeq === undefined || heldSeq <= seq + 1 - kept;
+export const replacedNeedsKeeping = (heldSeq: number | undefined, seq: number, kept: number): boolean =>
+  heldSeq === undefined || heldSeq <= seq + 1 - kept;

@@ -20,12 +20,15 @@ const negated = (by: Record<string, number>) => Object.fromEntries(Object.entrie
  * together. One without room gives back those made and rejects with BudgetExceededError. Returns the
  * other followers and how to give the bounded ones back when the write does not happen.
  */
-export async function reserveBounded(then: readonly Write[] | undefined): Promise<{ rest: Write[] | undefined; giveBack: () => Promise<void> }> {
+export async function reserveBounded(
+  then: readonly Write[] | undefined,
+): Promise<{ rest: Write[] | undefined; giveBack: () => Promise<void> }> {
   const bounded = (then ?? []).filter(isBounded);
   if (bounded.length === 0) return { rest: then as Write[] | undefined, giveBack: async () => {} };
   const made: Bounded[] = [];
   const giveBack = async () => {
-    for (const w of made.splice(0)) await (w.in as unknown as Counters).incrementAll(w.increment, negated(w.by), w.init);
+    for (const w of made.splice(0))
+      await (w.in as unknown as Counters).incrementAll(w.increment, negated(w.by), w.init);
   };
   for (const w of bounded) {
     const counters = w.in as unknown as Counters;

@@ -1,24 +1,24 @@
-import { type Document, type Collection as MongoCollection, MongoClient, MongoServerError } from "mongodb";
+import { type Document, MongoClient, type Collection as MongoCollection, MongoServerError } from "mongodb";
+import { type Bounded, reserveBounded } from "./mongo-budget.ts";
 import { type Lease, withLease } from "./mongo-lease.ts";
 import { recycleWhenStuck } from "./mongo-recycle.ts";
 import { replicaSetMismatch } from "./mongo-replica-set.ts";
 import {
   type Collection,
+  checkField,
   type Doc,
   DuplicateKeyError,
   type Filter,
-  FollowerFailedError,
   type FindOptions,
+  FollowerFailedError,
   type Index,
+  ifDeletedOf,
   type Quota,
   QuotaExceededError,
   type Store,
   StoreUnavailableError,
   type Write,
-  checkField,
-  ifDeletedOf,
 } from "./port.ts";
-import { type Bounded, reserveBounded } from "./mongo-budget.ts";
 
 const duplicateKey = 11000;
 // FerretDB 1.x answers a unique violation inside findAndModify with code 1 and its backend's message.
@@ -86,7 +86,8 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return guard(() => {
       let cursor = this.c.find(clean(filter));
       // _id breaks ties, so pages of one listing never overlap or skip a row.
-      if (options.sort) cursor = cursor.sort({ [checkField(options.sort.field)]: options.sort.direction, _id: options.sort.direction });
+      if (options.sort)
+        cursor = cursor.sort({ [checkField(options.sort.field)]: options.sort.direction, _id: options.sort.direction });
       if (options.skip) cursor = cursor.skip(options.skip);
       if (options.limit !== undefined) cursor = cursor.limit(options.limit);
       return cursor.toArray() as Promise<T[]>;
@@ -100,7 +101,11 @@ class MongoDocs<T extends Doc> implements Collection<T> {
   async insert(doc: T, then?: readonly Write[], quota?: Quota) {
     // Counted first, in a round trip of its own: no transaction joins it to the insert (port.ts, Quota).
     if (quota) {
-      const counter = await (quota.in as unknown as MongoDocs<Doc>).incrementAll(quota.increment, { [quota.field]: 1 }, quota.init);
+      const counter = await (quota.in as unknown as MongoDocs<Doc>).incrementAll(
+        quota.increment,
+        { [quota.field]: 1 },
+        quota.init,
+      );
       const count = Number(counter[quota.field] ?? 0);
       if (count > quota.atMost) throw new QuotaExceededError(count);
     }
@@ -126,7 +131,8 @@ class MongoDocs<T extends Doc> implements Collection<T> {
   }
 
   private updateOne(filter: Filter<T>, changes: Partial<T>) {
-    const apply = (f: Filter<T>) => this.c.findOneAndUpdate(clean(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
+    const apply = (f: Filter<T>) =>
+      this.c.findOneAndUpdate(clean(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
     const leases = this.leases;
     if (!leases) return guard(() => apply(filter));
     return guard(async () => {
@@ -153,7 +159,8 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     const inc = Object.fromEntries(Object.entries(by).map(([field, n]) => [checkField(field), n]));
     // An empty $setOnInsert is refused by MongoDB before 5.0.
     const change: Document = { $inc: inc, ...(Object.keys(seed).length ? { $setOnInsert: seed } : {}) };
-    const apply = async () => (await this.c.findOneAndUpdate({ _id: id }, change, { upsert: true, returnDocument: "after" })) as unknown as T;
+    const apply = async () =>
+      (await this.c.findOneAndUpdate({ _id: id }, change, { upsert: true, returnDocument: "after" })) as unknown as T;
     const leases = this.leases;
     const once = leases ? async () => (await withLease(leases, `${this.c.collectionName}:${id}`, apply))! : apply;
     return guard(async () => {
@@ -175,7 +182,9 @@ class MongoDocs<T extends Doc> implements Collection<T> {
    */
   incrementIfWithin(w: Bounded): Promise<Document | null> {
     const fields = (f: string) => checkField(f);
-    const room = Object.fromEntries(Object.entries(w.atMost).map(([f, most]) => [fields(f), { $lte: most - (w.by[f] ?? 0) }]));
+    const room = Object.fromEntries(
+      Object.entries(w.atMost).map(([f, most]) => [fields(f), { $lte: most - (w.by[f] ?? 0) }]),
+    );
     const inc = Object.fromEntries(Object.entries(w.by).map(([f, n]) => [fields(f), n]));
     const change: Document = { $inc: inc };
     const apply = () => this.c.findOneAndUpdate({ _id: w.increment, ...room }, change, { returnDocument: "after" });

@@ -42,7 +42,13 @@ export type Write =
    * between leaves the counter high by it); right after an insert, which it deletes again when there
    * is no room (a crash between leaves the insert uncounted).
    */
-  | { increment: string; by: Record<string, number>; init: object; in: Collection<any>; atMost?: Record<string, number> };
+  | {
+      increment: string;
+      by: Record<string, number>;
+      init: object;
+      in: Collection<any>;
+      atMost?: Record<string, number>;
+    };
 
 /** A delete's `ifDeleted` as a list. */
 export const ifDeletedOf = (w: { ifDeleted?: Write | readonly Write[] }): readonly Write[] =>
@@ -108,7 +114,10 @@ export class DuplicateKeyError extends Error {
  * `updated` is what the update returned.
  */
 export class FollowerFailedError extends Error {
-  constructor(readonly updated: unknown, cause: unknown) {
+  constructor(
+    readonly updated: unknown,
+    cause: unknown,
+  ) {
     super("a write after the first one failed", { cause });
     this.name = "FollowerFailedError";
   }
@@ -124,7 +133,10 @@ export class QuotaExceededError extends Error {
 
 /** A bounded increment (Write, `atMost`) had no room: nothing was written. `counter` is the counter before it. */
 export class BudgetExceededError extends Error {
-  constructor(readonly counter: Record<string, unknown>, readonly by: Record<string, number>) {
+  constructor(
+    readonly counter: Record<string, unknown>,
+    readonly by: Record<string, number>,
+  ) {
     super("budget exceeded");
     this.name = "BudgetExceededError";
   }

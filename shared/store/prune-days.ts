@@ -10,7 +10,11 @@ export const dayAfter = (at: Date, days = 1) => new Date(at.getTime() + days * 8
  * Documents without the field (written before it existed) sort first and are stepped over, never
  * deleted. Idempotent: any number of copies may run it at once.
  */
-export async function deleteDaysBefore<T extends Doc>(c: Collection<T>, field: keyof T & string, today: string): Promise<number> {
+export async function deleteDaysBefore<T extends Doc>(
+  c: Collection<T>,
+  field: keyof T & string,
+  today: string,
+): Promise<number> {
   const undated = await c.count({ [field]: null } as never);
   let deleted = 0;
   let previous: unknown;

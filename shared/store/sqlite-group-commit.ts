@@ -1,5 +1,14 @@
 import type { Database, Statement } from "bun:sqlite";
-import { BudgetExceededError, type Doc, DuplicateKeyError, type Filter, type Quota, QuotaExceededError, type Write, ifDeletedOf } from "./port.ts";
+import {
+  BudgetExceededError,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  ifDeletedOf,
+  type Quota,
+  QuotaExceededError,
+  type Write,
+} from "./port.ts";
 
 /** A collection's writes as they run inside the batch's transaction (sqlite.ts, the *Now methods). */
 export interface NowCollection {
@@ -11,14 +20,22 @@ export interface NowCollection {
 
 function uniqueViolation(err: unknown): DuplicateKeyError | null {
   const e = err as { code?: string; message?: string };
-  if (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new DuplicateKeyError(e.message ?? "unique");
+  if (e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY")
+    return new DuplicateKeyError(e.message ?? "unique");
   return null;
 }
 
 /** One queued write: what to do, never a closure, so a batch costs no allocation beyond its record. */
 type Op =
   | { kind: "insert"; c: NowCollection; doc: Doc; then?: readonly Write[]; quota?: Quota }
-  | { kind: "update"; c: NowCollection; filter: Filter<Doc>; changes: Partial<Doc>; many: boolean; then?: readonly Write[] }
+  | {
+      kind: "update";
+      c: NowCollection;
+      filter: Filter<Doc>;
+      changes: Partial<Doc>;
+      many: boolean;
+      then?: readonly Write[];
+    }
   | { kind: "increment"; c: NowCollection; id: string; field: string; by: number; init: object }
   | { kind: "delete"; c: NowCollection; filter: Filter<Doc> };
 type Queued = Op & { resolve(value: unknown): void; reject(err: unknown): void };
@@ -142,11 +159,14 @@ function applyAll(writes: readonly Write[] | undefined): void {
 /** A follower's increments; past its `atMost` the write's savepoint rolls back (port.ts, Write). */
 function incrementWithin(w: Extract<Write, { increment: string }>): void {
   let counter: Doc | undefined;
-  for (const [field, by] of Object.entries(w.by)) counter = (w.in as unknown as NowCollection).incrementNow(w.increment, field, by, w.init);
+  for (const [field, by] of Object.entries(w.by))
+    counter = (w.in as unknown as NowCollection).incrementNow(w.increment, field, by, w.init);
   if (!w.atMost || !counter) return;
   for (const [field, most] of Object.entries(w.atMost)) {
     if (Number(counter[field] ?? 0) <= most) continue;
-    const before = Object.fromEntries(Object.entries(counter).map(([k, v]) => [k, k in w.by ? Number(v) - w.by[k]! : v]));
+    const before = Object.fromEntries(
+      Object.entries(counter).map(([k, v]) => [k, k in w.by ? Number(v) - w.by[k]! : v]),
+    );
     throw new BudgetExceededError(before, w.by);
   }
 }

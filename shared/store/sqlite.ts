@@ -1,7 +1,17 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { dirname } from "node:path";
 import { makePrivateDir, makePrivateFile } from "../process/private-files.ts";
-import { type Collection, type Doc, type Filter, type FindOptions, type Index, type Quota, type Store, type Write, checkField } from "./port.ts";
+import {
+  type Collection,
+  checkField,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type Index,
+  type Quota,
+  type Store,
+  type Write,
+} from "./port.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
 
 const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
@@ -81,19 +91,27 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
 
   async count(filter: Filter<T>, upTo?: number) {
     const w = where(filter as Filter<Doc>);
-    const rows = upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
+    const rows =
+      upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
     return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
   }
 
   insert(doc: T, then?: readonly Write[], quota?: Quota) {
     // Another database's counter would commit apart from the insert: the quota would not hold.
-    if (quota && (quota.in as unknown as SqliteCollection<Doc>).writer !== this.writer) throw new Error("a quota's counter must be in the insert's store");
+    if (quota && (quota.in as unknown as SqliteCollection<Doc>).writer !== this.writer)
+      throw new Error("a quota's counter must be in the insert's store");
     return this.writer.submit<void>({ kind: "insert", c: this, doc, then, quota });
   }
 
   update(filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
-    const c = this;
-    return this.writer.submit<T | null>({ kind: "update", c, filter: filter as Filter<Doc>, changes, many: false, then });
+    return this.writer.submit<T | null>({
+      kind: "update",
+      c: this,
+      filter: filter as Filter<Doc>,
+      changes,
+      many: false,
+      then,
+    });
   }
 
   increment<F extends keyof T & string>(id: string, field: F, by: number, init: Omit<T, "_id" | F>): Promise<T> {
@@ -172,7 +190,9 @@ export function createSqliteStore(file: string): Store {
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       for (const index of indexes) {
         const columns = index.fields.map(path).join(", ");
-        db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`);
+        db.exec(
+          `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`,
+        );
       }
       return new SqliteCollection<T>(db, table, writer) as Collection<T>;
     },

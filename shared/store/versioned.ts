@@ -39,7 +39,11 @@ export async function inRounds<R>(options: RoundOptions<R>, round: (n: number) =
 }
 
 /** An insert that loses to a concurrent one with the same `_id` or unique key is a lost round. */
-export async function insertOrLose<T extends Doc>(collection: Collection<T>, doc: T, then?: readonly Write[]): Promise<T | LostRound> {
+export async function insertOrLose<T extends Doc>(
+  collection: Collection<T>,
+  doc: T,
+  then?: readonly Write[],
+): Promise<T | LostRound> {
   try {
     await collection.insert(doc, then);
     return doc;
@@ -50,7 +54,12 @@ export async function insertOrLose<T extends Doc>(collection: Collection<T>, doc
 }
 
 /** An update whose filter (what was read) no longer matches is a lost round. */
-export async function updateOrLose<T extends Doc>(collection: Collection<T>, filter: Filter<T>, changes: Partial<T>, then?: readonly Write[]) {
+export async function updateOrLose<T extends Doc>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  changes: Partial<T>,
+  then?: readonly Write[],
+) {
   return (await collection.update(filter, changes, then)) ?? lostRound;
 }
 
@@ -68,7 +77,8 @@ export type Decision<T extends Doc, S> =
 export type Outcome<T, S> = { written: T } | { stopped: S };
 
 /** The document a round wrote, for deciders that never stop. */
-export const writtenOf = <T>(outcome: Outcome<T, never>): T => ("written" in outcome ? outcome.written : outcome.stopped);
+export const writtenOf = <T>(outcome: Outcome<T, never>): T =>
+  "written" in outcome ? outcome.written : outcome.stopped;
 
 /**
  * One document's read → decide → conditional write. The update is conditional on `where` (a versioned
@@ -96,7 +106,9 @@ export async function updateInRounds<T extends Doc, S = never>(
 }
 
 /** What a versioned document's round decides: stop, or its next content (the version is counted here). */
-export type NextVersion<T extends Versioned, S> = { stop: S } | { next: Omit<T, "_id" | "version">; followers?: (version: number) => readonly Write[] };
+export type NextVersion<T extends Versioned, S> =
+  | { stop: S }
+  | { next: Omit<T, "_id" | "version">; followers?: (version: number) => readonly Write[] };
 
 /**
  * A versioned document's read → decide → write at the next version, conditional on the version read;
@@ -119,7 +131,11 @@ export async function updateVersioned<T extends Versioned & Doc, S = never>(
       const followers = followersAt?.(version);
       const { _id: _, ...content } = next as Omit<T, "version">;
       if (!current) return { insert: { ...content, _id: id, version } as T, followers };
-      return { changes: { ...content, version } as Partial<T>, where: { version: current.version } as Filter<T>, followers };
+      return {
+        changes: { ...content, version } as Partial<T>,
+        where: { version: current.version } as Filter<T>,
+        followers,
+      };
     },
     options,
   );

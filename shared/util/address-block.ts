@@ -6,7 +6,12 @@
 export function addressBlock(address: string): string {
   const plain = address.trim().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
   const groups = ipv6Groups(plain);
-  return groups ? `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64` : plain;
+  return groups
+    ? `${groups
+        .slice(0, 4)
+        .map((g) => g.toString(16))
+        .join(":")}::/64`
+    : plain;
 }
 
 /** The eight 16-bit groups of an IPv6 address (a zone is dropped, a dotted IPv4 tail read), or null. */

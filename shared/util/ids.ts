@@ -14,7 +14,8 @@ export function randomBase62(length: number): string {
 }
 
 /** A prefixed public id such as `acc_...`; 20 base62 characters (about 119 bits). */
-export const newId = (prefix: "acc" | "slt" | "ses" | "wsp" | "prj" | "key" | "snp" | "hit" | "op") => `${prefix}_${randomBase62(20)}`;
+export const newId = (prefix: "acc" | "slt" | "ses" | "wsp" | "prj" | "key" | "snp" | "hit" | "op") =>
+  `${prefix}_${randomBase62(20)}`;
 
 /** Account session token: 256 bits and more (43 base62 characters). */
 export const newSessionToken = () => `sps_${randomBase62(43)}`;

@@ -24,10 +24,12 @@ export function unfaithfulJson(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
-    if (typeof v === "number" && !Number.isFinite(v)) return "must not contain numbers outside the range of a double (such as 1e309)";
+    if (typeof v === "number" && !Number.isFinite(v))
+      return "must not contain numbers outside the range of a double (such as 1e309)";
     if (typeof v !== "object" || v === null) continue;
     if (depth > maxJsonDepth) return `must not nest deeper than ${maxJsonDepth} levels`;
-    for (const child of Object.values(v)) if (typeof child === "object" || typeof child === "number") stack.push([child, depth + 1]);
+    for (const child of Object.values(v))
+      if (typeof child === "object" || typeof child === "number") stack.push([child, depth + 1]);
   }
   return undefined;
 }

@@ -6,7 +6,9 @@ import { forEachDeployment } from "../helpers/each-deployment.ts";
 forEachDeployment("operator API", ({ d }) => {
   test("the admin token is required", async () => {
     expect((await call(d, "POST", "/admin/v1/workspaces", { body: { name: "x" } })).status).toBe(401);
-    expect((await call(d, "POST", "/admin/v1/workspaces", { key: "wrong-token-wrong-token", body: { name: "x" } })).status).toBe(401);
+    expect(
+      (await call(d, "POST", "/admin/v1/workspaces", { key: "wrong-token-wrong-token", body: { name: "x" } })).status,
+    ).toBe(401);
   });
 
   test("workspaces default to free where Stripe billing is on; a plan can be given; bad input is 400", async () => {
@@ -63,18 +65,34 @@ forEachDeployment("operator API", ({ d }) => {
     const prod = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/prod/runtime-keys`, {});
     expect(prod.body.runtimeKey).toMatch(/^spk_prod_/);
     const acc = await newAccount(d, t.key);
-    expect((await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key: prod.body.runtimeKey, session: acc.session })).status).toBe(401);
+    expect(
+      (await call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key: prod.body.runtimeKey, session: acc.session }))
+        .status,
+    ).toBe(401);
   });
 
   test("the sync policy changes at once for new envelopes; invalid values are 400 and change nothing", async () => {
     const t = await newTenant(d);
-    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { minRemoteSyncIntervalSeconds: 300, syncOnReconnect: false });
+    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {
+      minRemoteSyncIntervalSeconds: 300,
+      syncOnReconnect: false,
+    });
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ minRemoteSyncIntervalSeconds: 300, syncOnReconnect: false, forceSyncCooldownSeconds: 10 });
-    expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { forceSyncCooldownSeconds: 0 })).status).toBe(400);
+    expect(set.body).toMatchObject({
+      minRemoteSyncIntervalSeconds: 300,
+      syncOnReconnect: false,
+      forceSyncCooldownSeconds: 10,
+    });
+    expect(
+      (await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { forceSyncCooldownSeconds: 0 })).status,
+    ).toBe(400);
     expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { unknown: 1 })).status).toBe(400);
     const acc = await newAccount(d, t.key);
-    expect(acc.created.body.syncPolicy).toMatchObject({ minRemoteSyncIntervalSeconds: 300, syncOnReconnect: false, forceSyncCooldownSeconds: 10 });
+    expect(acc.created.body.syncPolicy).toMatchObject({
+      minRemoteSyncIntervalSeconds: 300,
+      syncOnReconnect: false,
+      forceSyncCooldownSeconds: 10,
+    });
   });
 
   test("a sync-policy change with no field is 400 naming what to send, writes nothing and leaves no audit entry", async () => {
@@ -92,12 +110,20 @@ forEachDeployment("operator API", ({ d }) => {
     const t = await newTenant(d);
     const acc = await newAccount(d, t.key, { slot: { slotId: "s", data: { v: 1 } } });
     expect((await acc.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
-    expect((await admin(d, "POST", `/admin/v1/accounts/${acc.accountId}/suspend`)).body).toEqual({ accountId: acc.accountId, status: "suspended" });
-    const blocked = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { v: 2 } } });
+    expect((await admin(d, "POST", `/admin/v1/accounts/${acc.accountId}/suspend`)).body).toEqual({
+      accountId: acc.accountId,
+      status: "suspended",
+    });
+    const blocked = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", {
+      body: { baseVersion: 1, data: { v: 2 } },
+    });
     expect(blocked.status).toBe(403);
     expect(blocked.body.error.code).toBe("account_suspended");
     await admin(d, "POST", `/admin/v1/accounts/${acc.accountId}/unsuspend`);
-    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 1, data: { v: 1 } });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+      version: 1,
+      data: { v: 1 },
+    });
     expect((await admin(d, "POST", "/admin/v1/accounts/acc_missing/suspend")).status).toBe(404);
   });
 
@@ -105,26 +131,48 @@ forEachDeployment("operator API", ({ d }) => {
     const t = await newTenant(d);
     const acc = await newAccount(d, t.key);
     for (let i = 0; i < 5; i++) {
-      expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "g", data: { i } } })).status).toBe(201);
+      expect(
+        (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "g", data: { i } } })).status,
+      ).toBe(201);
       expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/g/archive")).status).toBe(200);
     }
     const pages = [];
-    for (const offset of [0, 2, 4]) pages.push(await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}?offset=${offset}&limit=2`));
+    for (const offset of [0, 2, 4])
+      pages.push(await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}?offset=${offset}&limit=2`));
     expect(pages.map((p) => p.body.slots.length)).toEqual([2, 2, 1]);
     expect(pages.every((p) => p.body.page.slotCount === 5)).toBe(true);
-    expect(new Set(pages.flatMap((p) => p.body.slots.map((s: { createdAt: string; updatedAt: string }) => s.updatedAt + s.createdAt))).size).toBe(5);
+    expect(
+      new Set(
+        pages.flatMap((p) =>
+          p.body.slots.map((s: { createdAt: string; updatedAt: string }) => s.updatedAt + s.createdAt),
+        ),
+      ).size,
+    ).toBe(5);
     expect((await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}?limit=500`)).status).toBe(400);
   });
 
   test("the operator view shows archived slots and sessions, never a token or payload", async () => {
     const t = await newTenant(d);
-    const acc = await newAccount(d, t.key, { playerRef: "p9", slot: { slotId: "a", slotInfo: { lvl: 2 }, data: { secret: "slot data" } } });
+    const acc = await newAccount(d, t.key, {
+      playerRef: "p9",
+      slot: { slotId: "a", slotInfo: { lvl: 2 }, data: { secret: "slot data" } },
+    });
     await acc.call("POST", "/api/v1/accounts/{acc}/slots/a/archive");
     const view = await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`);
     expect(view.status).toBe(200);
-    expect(view.body.account).toMatchObject({ accountId: acc.accountId, projectId: t.projectId, environment: "stage", status: "active", playerRef: "p9" });
-    expect(view.body.slots).toEqual([{ slotId: "a", status: "archived", version: 1, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
-    expect(view.body.sessions).toEqual([{ sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) }]);
+    expect(view.body.account).toMatchObject({
+      accountId: acc.accountId,
+      projectId: t.projectId,
+      environment: "stage",
+      status: "active",
+      playerRef: "p9",
+    });
+    expect(view.body.slots).toEqual([
+      { slotId: "a", status: "archived", version: 1, createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
+    expect(view.body.sessions).toEqual([
+      { sessionId: expect.stringMatching(/^ses_/), createdAt: expect.any(String), lastUsedAt: expect.any(String) },
+    ]);
     expect(view.body.page).toEqual({ offset: 0, limit: 100, slotCount: 1, sessionCount: 1 });
     const text = JSON.stringify(view.body);
     expect(text).not.toContain(acc.session);
@@ -138,8 +186,17 @@ test("the admin API is off (404) when SAVEPOINT_ADMIN_TOKEN is unset", async () 
     const a = await call(d, "POST", "/admin/v1/workspaces", { key: "anything-anything", body: { name: "x" } });
     expect(a.status).toBe(404);
     // Each answer names its path and says how to turn the admin API on, in the error envelope.
-    for (const [method, path] of [["POST", "/admin/v1/workspaces"], ["GET", "/admin"], ["GET", "/admin/v1/nothing"], ["GET", "/console"], ["GET", "/console/sign-in"]]) {
-      const off = await call(d, method!, path!, { key: "anything-anything", ...(method === "POST" ? { body: { name: "x" } } : {}) });
+    for (const [method, path] of [
+      ["POST", "/admin/v1/workspaces"],
+      ["GET", "/admin"],
+      ["GET", "/admin/v1/nothing"],
+      ["GET", "/console"],
+      ["GET", "/console/sign-in"],
+    ]) {
+      const off = await call(d, method!, path!, {
+        key: "anything-anything",
+        ...(method === "POST" ? { body: { name: "x" } } : {}),
+      });
       expect([path, off.status, off.body.error.code]).toEqual([path, 404, "not_found"]);
       expect(off.body.error.message).toContain(path);
       expect(off.body.error.message).toContain("SAVEPOINT_ADMIN_TOKEN");

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { type Answer, call, newAccount } from "../helpers/api.ts";
-import { type Deployment } from "../helpers/deployments.ts";
+import type { Deployment } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
@@ -34,12 +34,16 @@ forEachDeployment("bytes of answers in flight", { env, tenant: tenantOptions }, 
     // Each account's first read teaches the gateway how large its answers are.
     for (const acc of big) expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/big")).status).toBe(200);
 
-    const reads = big.flatMap((acc) => Array.from({ length: 10 }, () => acc.call("GET", "/api/v1/accounts/{acc}/slots/big")));
+    const reads = big.flatMap((acc) =>
+      Array.from({ length: 10 }, () => acc.call("GET", "/api/v1/accounts/{acc}/slots/big")),
+    );
     const [answers, other] = await Promise.all([Promise.all(reads), small.call("GET", "/api/v1/accounts/{acc}")]);
 
     const served = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
-    console.log(`[bytes in flight] of 30 reads: ${served.length} served, ${refused.length} refused (${refused.map((a) => a.status).join(",")})`);
+    console.log(
+      `[bytes in flight] of 30 reads: ${served.length} served, ${refused.length} refused (${refused.map((a) => a.status).join(",")})`,
+    );
     // Distributed, every read waits on the bus while the others arrive: past the bounds they are refused
     // at admission. Embedded, a read is answered within the turn it arrived in, so no two are ever in
     // flight together and none is refused; what holds there is that nothing else goes wrong.

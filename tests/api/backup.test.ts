@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serviceNames } from "../../services/registry.ts";
 import { call } from "../helpers/api.ts";
@@ -18,7 +18,11 @@ const root = join(import.meta.dir, "..", "..");
 async function cli(args: string[], env: Record<string, string> = {}) {
   const options = { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" } as const;
   const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), ...args], options);
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -28,12 +32,22 @@ const sha256 = (path: string) => createHash("sha256").update(readFileSync(path))
 function inspect(file: string, service = "") {
   const db = new Database(file, { readonly: true });
   try {
-    const integrity = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check);
-    const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-    const tables = Object.fromEntries(names.map(({ name }) => [name, db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]));
+    const integrity = db
+      .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+      .all()
+      .map((r) => r.integrity_check);
+    const names = db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all();
+    const tables = Object.fromEntries(
+      names.map(({ name }) => [name, db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]),
+    );
     const userVersion = db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
     // Where a store records its schema version (README, Upgrading); none in a store from before versions.
-    const meta = "_meta" in tables ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`) : null;
+    const meta =
+      "_meta" in tables
+        ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`)
+        : null;
     const schemaVersion = meta ? (JSON.parse(meta.doc) as { version: number }).version : 0;
     return { integrity, tables, userVersion, schemaVersion };
   } finally {
@@ -51,7 +65,15 @@ const embeddedAt = (base: string): Deployment & { bases: string[] } => ({
 type Manifest = {
   startedAt: string;
   server: { version: string };
-  databases: { service: string; file: string; bytes: number; sha256: string; schemaVersion: number; userVersion: number; tables: Record<string, number> }[];
+  databases: {
+    service: string;
+    file: string;
+    bytes: number;
+    sha256: string;
+    schemaVersion: number;
+    userVersion: number;
+    tables: Record<string, number>;
+  }[];
   secrets: { variable: string; file: string; sha256: string }[];
   totalBytes: number;
 };
@@ -75,7 +97,10 @@ describe("backup and restore of the embedded deployment", () => {
     const { key } = fleet;
     const first = fleet.clients[0]!;
     // A transfer code made before the backup: consumed after the restore, it proves the transfer secret travelled.
-    const code = await call(d, "POST", `/api/v1/accounts/${first.accountId}/transfer-codes`, { key, session: first.session });
+    const code = await call(d, "POST", `/api/v1/accounts/${first.accountId}/transfer-codes`, {
+      key,
+      session: first.session,
+    });
     expect(code.status).toBe(201);
 
     const run = fleet.start("backup");
@@ -97,13 +122,23 @@ describe("backup and restore of the embedded deployment", () => {
     manifest = JSON.parse(readFileSync(join(backupDir, "manifest.json"), "utf8"));
     expect(JSON.parse(backup.stdout)).toEqual(manifest);
     expect(manifest.databases.map((db) => db.service)).toEqual([...serviceNames].reverse());
-    expect(manifest.secrets.map((s) => s.variable).sort()).toEqual(["SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRET"]);
+    expect(manifest.secrets.map((s) => s.variable).sort()).toEqual([
+      "SAVEPOINT_LINK_SECRET",
+      "SAVEPOINT_TRANSFER_SECRET",
+    ]);
     expect(manifest.server.version).toBe(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
     const text = (dir: string, file: string) => readFileSync(join(dir, file), "utf8").trim();
     for (const secret of manifest.secrets) expect(text(backupDir, secret.file)).toBe(text(dataDir, secret.file));
     for (const db of manifest.databases) {
       const file = join(backupDir, db.file);
-      const expected = { file: db.file, integrity: ["ok"], tables: db.tables, userVersion: db.userVersion, schemaVersion: db.schemaVersion, sha256: db.sha256 };
+      const expected = {
+        file: db.file,
+        integrity: ["ok"],
+        tables: db.tables,
+        userVersion: db.userVersion,
+        schemaVersion: db.schemaVersion,
+        sha256: db.sha256,
+      };
       expect({ file: db.file, ...inspect(file, db.service), sha256: sha256(file) }).toEqual(expected);
     }
     expect(manifest.databases.find((db) => db.service === "accounts")!.tables.slots).toBeGreaterThanOrEqual(12);
@@ -111,7 +146,8 @@ describe("backup and restore of the embedded deployment", () => {
     const restore = await cli(["restore", backupDir, "--data-dir", restoredDir]);
     expect(restore.stderr).toBe("");
     expect(restore.code).toBe(0);
-    for (const entry of [...manifest.databases, ...manifest.secrets]) expect(sha256(join(restoredDir, entry.file))).toBe(entry.sha256);
+    for (const entry of [...manifest.databases, ...manifest.secrets])
+      expect(sha256(join(restoredDir, entry.file))).toBe(entry.sha256);
     for (const db of manifest.databases) expect(inspect(join(restoredDir, db.file)).integrity).toEqual(["ok"]);
 
     const port2 = freePort();
@@ -119,7 +155,10 @@ describe("backup and restore of the embedded deployment", () => {
     try {
       const r = embeddedAt(`http://127.0.0.1:${port2}`);
       for (const [i, c] of fleet.clients.entries()) {
-        const slot = await call(r, "GET", `/api/v1/accounts/${c.accountId}/slots/${c.slotId}`, { key, session: c.session });
+        const slot = await call(r, "GET", `/api/v1/accounts/${c.accountId}/slots/${c.slotId}`, {
+          key,
+          session: c.session,
+        });
         expect(slot.status).toBe(200);
         // Every write acknowledged before the backup began is there; nothing past what was sent.
         expect(slot.body.version).toBeGreaterThanOrEqual(before[i]!.version);
@@ -168,10 +207,14 @@ describe("backup and restore of the embedded deployment", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("SAVEPOINT_LINK_SECRET: the stores were written with fingerprint");
     expect(existsSync(out)).toBe(false);
-    const wrong = await cli(["backup", "--out", join(out, "wrong"), "--data-dir", copy], { SAVEPOINT_LINK_SECRET: "x".repeat(43) });
+    const wrong = await cli(["backup", "--out", join(out, "wrong"), "--data-dir", copy], {
+      SAVEPOINT_LINK_SECRET: "x".repeat(43),
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain("is not it");
-    const taken = await cli(["backup", "--out", join(out, "right"), "--data-dir", copy], { SAVEPOINT_LINK_SECRET: secret });
+    const taken = await cli(["backup", "--out", join(out, "right"), "--data-dir", copy], {
+      SAVEPOINT_LINK_SECRET: secret,
+    });
     expect(taken.stderr).toBe("");
     expect(readFileSync(join(out, "right", "savepoint_link_secret"), "utf8")).toBe(secret);
   });
@@ -214,9 +257,21 @@ describe("scheduled backups", () => {
     const backups = join(tempDir("backup-scheduled-out"), "auto");
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = { SAVEPOINT_BACKUP_DIR: backups, SAVEPOINT_BACKUP_INTERVAL_MINUTES: "0.01", SAVEPOINT_BACKUP_KEEP: "2", LOG_LEVEL: "info" };
+    const env = {
+      SAVEPOINT_BACKUP_DIR: backups,
+      SAVEPOINT_BACKUP_INTERVAL_MINUTES: "0.01",
+      SAVEPOINT_BACKUP_KEEP: "2",
+      LOG_LEVEL: "info",
+    };
     const server = Bun.spawn([process.execPath, join(root, "services", "main.ts")], {
-      env: { ...process.env, SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_ADMIN_TOKEN: adminToken, ...env },
+      env: {
+        ...process.env,
+        SAVEPOINT_DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        SAVEPOINT_ADMIN_TOKEN: adminToken,
+        ...env,
+      },
       stdout: "ignore",
       stderr: "pipe",
     });
@@ -244,11 +299,18 @@ describe("scheduled backups", () => {
       expect(finished()).toHaveLength(2);
       const ready = (await (await fetch(`${base}/readyz`)).json()) as { backup: { lastAt: string; lastBytes: number } };
       const m = await metricsText();
-      const kept = finished().map((n) => JSON.parse(readFileSync(join(backups, n, "manifest.json"), "utf8")) as Manifest & { finishedAt: string });
-      expect(kept.map((k) => [k.finishedAt, k.totalBytes])).toContainEqual([ready.backup.lastAt, ready.backup.lastBytes]);
+      const kept = finished().map(
+        (n) => JSON.parse(readFileSync(join(backups, n, "manifest.json"), "utf8")) as Manifest & { finishedAt: string },
+      );
+      expect(kept.map((k) => [k.finishedAt, k.totalBytes])).toContainEqual([
+        ready.backup.lastAt,
+        ready.backup.lastBytes,
+      ]);
       expect(ready.backup).toMatchObject({ failed: 0, keep: 2, intervalMinutes: 0.01 });
       expect(kept.map((k) => k.totalBytes)).toContain(series(m, "savepoint_backup_last_size_bytes")!);
-      expect(kept.map((k) => Date.parse(k.finishedAt) / 1000)).toContain(series(m, "savepoint_backup_last_success_timestamp_seconds")!);
+      expect(kept.map((k) => Date.parse(k.finishedAt) / 1000)).toContain(
+        series(m, "savepoint_backup_last_success_timestamp_seconds")!,
+      );
       expect(kept.every((k) => k.databases.length === 6 && k.secrets.length === 2)).toBe(true);
       expect(series(m, 'savepoint_backups_total{outcome="failed"}')).toBeUndefined();
 
@@ -257,7 +319,10 @@ describe("scheduled backups", () => {
       writeFileSync(backups, "not a folder");
       const failed = await until((text) => (series(text, 'savepoint_backups_total{outcome="failed"}') ?? 0) >= 1);
       expect(series(failed, "savepoint_backup_last_failure_timestamp_seconds")).toBeGreaterThan(0);
-      const afterFailure = (await (await fetch(`${base}/readyz`)).json()) as { ready: boolean; backup: Record<string, unknown> };
+      const afterFailure = (await (await fetch(`${base}/readyz`)).json()) as {
+        ready: boolean;
+        backup: Record<string, unknown>;
+      };
       expect(afterFailure.ready).toBe(true);
       expect(afterFailure.backup.failed as number).toBeGreaterThanOrEqual(1);
       expect(typeof afterFailure.backup.lastFailureAt).toBe("string");

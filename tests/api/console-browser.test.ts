@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { createGateway } from "../../services/gateway/app.ts";
 import { consoleKeys, cookieName } from "../../services/gateway/console/session.ts";
-import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import type { Bus } from "../../shared/bus/port.ts";
+import { createLogger } from "../../shared/process/log.ts";
+import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type Answer, call } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
+import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
 const shots = "/tmp/console-shots";
 const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
@@ -25,7 +25,8 @@ let blocked: string[];
 let cspViolations: string[];
 const axeFindings: Record<string, string[]> = {};
 const transfer: Record<string, number> = {};
-const admin = (method: string, path: string, body?: unknown): Promise<Answer> => call(d, method, path, { key: adminToken, body });
+const admin = (method: string, path: string, body?: unknown): Promise<Answer> =>
+  call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
   h = await startConsoleHarness("console");
@@ -39,7 +40,13 @@ afterAll(async () => {
 /** Loads a page, sums what crossed the wire for it, screenshots it and runs axe-core on it. */
 async function visit(name: string, path?: string) {
   const sizes: Promise<number>[] = [];
-  const onResponse = (r: import("playwright-core").Response) => sizes.push(r.request().sizes().then((s) => s.responseBodySize + s.responseHeadersSize));
+  const onResponse = (r: import("playwright-core").Response) =>
+    sizes.push(
+      r
+        .request()
+        .sizes()
+        .then((s) => s.responseBodySize + s.responseHeadersSize),
+    );
   page.on("response", onResponse);
   if (path) await page.goto(`${base}${path}`, { waitUntil: "networkidle" });
   else await page.waitForLoadState("networkidle");
@@ -48,7 +55,9 @@ async function visit(name: string, path?: string) {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
   // Run through the DevTools protocol: the page's CSP (no inline script) stays as it is.
   const result = await page.evaluate(`${axeSource};axe.run(document, { resultTypes: ["violations"] })`);
-  const serious = (result as { violations: { id: string; impact: string; nodes: unknown[] }[] }).violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const serious = (result as { violations: { id: string; impact: string; nodes: unknown[] }[] }).violations.filter(
+    (v) => v.impact === "serious" || v.impact === "critical",
+  );
   axeFindings[name] = serious.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
 }
 
@@ -68,14 +77,22 @@ async function signInByFetch(): Promise<string> {
     body: new URLSearchParams({ _csrf: csrfOf(await form.text())!, token: adminToken }),
   });
   expect(res.status).toBe(303);
-  return res.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!;
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${cookieName}=`))!
+    .split(";")[0]!;
 }
 
 describe("operator console", () => {
   test("a forged form without the CSRF token, a request without the cookie, and an expired cookie are refused; off without the admin API", async () => {
     const before = (await admin("GET", "/admin/v1/workspaces")).body.workspaces.length;
     const post = (cookie: string | undefined, body: Record<string, string>) =>
-      fetch(`${base}/console/workspaces`, { method: "POST", redirect: "manual", headers: { ...(cookie ? { cookie } : {}), "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body) });
+      fetch(`${base}/console/workspaces`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...(cookie ? { cookie } : {}), "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(body),
+      });
     expect((await post(undefined, { name: "forged" })).status).toBe(401);
     const cookie = await signInByFetch();
     expect(cookie).not.toContain(adminToken);
@@ -85,9 +102,23 @@ describe("operator console", () => {
     const noCookie = await fetch(`${base}/console/workspaces`, { redirect: "manual" });
     expect([noCookie.status, noCookie.headers.get("location")]).toEqual([303, "/console/sign-in"]);
     const expired = consoleKeys(adminToken).issueSession(Date.now() - 1000);
-    expect((await fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${expired}` } })).status).toBe(303);
+    expect(
+      (
+        await fetch(`${base}/console/workspaces`, {
+          redirect: "manual",
+          headers: { cookie: `${cookieName}=${expired}` },
+        })
+      ).status,
+    ).toBe(303);
     const wrongKey = consoleKeys("another-admin-token-0123").issueSession();
-    expect((await fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${wrongKey}` } })).status).toBe(303);
+    expect(
+      (
+        await fetch(`${base}/console/workspaces`, {
+          redirect: "manual",
+          headers: { cookie: `${cookieName}=${wrongKey}` },
+        })
+      ).status,
+    ).toBe(303);
     const ok = await fetch(`${base}/console/workspaces`, { headers: { cookie } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("content-security-policy")).toStartWith("default-src 'self'");
@@ -95,7 +126,7 @@ describe("operator console", () => {
     expect((await off.handle(new Request("http://x/console/sign-in"))).status).toBe(404);
   });
 
-  let ids: { workspaceId: string; projectId: string; key: string; accountId: string; session: string } = {} as never;
+  const ids: { workspaceId: string; projectId: string; key: string; accountId: string; session: string } = {} as never;
 
   test("sign in by keyboard; the cookie is HttpOnly and the token is nowhere in the page", async () => {
     await visit("sign-in", "/console/sign-in");
@@ -164,10 +195,18 @@ describe("operator console", () => {
   });
 
   test("find an account by player reference; restore a slot; the stale device's next sync gets the 409 with the restored data", async () => {
-    const created = await call(d, "POST", "/api/v1/accounts", { key: ids.key, body: { playerRef: "hero-42", slot: { slotId: "main", slotInfo: { level: 1 }, data: { gold: 1 } } } });
+    const created = await call(d, "POST", "/api/v1/accounts", {
+      key: ids.key,
+      body: { playerRef: "hero-42", slot: { slotId: "main", slotInfo: { level: 1 }, data: { gold: 1 } } },
+    });
     ids.accountId = created.body.accountId;
     ids.session = created.body.accountSessionToken;
-    const device = (body: unknown) => call(d, "POST", `/api/v1/accounts/${ids.accountId}/slots/main/sync`, { key: ids.key, session: ids.session, body });
+    const device = (body: unknown) =>
+      call(d, "POST", `/api/v1/accounts/${ids.accountId}/slots/main/sync`, {
+        key: ids.key,
+        session: ids.session,
+        body,
+      });
     expect((await device({ baseVersion: 1, slotInfo: { level: 2 }, data: { gold: 2 } })).status).toBe(200);
 
     await page.goto(`${base}/console/find?projectId=${ids.projectId}&env=stage`);
@@ -206,7 +245,10 @@ describe("operator console", () => {
     expect((await admin("GET", `/admin/v1/accounts/${ids.accountId}`)).body.account.status).toBe("suspended");
     await submit("Unsuspend account", "Suspension lifted");
     expect((await admin("GET", `/admin/v1/accounts/${ids.accountId}`)).body.account.status).toBe("active");
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: /Download data-subject export/ }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: /Download data-subject export/ }).click(),
+    ]);
     const exported = JSON.parse(readFileSync((await download.path())!, "utf8"));
     expect(exported.account.accountId).toBe(ids.accountId);
     expect(exported.slots.map((s: { slotId: string }) => s.slotId)).toContain("main");
@@ -219,7 +261,13 @@ describe("operator console", () => {
   test("the audit log lists each change with who, before and after", async () => {
     const byProject = (await admin("GET", `/admin/v1/audit?target=${ids.projectId}`)).body.entries;
     const actions = byProject.map((e: { action: string }) => e.action);
-    for (const a of ["adminSetSyncPolicy", "adminPublishGameConfig", "adminRollbackGameConfig", "adminCreateRuntimeKey"]) expect(actions).toContain(a);
+    for (const a of [
+      "adminSetSyncPolicy",
+      "adminPublishGameConfig",
+      "adminRollbackGameConfig",
+      "adminCreateRuntimeKey",
+    ])
+      expect(actions).toContain(a);
     for (const e of byProject) expect(e.actor).toBe("console");
     const policy = byProject.find((e: { action: string }) => e.action === "adminSetSyncPolicy");
     expect([policy.before.minRemoteSyncIntervalSeconds, policy.after.minRemoteSyncIntervalSeconds]).toEqual([60, 123]);
@@ -231,7 +279,11 @@ describe("operator console", () => {
     const revoke = byAccount.find((e: { action: string }) => e.action === "adminRevokeSession");
     expect(revoke.before.sessions[0].revokedAt).toBeUndefined();
     expect(revoke.after.sessions[0].revokedAt).toBeString();
-    expect((await admin("GET", `/admin/v1/audit?target=${ids.workspaceId}`)).body.entries.map((e: { action: string }) => e.action)).toContain("adminCreateWorkspace");
+    expect(
+      (await admin("GET", `/admin/v1/audit?target=${ids.workspaceId}`)).body.entries.map(
+        (e: { action: string }) => e.action,
+      ),
+    ).toContain("adminCreateWorkspace");
 
     await page.goto(`${base}/console/audit?target=${ids.projectId}`);
     await page.locator("details summary").first().click();
@@ -246,20 +298,39 @@ describe("operator console", () => {
     const at = new Date().toISOString();
     const retried = `cleanup:account:${ids.accountId}`;
     const discarded = "cleanup:malformed:0123456789abcdef";
-    await letters.insert({ _id: retried, queue: "cleanup", job: JSON.stringify({ kind: "account", id: ids.accountId }), deliveries: 8, error: "store down", failedAt: at });
-    await letters.insert({ _id: discarded, queue: "cleanup", job: JSON.stringify({ bad: true }), deliveries: 8, error: "malformed", failedAt: at });
+    await letters.insert({
+      _id: retried,
+      queue: "cleanup",
+      job: JSON.stringify({ kind: "account", id: ids.accountId }),
+      deliveries: 8,
+      error: "store down",
+      failedAt: at,
+    });
+    await letters.insert({
+      _id: discarded,
+      queue: "cleanup",
+      job: JSON.stringify({ bad: true }),
+      deliveries: 8,
+      error: "malformed",
+      failedAt: at,
+    });
     await store.close();
     await visit("dead-letters", "/console/dead-letters");
     await submit(`Retry ${retried}`, "Queued again.");
     await submit(`Discard ${discarded}`, "Discarded.");
-    const left = (await admin("GET", "/admin/v1/dead-letters")).body.deadLetters.map((l: { deadLetterId: string }) => l.deadLetterId);
+    const left = (await admin("GET", "/admin/v1/dead-letters")).body.deadLetters.map(
+      (l: { deadLetterId: string }) => l.deadLetterId,
+    );
     expect(left).not.toContain(discarded);
-    const audited = (await admin("GET", "/admin/v1/audit?target=" + encodeURIComponent(discarded))).body.entries;
+    const audited = (await admin("GET", `/admin/v1/audit?target=${encodeURIComponent(discarded)}`)).body.entries;
     expect(audited[0]).toMatchObject({ actor: "console", action: "adminDiscardDeadLetter" });
   });
 
   test("the save page renders", async () => {
-    await call(d, "POST", "/api/v1/saves/console-save/sync", { key: ids.key, body: { baseVersion: 0, externalUserId: "u1", metadata: { slot: 1 }, state: { hp: 3 } } });
+    await call(d, "POST", "/api/v1/saves/console-save/sync", {
+      key: ids.key,
+      body: { baseVersion: 0, externalUserId: "u1", metadata: { slot: 1 }, state: { hp: 3 } },
+    });
     await visit("save", `/console/saves/${ids.projectId}/stage/console-save`);
     expect(await page.getByText('"hp": 3').count()).toBe(1);
   });
@@ -279,7 +350,8 @@ describe("operator console", () => {
   test("sign-out clears the cookie, and a copy of the cookie kept from before is refused too", async () => {
     await page.goto(`${base}/console/workspaces`);
     const kept = (await context.cookies(`${base}/console/workspaces`)).find((c) => c.name === cookieName)!;
-    const replay = () => fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${kept.value}` } });
+    const replay = () =>
+      fetch(`${base}/console/workspaces`, { redirect: "manual", headers: { cookie: `${cookieName}=${kept.value}` } });
     expect((await replay()).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { cookieName } from "../../services/gateway/console/session.ts";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
+import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
 /**
  * README, Console: the overview page in real Chromium. A known workload, then the page shows its
@@ -41,7 +41,11 @@ async function signIn(): Promise<void> {
     headers: { cookie: pre, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ _csrf: csrf, token: adminToken }),
   });
-  const value = res.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!.slice(cookieName.length + 1);
+  const value = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${cookieName}=`))!
+    .split(";")[0]!
+    .slice(cookieName.length + 1);
   await context.addCookies([{ name: cookieName, value, url: `${base}/console` }]);
 }
 
@@ -49,23 +53,36 @@ test("the overview page shows a known workload, the largest accounts in order wi
   const t = await newTenant(d, "growth");
   const sizes = [3_000, 40_000, 12_000];
   const accounts = [];
-  for (const [i, size] of sizes.entries()) accounts.push(await newAccount(d, t.key, { playerRef: `player-${i + 1}`, accountData: { blob: "x".repeat(size) } }));
+  for (const [i, size] of sizes.entries())
+    accounts.push(
+      await newAccount(d, t.key, { playerRef: `player-${i + 1}`, accountData: { blob: "x".repeat(size) } }),
+    );
   const [a] = accounts;
-  const sync = (baseVersion: number, accountData: object) => a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountData } });
+  const sync = (baseVersion: number, accountData: object) =>
+    a!.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion, accountData } });
   for (let i = 1; i <= 5; i++) expect((await sync(i, { n: i })).status).toBe(200);
   for (let i = 0; i < 2; i++) expect((await sync(1, { stale: i })).status).toBe(409);
   for (let i = 0; i < 3; i++) expect((await a!.call("GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
   const requests = sizes.length + 5 + 2 + 3;
-  const overview = () => call(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview`, { key: adminToken });
+  const overview = () =>
+    call(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview`, { key: adminToken });
   for (let i = 0; i < 100 && ((await overview()).body.totals?.requests ?? 0) < requests; i++) await Bun.sleep(100);
 
   await signIn();
   await page.goto(`${base}/console`, { waitUntil: "networkidle" });
   expect(await page.locator("h1").textContent()).toBe("Overview");
   const sizesOnWire: Promise<number>[] = [];
-  page.on("response", (r) => sizesOnWire.push(r.request().sizes().then((s) => s.responseBodySize + s.responseHeadersSize)));
+  page.on("response", (r) =>
+    sizesOnWire.push(
+      r
+        .request()
+        .sizes()
+        .then((s) => s.responseBodySize + s.responseHeadersSize),
+    ),
+  );
   await page.goto(`${base}/console/projects/${t.projectId}/overview/stage`, { waitUntil: "networkidle" });
-  const tile = (label: string) => page.locator(".tile", { has: page.locator("dt", { hasText: label }) }).locator(".big");
+  const tile = (label: string) =>
+    page.locator(".tile", { has: page.locator("dt", { hasText: label }) }).locator(".big");
   expect(await tile("Requests").textContent()).toBe(String(requests));
   expect(await tile("Syncs").textContent()).toBe("7");
   expect(await tile("Sync conflicts").textContent()).toBe("2");
@@ -78,8 +95,11 @@ test("the overview page shows a known workload, the largest accounts in order wi
   const transfer = (await Promise.all(sizesOnWire)).reduce((x, y) => x + y, 0);
   const shot = join(shots, "console-overview.png");
   await page.screenshot({ path: shot, fullPage: true });
-  if (process.env.SAVEPOINT_UPDATE_SCREENSHOTS) copyFileSync(shot, join(import.meta.dir, "..", "..", "docs", "images", "console-overview.png"));
-  const result = (await page.evaluate(`${axeSource};axe.run(document, { resultTypes: ["violations"] })`)) as { violations: { id: string }[] };
+  if (process.env.SAVEPOINT_UPDATE_SCREENSHOTS)
+    copyFileSync(shot, join(import.meta.dir, "..", "..", "docs", "images", "console-overview.png"));
+  const result = (await page.evaluate(`${axeSource};axe.run(document, { resultTypes: ["violations"] })`)) as {
+    violations: { id: string }[];
+  };
   expect(result.violations.map((v) => v.id)).toEqual([]);
   console.log(`overview page: ${(transfer / 1024).toFixed(1)} KB on the wire (gzip), screenshot ${shot}`);
   expect(transfer).toBeLessThan(30 * 1024);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
+import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
 // The player desk driven as an operator does (README, Console), in headless Chromium; the harness is console-browser.test.ts's.
 const shots = "/tmp/console-desk-shots";
@@ -12,14 +12,13 @@ const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules",
 let base: string;
 let d: Deployment;
 let h: ConsoleHarness;
-let context: BrowserContext;
 let page: Page;
 const axeFindings: Record<string, string[]> = {};
 const admin = (method: string, path: string, body?: unknown) => call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
   h = await startConsoleHarness("console-desk");
-  ({ base, d, context, page } = h);
+  ({ base, d, page } = h);
   mkdirSync(shots, { recursive: true });
   await page.goto(`${base}/console/sign-in`);
   await page.locator("#token").fill(adminToken);
@@ -45,9 +44,18 @@ describe("the player desk in the console", () => {
     const stage = await newTenant(d);
     const prod = await newTenant(d, "self_hosted", "prod");
     const ref = { externalAccountRef: { provider: "steam", subject: "765611980" } };
-    const acc = await newAccount(d, stage.key, { ...ref, slot: { slotId: "main", slotInfo: { level: 1 }, data: { gold: 10, hp: 100 } } });
+    const acc = await newAccount(d, stage.key, {
+      ...ref,
+      slot: { slotId: "main", slotInfo: { level: 1 }, data: { gold: 10, hp: 100 } },
+    });
     const other = await newAccount(d, prod.key, ref);
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { gold: 0, hp: 100 } } })).status).toBe(200);
+    expect(
+      (
+        await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", {
+          body: { baseVersion: 1, data: { gold: 0, hp: 100 } },
+        })
+      ).status,
+    ).toBe(200);
 
     await page.goto(`${base}/console/find`);
     await page.getByLabel("External provider").fill("steam");
@@ -70,7 +78,9 @@ describe("the player desk in the console", () => {
     await visit("slot-timeline");
     expect(await page.locator('ol.timeline li[aria-current="true"] .badge.current').count()).toBe(1);
 
-    const stale = await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 2, data: { gold: 1 } } });
+    const stale = await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", {
+      body: { baseVersion: 2, data: { gold: 1 } },
+    });
     expect([stale.status, stale.body.slot?.data]).toEqual([409, { gold: 500, hp: 100 }]);
     const audit = (await admin("GET", `/admin/v1/audit?target=${acc.accountId}&action=adminEditSlot`)).body.entries;
     expect(audit[0]).toMatchObject({ actor: "console", reason: "Ticket 4711: gold lost to the shop bug" });
@@ -79,7 +89,9 @@ describe("the player desk in the console", () => {
 
     // A second editor opened on version 3; a device writes first: nothing is written, the operator is told.
     await page.goto(`${base}/console/accounts/${acc.accountId}/slots/main/edit`);
-    await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 3, data: { gold: 501, hp: 100 } } });
+    await acc.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", {
+      body: { baseVersion: 3, data: { gold: 501, hp: 100 } },
+    });
     await page.getByLabel("Reason").fill("late");
     await page.getByRole("button", { name: "Write as version 4" }).click();
     await page.getByText("Nothing was written: it is at version 4 now").waitFor();
@@ -99,7 +111,10 @@ describe("the player desk in the console", () => {
     await page.getByRole("link", { name: "Restore version 1…" }).click();
     await page.getByRole("button", { name: "Restore version 1 as version 3" }).click();
     await page.getByText("Restored version 1 as version 3").waitFor();
-    expect((await acc.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({ version: 3, accountData: { coins: 5, vip: true } });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({
+      version: 3,
+      accountData: { coins: 5, vip: true },
+    });
   });
 
   test("a save: history, diff and restore", async () => {
@@ -113,7 +128,10 @@ describe("the player desk in the console", () => {
     await page.getByRole("link", { name: "Restore version 1…" }).click();
     await page.getByRole("button", { name: "Restore version 1 as version 3" }).click();
     await page.getByText("Restored version 1 as version 3").waitFor();
-    expect((await sync({ baseVersion: 2, state: { hp: 9 } })).body).toMatchObject({ status: "conflict", save: { version: 3, state: { hp: 3 } } });
+    expect((await sync({ baseVersion: 2, state: { hp: 9 } })).body).toMatchObject({
+      status: "conflict",
+      save: { version: 3, state: { hp: 3 } },
+    });
   });
 
   test("the CLI does the same: player find with no project, slot edit with a reason, a stale edit told in one line", async () => {
@@ -121,20 +139,47 @@ describe("the player desk in the console", () => {
     const acc = await newAccount(d, t.key, { playerRef: "cli-hero", slot: { slotId: "main", data: { gold: 1 } } });
     const cli = async (...args: string[]) => {
       const env = { ...process.env, SAVEPOINT_URL: base, SAVEPOINT_ADMIN_TOKEN: adminToken };
-      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "cli", "main.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
-      const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "cli", "main.ts"), ...args], {
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [code, stdout, stderr] = await Promise.all([
+        proc.exited,
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+      ]);
       return { code, stdout, stderr };
     };
     const found = await cli("player", "find", "--playerRef", "cli-hero", "--json");
-    expect(JSON.parse(found.stdout).accounts).toMatchObject([{ accountId: acc.accountId, projectId: t.projectId, environment: "prod" }]);
-    const edit = ["slot", "edit", "--account", acc.accountId, "--slot", "main", "--data", '{"gold":7}', "--reason", "cli refund"];
+    expect(JSON.parse(found.stdout).accounts).toMatchObject([
+      { accountId: acc.accountId, projectId: t.projectId, environment: "prod" },
+    ]);
+    const edit = [
+      "slot",
+      "edit",
+      "--account",
+      acc.accountId,
+      "--slot",
+      "main",
+      "--data",
+      '{"gold":7}',
+      "--reason",
+      "cli refund",
+    ];
     const done = await cli(...edit, "--baseVersion", "1");
-    expect([done.code, done.stdout]).toEqual([0, expect.stringContaining("a device on an older version gets a conflict with it")]);
+    expect([done.code, done.stdout]).toEqual([
+      0,
+      expect.stringContaining("a device on an older version gets a conflict with it"),
+    ]);
     const stale = await cli(...edit, "--baseVersion", "1");
-    const told = "conflict: nothing was written; the current version is 2. Read it again (--json shows it) and edit from there.";
+    const told =
+      "conflict: nothing was written; the current version is 2. Read it again (--json shows it) and edit from there.";
     expect([stale.code, stale.stderr.trim()]).toEqual([1, told]);
     const entries = (await admin("GET", `/admin/v1/audit?target=${acc.accountId}&action=adminEditSlot`)).body.entries;
-    expect(entries.map((e: { reason: string; actor: string }) => [e.reason, e.actor.startsWith("cli:")])).toEqual([["cli refund", true]]);
+    expect(entries.map((e: { reason: string; actor: string }) => [e.reason, e.actor.startsWith("cli:")])).toEqual([
+      ["cli refund", true],
+    ]);
   });
 
   test("no serious accessibility violation on the desk's pages", () => {

@@ -12,7 +12,12 @@ let untrusted: string;
 let stopUntrusted: () => void;
 beforeAll(async () => {
   d = await startEmbedded();
-  const gateway = createGateway({ bus: d.bus, log: createLogger({ test: "console-untrusted" }), adminToken, trustedProxies: [] });
+  const gateway = createGateway({
+    bus: d.bus,
+    log: createLogger({ test: "console-untrusted" }),
+    adminToken,
+    trustedProxies: [],
+  });
   untrusted = `http://127.0.0.1:${gateway.listen({ hostname: "127.0.0.1", port: 0 }).server!.port}`;
   stopUntrusted = () => gateway.stop(true);
 });
@@ -26,7 +31,10 @@ const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
 
 async function signIn(base: string, headers: Record<string, string> = {}) {
   const page = await fetch(`${base}/console/sign-in`, { headers });
-  const pre = page.headers.getSetCookie().find((c) => c.startsWith(`${preCookieName}=`))!.split(";")[0]!;
+  const pre = page.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${preCookieName}=`))!
+    .split(";")[0]!;
   const res = await fetch(`${base}/console/sign-in`, {
     method: "POST",
     redirect: "manual",
@@ -34,7 +42,10 @@ async function signIn(base: string, headers: Record<string, string> = {}) {
     body: new URLSearchParams({ _csrf: csrfOf(await page.text())!, token: adminToken }),
   });
   const setCookies = [...page.headers.getSetCookie(), ...res.headers.getSetCookie()];
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!;
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${cookieName}=`))!
+    .split(";")[0]!;
   return { cookie, setCookies };
 }
 
@@ -91,7 +102,10 @@ describe("links, form actions and redirects stay inside /console", () => {
     });
     expect(res.status).toBe(303);
     const location = res.headers.get("location")!;
-    expect([location.startsWith("/console/") || location.startsWith("/console?"), location.startsWith("//")]).toEqual([true, false]);
+    expect([location.startsWith("/console/") || location.startsWith("/console?"), location.startsWith("//")]).toEqual([
+      true,
+      false,
+    ]);
     expect(new URL(location, "http://console.test").host).toBe("console.test");
   });
 
@@ -99,8 +113,12 @@ describe("links, form actions and redirects stay inside /console", () => {
     const { cookie } = await signIn(d.base);
     const id = "acc_1?x=/../../workspaces#y";
     const { text } = await pageText(`/console/accounts/${encodeURIComponent(id)}/delete`, cookie);
-    const actions = [...text.matchAll(/action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => a.startsWith("/console/accounts/"));
-    const links = [...text.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!).filter((a) => a.startsWith("/console/accounts/"));
+    const actions = [...text.matchAll(/action="([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((a) => a.startsWith("/console/accounts/"));
+    const links = [...text.matchAll(/href="([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((a) => a.startsWith("/console/accounts/"));
     const encoded = `/console/accounts/${encodeURIComponent(id)}`;
     expect(actions).toEqual([`${encoded}/delete`]);
     expect(links).toEqual([encoded]);
@@ -113,10 +131,18 @@ describe("cookies and assets", () => {
     const viaHttps = { "x-forwarded-proto": "https" };
     // The deployment trusts 127.0.0.1 (SAVEPOINT_TRUSTED_PROXIES): its header counts.
     const trusted = await signIn(d.base, viaHttps);
-    expect(secure(trusted.setCookies)).toEqual([[preCookieName, true], [cookieName, true], [preCookieName, true]]);
+    expect(secure(trusted.setCookies)).toEqual([
+      [preCookieName, true],
+      [cookieName, true],
+      [preCookieName, true],
+    ]);
     // The same header from a peer that is no trusted proxy is ignored: the request came over plain HTTP.
     const spoofed = await signIn(untrusted, viaHttps);
-    expect(secure(spoofed.setCookies)).toEqual([[preCookieName, false], [cookieName, false], [preCookieName, false]]);
+    expect(secure(spoofed.setCookies)).toEqual([
+      [preCookieName, false],
+      [cookieName, false],
+      [preCookieName, false],
+    ]);
   });
 
   test("console assets are served with X-Content-Type-Options: nosniff", async () => {

@@ -1,23 +1,23 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { type Answer, call } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
+import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
 /** README, Operators: a support operator signs in to the console with its own token, and the audit log names it. */
 const shots = "/tmp/console-shots";
 let base: string;
 let d: Deployment;
 let h: ConsoleHarness;
-let context: BrowserContext;
 let page: Page;
-const admin = (method: string, path: string, body?: unknown): Promise<Answer> => call(d, method, path, { key: adminToken, body });
+const admin = (method: string, path: string, body?: unknown): Promise<Answer> =>
+  call(d, method, path, { key: adminToken, body });
 
 beforeAll(async () => {
   h = await startConsoleHarness("console-operators");
-  ({ base, d, context, page } = h);
+  ({ base, d, page } = h);
   mkdirSync(shots, { recursive: true });
 }, 60_000);
 afterAll(async () => {
@@ -29,9 +29,16 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   const project = await admin("POST", `/admin/v1/workspaces/${ws.body.workspaceId}/projects`, { name: "Game" });
   const projectId: string = project.body.projectId;
   const key = await admin("POST", `/admin/v1/projects/${projectId}/environments/stage/runtime-keys`, { label: "game" });
-  const acc = await call(d, "POST", "/api/v1/accounts", { key: key.body.runtimeKey, body: { slot: { slotId: "main", data: { gold: 1 } } } });
+  const acc = await call(d, "POST", "/api/v1/accounts", {
+    key: key.body.runtimeKey,
+    body: { slot: { slotId: "main", data: { gold: 1 } } },
+  });
   const accountId: string = acc.body.accountId;
-  const sync = { key: key.body.runtimeKey, session: acc.body.accountSessionToken, body: { baseVersion: 1, data: { gold: 2 } } };
+  const sync = {
+    key: key.body.runtimeKey,
+    session: acc.body.accountSessionToken,
+    body: { baseVersion: 1, data: { gold: 2 } },
+  };
   expect((await call(d, "POST", `/api/v1/accounts/${accountId}/slots/main/sync`, sync)).status).toBe(200);
   // A wrong token is refused, and the refusal is in the audit log (never the token).
   await page.goto(`${base}/console/sign-in`);
@@ -53,7 +60,9 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   await page.getByText("The token is shown once").waitFor();
   await page.screenshot({ path: join(shots, "operators.png"), fullPage: true });
   const operatorToken = (await page.locator(".secret code").textContent())!;
-  const operatorId = (await admin("GET", "/admin/v1/operators")).body.operators.find((o: { name: string }) => o.name === "Sam Support").operatorId;
+  const operatorId = (await admin("GET", "/admin/v1/operators")).body.operators.find(
+    (o: { name: string }) => o.name === "Sam Support",
+  ).operatorId;
   expect(operatorToken).toMatch(/^spo_/);
   await page.getByRole("button", { name: "Sign out" }).click();
   // The sign-out lands on a sign-in form: use that one (a second form in flight would race it for the cookie).
@@ -93,22 +102,28 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   expect(new URL(page.url()).pathname).toBe("/console/sign-in");
 }, 60_000);
 
-test("a 200 KB restore's entry in the console shows its change, never \"No differences\"", async () => {
+test('a 200 KB restore\'s entry in the console shows its change, never "No differences"', async () => {
   const ws = await admin("POST", "/admin/v1/workspaces", { name: "Big", plan: "self_hosted" });
   const project = await admin("POST", `/admin/v1/workspaces/${ws.body.workspaceId}/projects`, { name: "Game" });
-  const key = (await admin("POST", `/admin/v1/projects/${project.body.projectId}/environments/stage/runtime-keys`, {})).body.runtimeKey;
+  const key = (await admin("POST", `/admin/v1/projects/${project.body.projectId}/environments/stage/runtime-keys`, {}))
+    .body.runtimeKey;
   const big = (c: string) => ({ blob: c.repeat(200_000) });
   const acc = await call(d, "POST", "/api/v1/accounts", { key, body: { slot: { slotId: "main", data: big("a") } } });
   const sync = { key, session: acc.body.accountSessionToken, body: { baseVersion: 1, data: big("b") } };
   expect((await call(d, "POST", `/api/v1/accounts/${acc.body.accountId}/slots/main/sync`, sync)).status).toBe(200);
-  expect((await admin("POST", `/admin/v1/accounts/${acc.body.accountId}/slots/main/restore`, { version: 1 })).status).toBe(200);
+  expect(
+    (await admin("POST", `/admin/v1/accounts/${acc.body.accountId}/slots/main/restore`, { version: 1 })).status,
+  ).toBe(200);
 
   await page.goto(`${base}/console/sign-in`);
   await page.locator("#token").fill(adminToken);
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Workspaces" }).waitFor();
   await page.goto(`${base}/console/audit?target=${acc.body.accountId}&action=adminRestoreSlot`);
-  await page.getByText(/adminRestoreSlot/).first().click();
+  await page
+    .getByText(/adminRestoreSlot/)
+    .first()
+    .click();
   expect(await page.getByText("No differences").count()).toBe(0);
   await page.getByRole("link", { name: "Show this change" }).click();
   await page.getByRole("heading", { name: /Audit entry aud_/ }).waitFor();

@@ -23,13 +23,19 @@ afterAll(() => d?.stop());
 const form = "application/x-www-form-urlencoded";
 const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
 /** Every Set-Cookie of an answer as [name, value]. */
-const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!.split("=") as [string, string]);
+const cookiesOf = (res: Response) =>
+  res.headers.getSetCookie().map((c) => c.split(";")[0]!.split("=") as [string, string]);
 
 /** The sign-in form as a browser at `ip` gets it: its cookies and CSRF token. */
 async function signInForm(base: string, ip: string) {
   const res = await fetch(`${base}/console/sign-in`, { headers: { "x-forwarded-for": ip } });
   const cookies = cookiesOf(res);
-  return { status: res.status, cookies, csrf: csrfOf(await res.text()) ?? "", pre: cookies.find(([n]) => n === preCookieName)?.[1] ?? "" };
+  return {
+    status: res.status,
+    cookies,
+    csrf: csrfOf(await res.text()) ?? "",
+    pre: cookies.find(([n]) => n === preCookieName)?.[1] ?? "",
+  };
 }
 
 async function signIn(base: string, ip: string, token: string) {
@@ -74,14 +80,20 @@ describe("only a sign-in with the admin token makes a console session", () => {
     const keep = (v: string | undefined) => v && values.add(decodeURIComponent(v)) && values.add(v);
     let session = "";
     for (const [name, base] of Object.entries(doors)) {
-      const failed = await signIn(base, `192.0.2.${Object.keys(doors).indexOf(name) + 1}`, "not-the-admin-token-0000000000");
+      const failed = await signIn(
+        base,
+        `192.0.2.${Object.keys(doors).indexOf(name) + 1}`,
+        "not-the-admin-token-0000000000",
+      );
       for (const [, v] of [...failed.form.cookies, ...failed.cookies]) keep(v);
       keep(failed.form.csrf);
       const good = await signIn(base, "192.0.2.9", adminToken);
       expect(good.session).toBeString();
       for (const [n, v] of [...good.form.cookies, ...good.cookies]) if (n !== cookieName) keep(v);
       keep(good.form.csrf);
-      const signedInPage = await fetch(`${base}/console/workspaces`, { headers: { cookie: `${cookieName}=${good.session}` } });
+      const signedInPage = await fetch(`${base}/console/workspaces`, {
+        headers: { cookie: `${cookieName}=${good.session}` },
+      });
       expect(signedInPage.status).toBe(200);
       keep(csrfOf(await signedInPage.text()));
       session = good.session!;
@@ -93,7 +105,11 @@ describe("only a sign-in with the admin token makes a console session", () => {
 
     for (const value of values) {
       for (const [name, base] of Object.entries(doors)) {
-        expect([name, value, await asSession(base, value, csrf, accountId)]).toEqual([name, value, [303, "/console/sign-in", 401]]);
+        expect([name, value, await asSession(base, value, csrf, accountId)]).toEqual([
+          name,
+          value,
+          [303, "/console/sign-in", 401],
+        ]);
       }
     }
     // Nothing was changed: the account is still active.
@@ -117,7 +133,9 @@ describe("every check of the admin token counts against one limit per client add
         outcomes.push(`${s.res.status} ${s.res.headers.get("location")}`);
       }
     }
-    expect(outcomes).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? "401" : "303 /console/sign-in?error=wrong-token")));
+    expect(outcomes).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? "401" : "303 /console/sign-in?error=wrong-token")),
+    );
     const refused = await signIn(doors.copyB, ip, adminToken);
     expect([refused.res.status, refused.session]).toEqual([429, undefined]);
     expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -129,9 +147,15 @@ describe("every check of the admin token counts against one limit per client add
   test("30 wrong tokens at once through two copies: exactly 10 are checked", async () => {
     await awayFromMinuteEnd();
     const ip = "198.51.100.40";
-    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => adminCall(i % 2 ? doors.copyB : doors.copyA, ip, wrong).then((r) => r.status)));
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        adminCall(i % 2 ? doors.copyB : doors.copyA, ip, wrong).then((r) => r.status),
+      ),
+    );
     expect([burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length]).toEqual([10, 20]);
-    const signIns = await Promise.all(Array.from({ length: 6 }, (_, i) => signIn(i % 2 ? doors.copyB : doors.copyA, ip, wrong)));
+    const signIns = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => signIn(i % 2 ? doors.copyB : doors.copyA, ip, wrong)),
+    );
     expect(signIns.map((s) => s.res.status)).toEqual(Array(6).fill(429));
   }, 60_000);
 
@@ -140,7 +164,11 @@ describe("every check of the admin token counts against one limit per client add
       const answer = await fetch(`${splitPublic}${path}`, { redirect: "manual" });
       expect([path, answer.status]).toEqual([path, 404]);
     }
-    const posted = await fetch(`${splitPublic}/console/sign-in`, { method: "POST", headers: { "content-type": form }, body: "token=x" });
+    const posted = await fetch(`${splitPublic}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": form },
+      body: "token=x",
+    });
     expect(posted.status).toBe(404);
     expect((await fetch(`${doors.split}/console/sign-in`)).status).toBe(200);
   });

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken } from "../helpers/deployments.ts";
+import { adminToken, type Deployment } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
 
@@ -66,11 +66,16 @@ beforeAll(async () => {
       for (const s of [...stops].reverse()) await s();
     },
   };
-  pages = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }) });
+  pages = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  });
   gameOrigin = `http://127.0.0.1:${pages.port}`;
 
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("cors-chromium-profile"), {
     executablePath,
     headless: true,
@@ -102,9 +107,14 @@ describe("CORS in headless Chromium", () => {
     const acc = await newAccount(d, t.key);
     const game = { api, key: t.key, accountId: acc.accountId, session: acc.session };
     const play = (slotId: string) => page.evaluate((args) => (globalThis as any).play(args), { ...game, slotId });
-    const slotIds = async () => (await acc.call("GET", "/api/v1/accounts/{acc}/slots")).body.slots.map((s: { slotId: string }) => s.slotId).sort();
+    const slotIds = async () =>
+      (await acc.call("GET", "/api/v1/accounts/{acc}/slots")).body.slots
+        .map((s: { slotId: string }) => s.slotId)
+        .sort();
     const restrict = async (origins: string[]) => {
-      const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { allowedOrigins: { stage: origins } });
+      const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+        allowedOrigins: { stage: origins },
+      });
       expect(set.status).toBe(200);
     };
 
@@ -123,7 +133,11 @@ describe("CORS in headless Chromium", () => {
     expect(await slotIds()).toEqual(["from-browser"]);
     expect(consoleLines.filter((l) => l.includes("has been blocked by CORS policy")).length).toBeGreaterThan(0);
     // Seen from outside a browser, that was the 403.
-    const refused = await call(d, "GET", `/api/v1/accounts/${acc.accountId}/slots`, { key: t.key, session: acc.session, headers: { origin: gameOrigin } });
+    const refused = await call(d, "GET", `/api/v1/accounts/${acc.accountId}/slots`, {
+      key: t.key,
+      session: acc.session,
+      headers: { origin: gameOrigin },
+    });
     expect([refused.status, refused.body.error.code]).toEqual([403, "origin_not_allowed"]);
 
     // The game's own origin listed: it works again.

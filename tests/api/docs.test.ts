@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BaseResolver, createConfig, lintDocument, makeDocumentFromString } from "@redocly/openapi-core";
-import { type Locator, type Page, chromium } from "playwright-core";
+import { chromium, type Locator, type Page } from "playwright-core";
 import { z } from "zod";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { docsScriptPath } from "../../services/gateway/docs.ts";
@@ -55,14 +55,21 @@ describe("OpenAPI document", () => {
     const schemas = doc.components.schemas;
     expect(schemas.SyncAccountSlotRequest.required).toEqual(["baseVersion", "data"]);
     const sync = doc.paths["/api/v1/accounts/{accountId}/slots/{slotId}/sync"].post;
-    expect(sync.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SyncAccountSlotRequest" });
-    expect(sync.responses["409"].content["application/json"].schema.oneOf).toContainEqual({ $ref: "#/components/schemas/SlotConflictResponse" });
+    expect(sync.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/SyncAccountSlotRequest",
+    });
+    expect(sync.responses["409"].content["application/json"].schema.oneOf).toContainEqual({
+      $ref: "#/components/schemas/SlotConflictResponse",
+    });
     expect(schemas.AccountEnvelopeResponse.properties.syncPolicy).toEqual({ $ref: "#/components/schemas/SyncPolicy" });
 
     // Every $ref points at a component that exists, and no zod-only `id` keyword leaks into a schema.
     const refs: string[] = [];
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
+      if (Array.isArray(node)) {
+        node.forEach(walk);
+        return;
+      }
       if (!node || typeof node !== "object") return;
       for (const [k, v] of Object.entries(node)) {
         if (k === "$ref") refs.push(v as string);
@@ -71,23 +78,44 @@ describe("OpenAPI document", () => {
     };
     walk(doc);
     for (const r of refs) expect(schemas[r.replace("#/components/schemas/", "")]).toBeDefined();
-    for (const [name, s] of Object.entries(schemas as Record<string, object>)) expect([name, "id" in s, "$id" in s, "$schema" in s]).toEqual([name, false, false, false]);
+    for (const [name, s] of Object.entries(schemas as Record<string, object>))
+      expect([name, "id" in s, "$id" in s, "$schema" in s]).toEqual([name, false, false, false]);
   });
 
   test("a named schema used both ways gets a separate input component when its forms differ", () => {
     const Counter = z.object({ n: z.int().default(1) }).meta({ id: "DocsTestCounter" });
     const Holder = z.strictObject({ counter: Counter }).meta({ id: "DocsTestHolder" });
-    const echo = route({ operationId: "echo", method: "POST", path: "/echo", summary: "Echo", tag: "test", auth: "none", body: Holder, ok: [200, Holder], errors: [400], subject: "test.echo" });
+    const echo = route({
+      operationId: "echo",
+      method: "POST",
+      path: "/echo",
+      summary: "Echo",
+      tag: "test",
+      auth: "none",
+      body: Holder,
+      ok: [200, Holder],
+      errors: [400],
+      subject: "test.echo",
+    });
     const doc = openApiDocument([echo]);
-    const schemas = doc.components.schemas as Record<string, { required?: string[]; properties?: Record<string, unknown> }>;
+    const schemas = doc.components.schemas as Record<
+      string,
+      { required?: string[]; properties?: Record<string, unknown> }
+    >;
     // The output always has `n`; the input may omit it.
     expect(schemas.DocsTestCounter.required).toEqual(["n"]);
     expect(schemas.DocsTestCounterInput.required).toBeUndefined();
     // Holder's own shape is the same both ways, but it points at a different Counter.
-    expect(schemas.DocsTestHolderInput.properties!.counter).toEqual({ $ref: "#/components/schemas/DocsTestCounterInput" });
+    expect(schemas.DocsTestHolderInput.properties!.counter).toEqual({
+      $ref: "#/components/schemas/DocsTestCounterInput",
+    });
     const op = (doc.paths["/echo"] as Record<string, any>).post;
-    expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/DocsTestHolderInput" });
-    expect(op.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/DocsTestHolder" });
+    expect(op.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/DocsTestHolderInput",
+    });
+    expect(op.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/DocsTestHolder",
+    });
   });
 
   test("every operation has a summary, a description and an error table with a condition for each error status it lists", async () => {
@@ -107,15 +135,25 @@ describe("OpenAPI document", () => {
         expect([r.operationId, c.when.length > 10]).toEqual([r.operationId, true]);
         expect(op.description).toContain(`| ${statusOf[c.code]} | \`${c.code}\` | ${c.when} |`);
         const response = op.responses[String(statusOf[c.code])];
-        expect([r.operationId, c.code, response?.content?.["application/json"] !== undefined]).toEqual([r.operationId, c.code, true]);
+        expect([r.operationId, c.code, response?.content?.["application/json"] !== undefined]).toEqual([
+          r.operationId,
+          c.code,
+          true,
+        ]);
       }
     }
   });
 
   test("the concepts, the sync policy's fields and the sync answer's fields are explained in the document", async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
-    const headings = ["Accounts and slots vs the save-based model", "Versions and conflicts", "The sync policy and warnings", "Sessions and devices"];
-    for (const heading of [...headings, "Idempotent retries", "Errors", "Limits"]) expect(doc.info.description).toContain(`## ${heading}`);
+    const headings = [
+      "Accounts and slots vs the save-based model",
+      "Versions and conflicts",
+      "The sync policy and warnings",
+      "Sessions and devices",
+    ];
+    for (const heading of [...headings, "Idempotent retries", "Errors", "Limits"])
+      expect(doc.info.description).toContain(`## ${heading}`);
     expect(doc.info.description).toContain("sync_interval_below_policy");
     const schemas = doc.components.schemas;
     const explained = ["SyncPolicy", "SyncAcceptedResponse", "AccountResponse", "AccountSlotSummary", "Save"];
@@ -130,8 +168,17 @@ describe("OpenAPI document", () => {
   test("an error case's condition stays in its table cell, whatever Markdown it holds", () => {
     const when = "A `a|b` pipe\nand a line break.";
     const echo = route({
-      operationId: "echo", method: "GET", path: "/echo", summary: "Echo", tag: "test", auth: "none", ok: [200, z.object({})], errors: [404],
-      description: "Echoes.", errorCases: [{ code: "not_found", when }], subject: "test.echo",
+      operationId: "echo",
+      method: "GET",
+      path: "/echo",
+      summary: "Echo",
+      tag: "test",
+      auth: "none",
+      ok: [200, z.object({})],
+      errors: [404],
+      description: "Echoes.",
+      errorCases: [{ code: "not_found", when }],
+      subject: "test.echo",
     });
     const op = (openApiDocument([echo]).paths["/echo"] as Record<string, any>).get;
     const rows = (op.description as string).split("\n").filter((l) => l.startsWith("|"));
@@ -143,7 +190,9 @@ describe("OpenAPI document", () => {
   test("the document keeps all routes, with 501 for routes not implemented yet", () => {
     const routes: readonly Route[] = allRoutes;
     const doc = openApiDocument(routes);
-    const ops = Object.values(doc.paths).flatMap((ops) => Object.values(ops) as { operationId: string; responses: Record<string, unknown> }[]);
+    const ops = Object.values(doc.paths).flatMap(
+      (ops) => Object.values(ops) as { operationId: string; responses: Record<string, unknown> }[],
+    );
     expect(ops.map((o) => o.operationId).sort()).toEqual(routes.map((r) => r.operationId).sort());
     for (const r of routes) {
       const op = ops.find((o) => o.operationId === r.operationId)!;
@@ -165,7 +214,8 @@ describe("API reference", () => {
   test("/docs and /openapi.json carry a Content-Security-Policy and nosniff", async () => {
     const docs = await fetch(`${base}/docs`);
     const policy = docs.headers.get("content-security-policy") ?? "";
-    for (const directive of ["default-src 'none'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) expect(policy).toContain(directive);
+    for (const directive of ["default-src 'none'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"])
+      expect(policy).toContain(directive);
     // Scripts only from this server, and the one inline starter line by its hash: no 'unsafe-inline' script.
     expect(policy).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
     expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
@@ -183,7 +233,9 @@ describe("API reference", () => {
     const script = await fetch(`${base}${scripts[0]}`, { headers: { "accept-encoding": "identity" } });
     expect(script.headers.get("content-type")).toStartWith("text/javascript");
     expect(script.headers.get("cache-control")).toContain("immutable");
-    const bundle = Bun.file(join(import.meta.dir, "..", "..", "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js"));
+    const bundle = Bun.file(
+      join(import.meta.dir, "..", "..", "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js"),
+    );
     expect((await script.arrayBuffer()).byteLength).toBe(bundle.size);
   });
 
@@ -194,7 +246,12 @@ describe("API reference", () => {
       await rendered(summary, docs);
       // Rendered text, not HTML source: innerText leaves out whatever is not laid out.
       const text = await page.locator("body").innerText();
-      for (const s of ["Create an account (and optionally its first slot)", "Sync a slot under optimistic concurrency", "Create a workspace"]) expect(text).toContain(s);
+      for (const s of [
+        "Create an account (and optionally its first slot)",
+        "Sync a slot under optimistic concurrency",
+        "Create a workspace",
+      ])
+        expect(text).toContain(s);
 
       await summary.scrollIntoViewIfNeeded();
       await screenshot(page, "docs.png");
@@ -239,11 +296,21 @@ type DocsPage = { page: Page; blocked: string[]; pageErrors: string[]; scriptLoa
 /** Opens /docs in headless Chromium with every request that is not to this server failing, as offline. */
 async function inChromium(fn: (docs: DocsPage) => Promise<void>) {
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   const context = await chromium.launchPersistentContext(tempDir("chromium-profile"), {
     executablePath,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
   });
   try {
     // A CDN fetch fails here just as it would on a machine with no internet.
@@ -275,7 +342,9 @@ async function inChromium(fn: (docs: DocsPage) => Promise<void>) {
 
 async function rendered(locator: Locator, { blocked, pageErrors }: DocsPage) {
   await locator.waitFor({ state: "visible", timeout: 30_000 }).catch((err) => {
-    throw new Error(`/docs did not render it (blocked: ${JSON.stringify(blocked)}, page errors: ${JSON.stringify(pageErrors)}): ${err}`);
+    throw new Error(
+      `/docs did not render it (blocked: ${JSON.stringify(blocked)}, page errors: ${JSON.stringify(pageErrors)}): ${err}`,
+    );
   });
 }
 

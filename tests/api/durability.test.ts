@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sha256Hex } from "../../shared/util/crypto.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken, deployment, startEmbedded } from "../helpers/deployments.ts";
+import { adminToken, type Deployment, deployment, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
@@ -40,7 +40,9 @@ forEachDeployment("deletion cleanup and history", ({ name }) => {
     const d: Deployment = await deployment(name);
     const { key } = await newTenant(d, "free");
     const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
-    const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { n: 1 } } });
+    const sync = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", {
+      body: { baseVersion: 1, data: { n: 1 } },
+    });
     expect(sync.body).toMatchObject({ status: "accepted", historyRetained: false });
   });
 });
@@ -50,14 +52,19 @@ describe("embedded durability", () => {
     const first = await startEmbedded();
     const { key } = await newTenant(first);
     const acc = await newAccount(first, key, { slot: { slotId: "s", data: { v: 1 } } });
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { v: 2 } } })).status).toBe(200);
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { v: 2 } } }))
+        .status,
+    ).toBe(200);
     await first.stop();
 
     const second = await startEmbedded({ SAVEPOINT_DATA_DIR: first.dataDir });
     try {
       const again = await newAccount(second, key);
       expect(again.accountId).not.toBe(acc.accountId);
-      const read = await second.request(`/api/v1/accounts/${acc.accountId}/slots/s`, { headers: { authorization: `Bearer ${key}`, "x-service-account-session": acc.session } });
+      const read = await second.request(`/api/v1/accounts/${acc.accountId}/slots/s`, {
+        headers: { authorization: `Bearer ${key}`, "x-service-account-session": acc.session },
+      });
       expect(await read.json()).toMatchObject({ version: 2, data: { v: 2 } });
     } finally {
       await second.stop();
@@ -77,7 +84,10 @@ describe("embedded durability", () => {
 
     const second = await startEmbedded({ SAVEPOINT_DATA_DIR: first.dataDir });
     try {
-      const view = await eventually(() => admin(second, "GET", `/admin/v1/accounts/${acc.accountId}`), (v) => v.body.slots.length === 0);
+      const view = await eventually(
+        () => admin(second, "GET", `/admin/v1/accounts/${acc.accountId}`),
+        (v) => v.body.slots.length === 0,
+      );
       expect(view.body.slots).toEqual([]);
     } finally {
       await second.stop();
@@ -90,7 +100,9 @@ describe("embedded durability", () => {
       const { key } = await newTenant(d);
       const acc = await newAccount(d, key);
       await d.stop();
-      const bytes = readdirSync(d.dataDir).map((f) => readFileSync(join(d.dataDir, f)).toString("latin1")).join("\n");
+      const bytes = readdirSync(d.dataDir)
+        .map((f) => readFileSync(join(d.dataDir, f)).toString("latin1"))
+        .join("\n");
       expect(bytes).not.toContain(key);
       expect(bytes).not.toContain(acc.session);
       expect(bytes).toContain(sha256Hex(key));
@@ -111,7 +123,14 @@ test("embedded: kill -9 under load from 16 clients loses no acknowledged write",
   const base = `http://127.0.0.1:${port}`;
   const start = async () => {
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "services", "main.ts")], {
-      env: { ...process.env, SAVEPOINT_DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" },
+      env: {
+        ...process.env,
+        SAVEPOINT_DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        SAVEPOINT_ADMIN_TOKEN: adminToken,
+        LOG_LEVEL: "error",
+      },
       stdout: "ignore",
       stderr: "ignore",
     });
@@ -119,18 +138,28 @@ test("embedded: kill -9 under load from 16 clients loses no acknowledged write",
     await waitForPort(port, 30_000, "savepoint");
     return proc;
   };
-  const d: Deployment = { name: "embedded", request: (path, init) => fetch(`${base}${path}`, init), stop: async () => {} };
+  const d: Deployment = {
+    name: "embedded",
+    request: (path, init) => fetch(`${base}${path}`, init),
+    stop: async () => {},
+  };
   const server = await start();
   const { key, projectId } = await newTenant(d);
   // Each client syncs as fast as it can: far past a device's 120 requests a minute.
-  await admin(d, "PUT", `/admin/v1/projects/${projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 1_000_000 } });
-  const accounts = await Promise.all(Array.from({ length: 16 }, () => newAccount(d, key, { slot: { slotId: "s", data: { n: 0 } } })));
+  await admin(d, "PUT", `/admin/v1/projects/${projectId}/settings`, {
+    rateLimits: { sessionRequestsPerMinute: 1_000_000 },
+  });
+  const accounts = await Promise.all(
+    Array.from({ length: 16 }, () => newAccount(d, key, { slot: { slotId: "s", data: { n: 0 } } })),
+  );
   const unexpected: string[] = [];
   const acked = accounts.map(() => ({ version: 1, n: 0 }));
   let accepted = 0;
   const clients = accounts.map(async (acc, i) => {
     for (let n = 1; ; n++) {
-      const res = await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: acked[i]!.version, data: { n } } }).catch(() => undefined);
+      const res = await acc
+        .call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: acked[i]!.version, data: { n } } })
+        .catch(() => undefined);
       if (!res) return; // the server is gone: this write was never acknowledged
       if (res.status !== 200) return void unexpected.push(`${res.status}: ${JSON.stringify(res.body)}`);
       acked[i] = { version: res.body.version, n };

@@ -10,8 +10,10 @@ import { freePort, waitForPort } from "../helpers/ports.ts";
 import { type RawAnswer, rawGet, rawRequest } from "../helpers/raw-http.ts";
 
 /** Sent as written: fetch would fix the Host header and the path first. */
-const get = (port: number, path: string, host: string | undefined) => rawGet(port, path, host, { authorization: `Bearer ${adminToken}` });
-const portOf = async (request: (path: string) => Promise<Response>) => Number(new URL((await request("/healthz")).url).port);
+const get = (port: number, path: string, host: string | undefined) =>
+  rawGet(port, path, host, { authorization: `Bearer ${adminToken}` });
+const portOf = async (request: (path: string) => Promise<Response>) =>
+  Number(new URL((await request("/healthz")).url).port);
 const isMetrics = (a: RawAnswer) => a.body.includes("savepoint_http_requests_total");
 const isDeadLetters = (a: RawAnswer) => a.body.includes("deadLetters");
 
@@ -39,7 +41,12 @@ describe("routing on the real request path (embedded gateway, raw sockets)", () 
     for (const host of ["a b", "a/b", "evil.example/../", "%2f", "a:99999", "a@b", "a\\b", ""]) {
       for (const path of ["/zzzzzzzzzz/metrics", "/zzzzzz/admin/v1/dead-letters", "/healthz"]) {
         const answer = await get(port, path, host);
-        expect([host, path, answer.status, isMetrics(answer) || isDeadLetters(answer)]).toEqual([host, path, 400, false]);
+        expect([host, path, answer.status, isMetrics(answer) || isDeadLetters(answer)]).toEqual([
+          host,
+          path,
+          400,
+          false,
+        ]);
         expect(JSON.parse(answer.body).error.code).toBe("invalid_request");
       }
     }
@@ -47,7 +54,14 @@ describe("routing on the real request path (embedded gateway, raw sockets)", () 
     const noHost = await rawRequest(port, "GET /zzzzzzzzzz/metrics HTTP/1.0\r\n\r\n");
     expect([noHost.status, isMetrics(noHost)]).toEqual([400, false]);
     // Valid forms still pass.
-    for (const host of ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:8080", "savepoint.example.com", "gateway"]) {
+    for (const host of [
+      "localhost",
+      "localhost:8080",
+      "127.0.0.1:1",
+      "[::1]:8080",
+      "savepoint.example.com",
+      "gateway",
+    ]) {
       expect([host, (await get(port, "/healthz", host)).status]).toEqual([host, 200]);
     }
   });
@@ -55,20 +69,43 @@ describe("routing on the real request path (embedded gateway, raw sockets)", () 
   test("a path that is not normalised reaches the route of its normalised form, or nothing", async () => {
     const plain = await get(port, "/metrics", "localhost");
     expect(isMetrics(plain)).toBe(true);
-    for (const path of ["/./metrics", "/x/../metrics", "/%2e/metrics", "/x/%2e%2e/metrics", "/x\\..\\metrics", "/metrics/"]) {
+    for (const path of [
+      "/./metrics",
+      "/x/../metrics",
+      "/%2e/metrics",
+      "/x/%2e%2e/metrics",
+      "/x\\..\\metrics",
+      "/metrics/",
+    ]) {
       const answer = await get(port, path, "localhost");
       expect([path, answer.status, isMetrics(answer)]).toEqual([path, 200, true]);
     }
-    for (const path of ["//metrics", "/metrics//", "/zz/metrics", "/.metrics", "/%6detrics", "//admin/v1/dead-letters"]) {
+    for (const path of [
+      "//metrics",
+      "/metrics//",
+      "/zz/metrics",
+      "/.metrics",
+      "/%6detrics",
+      "//admin/v1/dead-letters",
+    ]) {
       const answer = await get(port, path, "localhost");
       expect([path, answer.status, isMetrics(answer) || isDeadLetters(answer)]).toEqual([path, 404, false]);
     }
   });
 
   test("every JSON answer carries X-Content-Type-Options: nosniff", async () => {
-    for (const [path, status] of [["/healthz", 200], ["/api/v1/nothing", 404], ["/api/v1/accounts/acc_1", 401], ["/openapi.json", 200]] as const) {
+    for (const [path, status] of [
+      ["/healthz", 200],
+      ["/api/v1/nothing", 404],
+      ["/api/v1/accounts/acc_1", 401],
+      ["/openapi.json", 200],
+    ] as const) {
       const answer = await get(port, path, "localhost");
-      expect([path, answer.status, /^x-content-type-options: nosniff$/im.test(answer.head)]).toEqual([path, status, true]);
+      expect([path, answer.status, /^x-content-type-options: nosniff$/im.test(answer.head)]).toEqual([
+        path,
+        status,
+        true,
+      ]);
     }
   });
 });
@@ -98,7 +135,11 @@ describe("the admin API and /metrics on their own address (SAVEPOINT_ADMIN_ADDRE
   let adminPort: number;
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    const env = readEnv({ SAVEPOINT_DATA_DIR: tempDir("admin-address"), SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_ADMIN_ADDRESS: "127.0.0.1:0" });
+    const env = readEnv({
+      SAVEPOINT_DATA_DIR: tempDir("admin-address"),
+      SAVEPOINT_ADMIN_TOKEN: adminToken,
+      SAVEPOINT_ADMIN_ADDRESS: "127.0.0.1:0",
+    });
     expect(env.SAVEPOINT_ADMIN_ADDRESS).toEqual({ host: "127.0.0.1", port: 0 });
     const started = await startAllInOne(env, createLogger({ test: "admin-address" }));
     const { gateway, adminGateway, stops } = started;
@@ -113,7 +154,13 @@ describe("the admin API and /metrics on their own address (SAVEPOINT_ADMIN_ADDRE
   afterAll(() => stop?.());
 
   test("the public port answers 404 for the admin API and /metrics, in any spelling", async () => {
-    for (const path of ["/admin/v1/dead-letters", "/metrics", "/metrics/", "/./metrics", "/x/../admin/v1/dead-letters"]) {
+    for (const path of [
+      "/admin/v1/dead-letters",
+      "/metrics",
+      "/metrics/",
+      "/./metrics",
+      "/x/../admin/v1/dead-letters",
+    ]) {
       const answer = await get(publicPort, path, "localhost");
       expect([path, answer.status, isMetrics(answer) || isDeadLetters(answer)]).toEqual([path, 404, false]);
     }
@@ -136,7 +183,10 @@ describe("the admin API and /metrics on their own address (SAVEPOINT_ADMIN_ADDRE
     for (const value of ["nonsense", "127.0.0.1", "127.0.0.1:70000", "a b:9090"]) {
       expect(() => readEnv({ SAVEPOINT_ADMIN_ADDRESS: value })).toThrow(/SAVEPOINT_ADMIN_ADDRESS/);
     }
-    expect(readEnv({ SAVEPOINT_ADMIN_ADDRESS: "[::1]:9090" }).SAVEPOINT_ADMIN_ADDRESS).toEqual({ host: "::1", port: 9090 });
+    expect(readEnv({ SAVEPOINT_ADMIN_ADDRESS: "[::1]:9090" }).SAVEPOINT_ADMIN_ADDRESS).toEqual({
+      host: "::1",
+      port: 9090,
+    });
   });
 });
 
@@ -169,7 +219,9 @@ describe("failed admin tokens are slowed (10 a minute from one client IP)", () =
       expect((await adminCall(base, "203.0.113.11", adminToken)).status).toBe(200);
 
       // 30 at once from another address: exactly 10 are tried, the rest refused.
-      const burst = await Promise.all(Array.from({ length: 30 }, () => adminCall(base, "203.0.113.12", wrong).then((r) => r.status)));
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, () => adminCall(base, "203.0.113.12", wrong).then((r) => r.status)),
+      );
       expect([burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length]).toEqual([10, 20]);
     } finally {
       await d.stop();
@@ -185,7 +237,10 @@ describe("failed admin tokens are slowed (10 a minute from one client IP)", () =
       for (let i = 0; i < 10; i++) statuses.push((await adminCall(i % 2 ? b : a, "198.51.100.20", wrong)).status);
       expect(statuses).toEqual(Array(10).fill(401));
       // The copies claim each try from billing before they compare the token: the count is one at once.
-      expect([(await adminCall(a, "198.51.100.20", adminToken)).status, (await adminCall(b, "198.51.100.20", adminToken)).status]).toEqual([429, 429]);
+      expect([
+        (await adminCall(a, "198.51.100.20", adminToken)).status,
+        (await adminCall(b, "198.51.100.20", adminToken)).status,
+      ]).toEqual([429, 429]);
       expect((await adminCall(a, "198.51.100.21", adminToken)).status).toBe(200);
 
       // The gateway alone (services/gateway/main.ts) with an admin address: two listeners, each its own part.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { AccountDoc } from "../../services/accounts/repo.ts";
 import type { AccountUsageDoc } from "../../services/accounts/environment-budget.ts";
+import type { AccountDoc } from "../../services/accounts/repo.ts";
 import { defaultPlans } from "../../shared/contract/plans.ts";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import type { Store } from "../../shared/store/port.ts";
@@ -20,18 +20,27 @@ import { tempDir } from "../helpers/infra.ts";
 const budget = 1_048_576;
 const plansFile = join(tempDir("plans-env-accounts"), "plans.json");
 const storage = { bytesPerAccount: budget, bytesPerEnvironmentSaves: budget, bytesPerEnvironmentAccounts: budget };
-const growth = { ...defaultPlans.growth, snapshot: { everySeconds: 86_400, keptPerSlot: 10, retentionDays: 7 }, storage };
+const growth = {
+  ...defaultPlans.growth,
+  snapshot: { everySeconds: 86_400, keptPerSlot: 10, retentionDays: 7 },
+  storage,
+};
 await Bun.write(plansFile, JSON.stringify({ ...defaultPlans, growth }));
 
 /** A value whose JSON is exactly `n` bytes long; `tag` makes values of one size differ. */
 const blob = (n: number, tag = "x") => ({ s: tag + "x".repeat(n - 9) });
 const storedOf = async (d: Deployment, accountId: string) =>
-  (await admin(d, "GET", `/admin/v1/accounts/${accountId}`)).body.storage as { storedBytes: number; currentStateBytes: number };
+  (await admin(d, "GET", `/admin/v1/accounts/${accountId}`)).body.storage as {
+    storedBytes: number;
+    currentStateBytes: number;
+  };
 
 async function freshTenant(d: Deployment) {
   const t = await newTenant(d, "growth");
   const limits = { accountCreationsPerIpPerMinute: 1000, sessionRequestsPerMinute: 100_000 };
-  expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: limits })).status).toBe(200);
+  expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: limits })).status).toBe(
+    200,
+  );
   return t;
 }
 
@@ -41,7 +50,9 @@ const chunk = budget / 1024;
 /** The reservations as the store holds them: the environment's count and each account's own. */
 async function reservations(d: Deployment, accountIds: string[]) {
   const x = d as Deployment & { dataDir?: string; mongoUrl?: string; db?: string };
-  const store: Store = x.dataDir ? createSqliteStore(join(x.dataDir, "accounts.sqlite")) : await createMongoStore(x.mongoUrl!, x.db!);
+  const store: Store = x.dataDir
+    ? createSqliteStore(join(x.dataDir, "accounts.sqlite"))
+    : await createMongoStore(x.mongoUrl!, x.db!);
   try {
     const accounts = await store.collection<AccountDoc>("accounts");
     const docs = await Promise.all(accountIds.map(async (id) => (await accounts.get(id))!));
@@ -53,7 +64,9 @@ async function reservations(d: Deployment, accountIds: string[]) {
 }
 
 const refusedByEnvironment = (a: Answer) =>
-  a.status === 409 && a.body.error?.code === "storage_quota_exceeded" && a.body.error.details?.scope === "environment_accounts";
+  a.status === 409 &&
+  a.body.error?.code === "storage_quota_exceeded" &&
+  a.body.error.details?.scope === "environment_accounts";
 
 const suite = { env: { SAVEPOINT_PLANS: plansFile }, distributed: { copies: { gateway: 2 } }, timeoutMs: 120_000 };
 
@@ -87,17 +100,29 @@ forEachDeployment("an environment's accounts share one storage budget", suite, (
     });
 
     // A slot whose restore point does not fit is kept without one; a larger state past the budget is refused.
-    const slot = await a2.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "big", data: blob(240_000, "s") } });
+    const slot = await a2.call("POST", "/api/v1/accounts/{acc}/slots", {
+      body: { slotId: "big", data: blob(240_000, "s") },
+    });
     expect(slot.status).toBe(201);
     expect((await admin(d, "GET", `/admin/v1/accounts/${a2.accountId}/slots/big/history`)).body.snapshots).toEqual([]);
-    const grown = await a2.call("POST", "/api/v1/accounts/{acc}/slots/big/sync", { body: { baseVersion: 1, data: blob(262_000, "g") } });
+    const grown = await a2.call("POST", "/api/v1/accounts/{acc}/slots/big/sync", {
+      body: { baseVersion: 1, data: blob(262_000, "g") },
+    });
     expect(grown.status).toBe(409);
-    expect(grown.body.error).toMatchObject({ code: "storage_quota_exceeded", details: { scope: "environment_accounts", budgetBytes: budget } });
+    expect(grown.body.error).toMatchObject({
+      code: "storage_quota_exceeded",
+      details: { scope: "environment_accounts", budgetBytes: budget },
+    });
     const after = await a2.call("GET", "/api/v1/accounts/{acc}/slots/big");
     expect(after.body).toMatchObject({ version: 1, data: blob(240_000, "s") });
-    const data = await a1.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: blob(262_000, "d") } });
+    const data = await a1.call("POST", "/api/v1/accounts/{acc}/data/sync", {
+      body: { baseVersion: 1, accountData: blob(262_000, "d") },
+    });
     expect(refusedByEnvironment(data)).toBe(true);
-    expect((await a1.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({ version: 1, accountData: blob(200_000, "1") });
+    expect((await a1.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({
+      version: 1,
+      accountData: blob(200_000, "1"),
+    });
 
     // The count moved only by what was written: a refusal's usedBytes is the accounts' reservations.
     const full = await reservations(d, [a1.accountId, a2.accountId]);
@@ -106,11 +131,20 @@ forEachDeployment("an environment's accounts share one storage budget", suite, (
     expect(data.body.error.details.usedBytes).toBe(full.env);
 
     // Smaller always passes, and frees room: the account keeps one 64 KiB spare, gives back the rest; then the larger one fits.
-    expect((await a2.call("POST", "/api/v1/accounts/{acc}/slots/big/sync", { body: { baseVersion: 1, data: blob(1000) } })).status).toBe(200);
+    expect(
+      (await a2.call("POST", "/api/v1/accounts/{acc}/slots/big/sync", { body: { baseVersion: 1, data: blob(1000) } }))
+        .status,
+    ).toBe(200);
     const shrunk = await reservations(d, [a2.accountId, a1.accountId]);
     expect(shrunk.own[0]! - shrunk.stored[0]!).toBe(65_536);
     expect(shrunk.env).toBe(shrunk.own[0]! + shrunk.own[1]!);
-    expect((await a1.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: blob(262_000, "d") } })).status).toBe(200);
+    expect(
+      (
+        await a1.call("POST", "/api/v1/accounts/{acc}/data/sync", {
+          body: { baseVersion: 1, accountData: blob(262_000, "d") },
+        })
+      ).status,
+    ).toBe(200);
 
     // A deleted account's bytes come back once its cleanup erased it: a new account fits again.
     expect((await a1.call("DELETE", "/api/v1/accounts/{acc}")).status).toBe(200);
@@ -134,14 +168,19 @@ forEachDeployment("an environment's accounts share one storage budget", suite, (
     const seen: { env: number; own: number; stored: number }[] = [];
     for (let v = 1; v <= 26; v++) {
       if (v > 1) {
-        const grown = await a.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: v - 1, accountData: blob(1000 + 100 * (v - 1), "a") } });
+        const grown = await a.call("POST", "/api/v1/accounts/{acc}/data/sync", {
+          body: { baseVersion: v - 1, accountData: blob(1000 + 100 * (v - 1), "a") },
+        });
         expect(grown.status).toBe(200);
       }
       const r = await reservations(d, [a.accountId]);
       seen.push({ env: r.env!, own: r.own[0]!, stored: r.stored[0]! });
     }
     // 2,500 bytes of growth past the first chunk's 1,024 spare: two more chunks, each reserved once.
-    const steps = seen.slice(1).map((r, i) => r.own - seen[i]!.own).filter((n) => n !== 0);
+    const steps = seen
+      .slice(1)
+      .map((r, i) => r.own - seen[i]!.own)
+      .filter((n) => n !== 0);
     expect(steps).toEqual([chunk, chunk]);
     for (const r of seen) {
       expect(r.env).toBe(r.own);
@@ -153,7 +192,8 @@ forEachDeployment("an environment's accounts share one storage budget", suite, (
   test("30 concurrent creations from one address through two gateway copies: exactly as many as fit are opened", async () => {
     const t = await freshTenant(s.d);
     const body = (i: number) => ({ accountData: blob(50_000, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123"[i]) }); // no character JSON escapes
-    const create = (i: number) => call(i % 2 ? s.other : s.d, "POST", "/api/v1/accounts", { key: t.key, body: body(i) });
+    const create = (i: number) =>
+      call(i % 2 ? s.other : s.d, "POST", "/api/v1/accounts", { key: t.key, body: body(i) });
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i)));
     const opened = answers.filter((a) => a.status === 201);
     expect(answers.filter((a) => a.status !== 201).every(refusedByEnvironment)).toBe(true);
@@ -192,17 +232,29 @@ describe("an environment's accounts counted before reservations (embedded)", () 
     const store = createSqliteStore(join(dataDir, "accounts.sqlite"));
     const accounts = await store.collection<AccountDoc>("accounts");
     const envId = (await accounts.get(ids[0]!))!.envId;
-    for (const id of ids) expect(await accounts.update({ _id: id }, { envReserved: null } as unknown as Partial<AccountDoc>)).not.toBeNull();
+    for (const id of ids)
+      expect(
+        await accounts.update({ _id: id }, { envReserved: null } as unknown as Partial<AccountDoc>),
+      ).not.toBeNull();
     const usage = await store.collection<AccountUsageDoc & { storedBytes?: number }>("accountUsage");
     if (was === "no count") expect(await usage.delete({ _id: envId })).toBe(1);
-    else expect(await usage.update({ _id: envId }, { reservedBytes: null, storedBytes: 1 } as unknown as Partial<AccountUsageDoc>)).not.toBeNull();
+    else
+      expect(
+        await usage.update({ _id: envId }, {
+          reservedBytes: null,
+          storedBytes: 1,
+        } as unknown as Partial<AccountUsageDoc>),
+      ).not.toBeNull();
     await store.close();
 
     d = await startEmbedded(env);
     try {
       const stored = [(await storedOf(d, ids[0]!)).storedBytes, (await storedOf(d, ids[1]!)).storedBytes];
       const used = stored[0]! + stored[1]!;
-      const third = await call(d, "POST", "/api/v1/accounts", { key: t.key, body: { accountData: blob(200_000, "3") } });
+      const third = await call(d, "POST", "/api/v1/accounts", {
+        key: t.key,
+        body: { accountData: blob(200_000, "3") },
+      });
       expect(refusedByEnvironment(third)).toBe(true);
       expect(third.body.error.details.usedBytes).toBe(used);
       // The first account's first growth records what it held (its stored bytes), then reserves a chunk past it.

@@ -13,7 +13,11 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
   const rawCall = async (acc: { session: string }, method: string, path: string, body?: string) => {
     const res = await d.request(path, {
       method,
-      headers: { authorization: `Bearer ${tenant.key}`, "x-service-account-session": acc.session, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${tenant.key}`,
+        "x-service-account-session": acc.session,
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
       body,
     });
     return { status: res.status, text: await res.text() };
@@ -27,7 +31,10 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
     });
     expect(created.status).toBe(201);
     const envelope = await created.text();
-    const acc = { accountId: JSON.parse(envelope).accountId as string, session: JSON.parse(envelope).accountSessionToken as string };
+    const acc = {
+      accountId: JSON.parse(envelope).accountId as string,
+      session: JSON.parse(envelope).accountSessionToken as string,
+    };
     const base = `/api/v1/accounts/${acc.accountId}`;
     expect((await rawCall(acc, "GET", base)).text).toContain(`"accountData":${odd}`);
     const slot = await rawCall(acc, "GET", `${base}/slots/s`);
@@ -44,10 +51,20 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
   test("a patch can set and remove __proto__ and constructor like any key", async () => {
     const acc = await newAccount(d, tenant.key, { accountData: { keep: 1, constructor: "c" } });
     const base = `/api/v1/accounts/${acc.accountId}`;
-    const set = await rawCall(acc, "POST", `${base}/data/sync`, '{"baseVersion":1,"accountDataPatch":{"__proto__":{"p":1},"constructor":null}}');
+    const set = await rawCall(
+      acc,
+      "POST",
+      `${base}/data/sync`,
+      '{"baseVersion":1,"accountDataPatch":{"__proto__":{"p":1},"constructor":null}}',
+    );
     expect(set.status).toBe(200);
     expect((await rawCall(acc, "GET", base)).text).toContain('"accountData":{"keep":1,"__proto__":{"p":1}}');
-    const removed = await rawCall(acc, "POST", `${base}/data/sync`, '{"baseVersion":2,"accountDataPatch":{"__proto__":null,"constructor":[1]}}');
+    const removed = await rawCall(
+      acc,
+      "POST",
+      `${base}/data/sync`,
+      '{"baseVersion":2,"accountDataPatch":{"__proto__":null,"constructor":[1]}}',
+    );
     expect(removed.status).toBe(200);
     expect((await rawCall(acc, "GET", base)).text).toContain('"accountData":{"keep":1,"constructor":[1]}');
   });
@@ -58,7 +75,9 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
       const refused = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId, data: {} } });
       expect([slotId, refused.status, refused.body.error.code]).toEqual([slotId, 400, "invalid_request"]);
     }
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "...", data: {} } })).status).toBe(201);
+    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "...", data: {} } })).status).toBe(
+      201,
+    );
   });
 
   test("nesting: 256 levels are stored, 257 are 400, and a body 40,000 levels deep is 400, all changing nothing", async () => {
@@ -68,7 +87,10 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
     expect(deep.status).toBe(200);
     expect((await rawCall(acc, "GET", base)).text).toContain(`"data":${nestedText(256)}`);
 
-    for (const body of [`{"baseVersion":2,"data":${nestedText(257)}}`, `{"baseVersion":2,"slotInfo":{},"data":{"x":${"[".repeat(40_000)}${"]".repeat(40_000)}}}`]) {
+    for (const body of [
+      `{"baseVersion":2,"data":${nestedText(257)}}`,
+      `{"baseVersion":2,"slotInfo":{},"data":{"x":${"[".repeat(40_000)}${"]".repeat(40_000)}}}`,
+    ]) {
       const refused = await rawCall(acc, "POST", `${base}/sync`, body);
       expect(refused.status).toBe(400);
       expect(JSON.parse(refused.text).error.code).toBe("invalid_request");
@@ -95,15 +117,27 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
       expect([body, refused.status]).toEqual([body, 400]);
     }
     expect((await rawCall(acc, "POST", "/api/v1/accounts", '{"playerRef":"p\\ud800"}')).status).toBe(400);
-    const paired = await rawCall(acc, "POST", `${base}/slots/s/sync`, '{"baseVersion":1,"data":{"s":"\\ud83c\\udfae"}}');
+    const paired = await rawCall(
+      acc,
+      "POST",
+      `${base}/slots/s/sync`,
+      '{"baseVersion":1,"data":{"s":"\\ud83c\\udfae"}}',
+    );
     expect(paired.status).toBe(200);
     expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body.data).toEqual({ s: "🎮" });
     // "é" as Latin-1 (0xE9) inside a JSON string: not UTF-8.
     const bytes = new Uint8Array([...Buffer.from('{"baseVersion":1,"data":{"name":"caf'), 0xe9, ...Buffer.from('"}}')]);
-    const invalid = await call(d, "POST", `${base}/slots/s/sync`, { key: tenant.key, session: acc.session, raw: bytes as unknown as string });
+    const invalid = await call(d, "POST", `${base}/slots/s/sync`, {
+      key: tenant.key,
+      session: acc.session,
+      raw: bytes as unknown as string,
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe("invalid_request");
-    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: { s: "🎮" } });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+      version: 2,
+      data: { s: "🎮" },
+    });
     expect((await acc.call("GET", "/api/v1/accounts/{acc}")).body).toMatchObject({ version: 1, accountData: { v: 1 } });
   });
 });

@@ -1,7 +1,21 @@
 import { afterAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
-import { type Fixture, type FuzzCase, caseFor, describeFailure, fuzzEnv, fuzzTenant, implemented, newFixture, problemsOf, render, send, strayCase, track } from "../helpers/fuzz-arbitraries.ts";
+import {
+  caseFor,
+  describeFailure,
+  type Fixture,
+  type FuzzCase,
+  fuzzEnv,
+  fuzzTenant,
+  implemented,
+  newFixture,
+  problemsOf,
+  render,
+  send,
+  strayCase,
+  track,
+} from "../helpers/fuzz-arbitraries.ts";
 
 /**
  * Property: whatever arrives (generated bodies, headers, ids, query strings, methods, paths), the
@@ -22,7 +36,9 @@ console.log(`fuzz: seed ${seed} (FUZZ_SEED=<n> to change it)`);
 const full = process.env.FUZZ_FULL === "1";
 const runs = {
   embedded: { withBody: 200, withoutBody: 60, stray: 300, sequences: 100 },
-  distributed: full ? { withBody: 290, withoutBody: 180, stray: 800, sequences: 280 } : { withBody: 15, withoutBody: 10, stray: 40, sequences: 15 },
+  distributed: full
+    ? { withBody: 290, withoutBody: 180, stray: 800, sequences: 280 }
+    : { withBody: 15, withoutBody: 10, stray: 40, sequences: 15 },
 };
 
 interface Step {
@@ -37,7 +53,9 @@ forEachDeployment("fuzz", { env: fuzzEnv, tenant: fuzzTenant }, ({ name, d, tena
   let sent = 0;
   const answers = new Map<string, number>();
   afterAll(async () => {
-    console.log(`fuzz (${name}): ${sent} requests sent; answers by status ${JSON.stringify(Object.fromEntries([...answers].sort()))}`);
+    console.log(
+      `fuzz (${name}): ${sent} requests sent; answers by status ${JSON.stringify(Object.fromEntries([...answers].sort()))}`,
+    );
     tenant?.stop();
   });
 
@@ -62,7 +80,12 @@ forEachDeployment("fuzz", { env: fuzzEnv, tenant: fuzzTenant }, ({ name, d, tena
     });
     // The shrunk request and its answer go in the failure message itself. Shrinking a sequence on
     // real processes can take long: after 30 s the smallest failure found so far is reported.
-    await fc.assert(property, { seed, numRuns, includeErrorInReport: true, plugins: [fc.interruptAfterTimeLimit(30_000)] });
+    await fc.assert(property, {
+      seed,
+      numRuns,
+      includeErrorInReport: true,
+      plugins: [fc.interruptAfterTimeLimit(30_000)],
+    });
   }
 
   const one = (operationId: string, cases: fc.Arbitrary<FuzzCase>) => cases.map((c): Step[] => [{ operationId, c }]);
@@ -71,7 +94,11 @@ forEachDeployment("fuzz", { env: fuzzEnv, tenant: fuzzTenant }, ({ name, d, tena
   for (const r of implemented) {
     test(`${r.method} ${r.path}`, async () => {
       const fx = await newFixture(d, tenant);
-      await holds(one(r.operationId, caseFor(r, options)), async () => fx, r.body ? runs[name].withBody : runs[name].withoutBody);
+      await holds(
+        one(r.operationId, caseFor(r, options)),
+        async () => fx,
+        r.body ? runs[name].withBody : runs[name].withoutBody,
+      );
     }, 600_000);
   }
 
@@ -82,7 +109,11 @@ forEachDeployment("fuzz", { env: fuzzEnv, tenant: fuzzTenant }, ({ name, d, tena
 
   // Orders no single route reaches: a sync after an archive, a read after a suspension, ...
   test("sequences of routes on fresh accounts", async () => {
-    const step = fc.oneof(...implemented.filter((r) => r.subject).map((r) => caseFor(r, options).map((c): Step => ({ operationId: r.operationId, c }))));
+    const step = fc.oneof(
+      ...implemented
+        .filter((r) => r.subject)
+        .map((r) => caseFor(r, options).map((c): Step => ({ operationId: r.operationId, c }))),
+    );
     await holds(fc.array(step, { minLength: 2, maxLength: 8 }), () => newFixture(d, tenant), runs[name].sequences);
   }, 600_000);
 

@@ -7,7 +7,10 @@ import { forEachDeployment } from "../helpers/each-deployment.ts";
  * each asks the owning service): `trials` times, `inFlight` requests are sent, the credential is
  * revoked before they are answered, then `after` more are sent. Returns how many of those were not 401.
  */
-async function acceptedAfterRevokes(trials: number, fresh: () => Promise<{ send: () => Promise<{ status: number }>; revoke: () => Promise<number> }>) {
+async function acceptedAfterRevokes(
+  trials: number,
+  fresh: () => Promise<{ send: () => Promise<{ status: number }>; revoke: () => Promise<number> }>,
+) {
   const inFlight = 20;
   const after = 15;
   let accepted = 0;
@@ -32,7 +35,9 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
     // The answer names what was asked for, so a typo shows itself.
-    expect(missing.body.error.message).toBe("No route answers GET /api/v1/nothing-here: the API reference is at /docs.");
+    expect(missing.body.error.message).toBe(
+      "No route answers GET /api/v1/nothing-here: the API reference is at /docs.",
+    );
     expect(missing.body.error.details).toEqual({ method: "GET", path: "/api/v1/nothing-here" });
     const wrong = await call(d, "PUT", "/api/v1/accounts", { key: tenant.key });
     expect(wrong.status).toBe(405);
@@ -43,12 +48,22 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
   test("GET / points at the API reference and the health checks", async () => {
     const index = await call(d, "GET", "/");
     expect(index.status).toBe(200);
-    expect(index.body).toEqual({ service: "savepoint", docs: "/docs", openapi: "/openapi.json", healthz: "/healthz", readyz: "/readyz" });
+    expect(index.body).toEqual({
+      service: "savepoint",
+      docs: "/docs",
+      openapi: "/openapi.json",
+      healthz: "/healthz",
+      readyz: "/readyz",
+    });
   });
 
   test("X-Request-Id is echoed when sane and generated otherwise", async () => {
-    expect((await call(d, "GET", "/healthz", { headers: { "x-request-id": "client-123" } })).headers.get("x-request-id")).toBe("client-123");
-    const generated = (await call(d, "GET", "/healthz", { headers: { "x-request-id": "bad id with spaces" } })).headers.get("x-request-id");
+    expect(
+      (await call(d, "GET", "/healthz", { headers: { "x-request-id": "client-123" } })).headers.get("x-request-id"),
+    ).toBe("client-123");
+    const generated = (
+      await call(d, "GET", "/healthz", { headers: { "x-request-id": "bad id with spaces" } })
+    ).headers.get("x-request-id");
     expect(generated).toMatch(/^req_[A-Za-z0-9]{16}$/);
     const err = await call(d, "GET", "/api/v1/nothing", { headers: { "x-request-id": "trace-9" } });
     expect(err.headers.get("x-request-id")).toBe("trace-9");
@@ -57,8 +72,8 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
   test("/openapi.json lists all 18 contract routes with their schemas, and /docs renders", async () => {
     const doc = await call(d, "GET", "/openapi.json");
     expect(doc.status).toBe(200);
-    const operations = Object.entries(doc.body.paths as Record<string, Record<string, { summary: string }>>).flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({ path, method, summary: op.summary })),
+    const operations = Object.entries(doc.body.paths as Record<string, Record<string, { summary: string }>>).flatMap(
+      ([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, summary: op.summary })),
     );
     const numbered = operations.filter((o) => /^\d+\. /.test(o.summary)).map((o) => Number(o.summary.split(".")[0]));
     expect(numbered.sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
@@ -80,7 +95,9 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
   test("a runtime key revoked while its first requests are resolved is refused by every request sent after the revoke answered", async () => {
     const t = await newTenant(d);
     const accepted = await acceptedAfterRevokes(20, async () => {
-      const created = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/stage/runtime-keys`, { label: "race" });
+      const created = await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/stage/runtime-keys`, {
+        label: "race",
+      });
       return {
         send: () => call(d, "GET", "/api/v1/runtime-config", { key: created.body.runtimeKey }),
         revoke: async () => (await admin(d, "DELETE", `/admin/v1/runtime-keys/${created.body.keyId}`)).status,
@@ -95,7 +112,8 @@ forEachDeployment("gateway", { tenant: true }, ({ d, tenant }) => {
       const { sessionId } = (await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`)).body.sessions[0];
       return {
         send: () => acc.call("GET", "/api/v1/accounts/{acc}"),
-        revoke: async () => (await admin(d, "DELETE", `/admin/v1/accounts/${acc.accountId}/sessions/${sessionId}`)).status,
+        revoke: async () =>
+          (await admin(d, "DELETE", `/admin/v1/accounts/${acc.accountId}/sessions/${sessionId}`)).status,
       };
     });
     expect(`requests after the revoke accepted: ${accepted}`).toBe("requests after the revoke accepted: 0 of 300");

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { type CallOptions, admin, call } from "../helpers/api.ts";
+import { admin, type CallOptions, call } from "../helpers/api.ts";
 import type { Deployment } from "../helpers/deployments.ts";
 import { type AnyDeployment, forEachDeployment } from "../helpers/each-deployment.ts";
 
@@ -8,7 +8,10 @@ import { type AnyDeployment, forEachDeployment } from "../helpers/each-deploymen
  * (an IPv6 /64 as one) on the routes without a session, so one client past its cap leaves every other
  * player's retries safe. The cap is 3 here (SAVEPOINT_IDEMPOTENCY_DAILY_CAP).
  */
-const keyed = (key: string, o: CallOptions = {}): CallOptions => ({ ...o, headers: { ...o.headers, "idempotency-key": key } });
+const keyed = (key: string, o: CallOptions = {}): CallOptions => ({
+  ...o,
+  headers: { ...o.headers, "idempotency-key": key },
+});
 const strongKey = () => crypto.randomUUID();
 const cap = 3;
 
@@ -21,7 +24,8 @@ async function capReached(d: AnyDeployment): Promise<number> {
   for (const base of ports) {
     const text = await (await fetch(`${base}/metrics`)).text();
     for (const line of text.split("\n")) {
-      if (line.startsWith("savepoint_idempotency_cap_reached_total{") && line.includes('scope="client"')) n += Number(line.split(" ").at(-1));
+      if (line.startsWith("savepoint_idempotency_cap_reached_total{") && line.includes('scope="client"'))
+        n += Number(line.split(" ").at(-1));
     }
   }
   return n;
@@ -32,14 +36,26 @@ forEachDeployment(
   { env: { SAVEPOINT_IDEMPOTENCY_DAILY_CAP: String(cap) }, distributed: { copies: { gateway: 2 } }, tenant: true },
   ({ setup: s, tenant }) => {
     const create = (via: Deployment, key: string, ip: string, playerRef: string) =>
-      call(via, "POST", "/api/v1/accounts", keyed(key, { key: tenant.key, body: { playerRef }, headers: { "x-forwarded-for": ip } }));
+      call(
+        via,
+        "POST",
+        "/api/v1/accounts",
+        keyed(key, { key: tenant.key, body: { playerRef }, headers: { "x-forwarded-for": ip } }),
+      );
     const accountsOf = async (playerRef: string) =>
-      (await admin(s.d, "GET", `/admin/v1/projects/${tenant.projectId}/environments/stage/accounts?playerRef=${playerRef}`)).body.accounts.length;
+      (
+        await admin(
+          s.d,
+          "GET",
+          `/admin/v1/projects/${tenant.projectId}/environments/stage/accounts?playerRef=${playerRef}`,
+        )
+      ).body.accounts.length;
 
     test("one client past its cap (its /64) leaves another client's keyed creation recorded: its retry replays the same account", async () => {
       const before = await capReached(s.d);
       // One client, several addresses of one IPv6 /64, through both copies: the cap's 3 records, then one unrecorded.
-      for (let i = 0; i < cap; i++) expect((await create(i % 2 ? s.other : s.d, strongKey(), `2001:db8:1:2::${i + 1}`, `a-${i}`)).status).toBe(201);
+      for (let i = 0; i < cap; i++)
+        expect((await create(i % 2 ? s.other : s.d, strongKey(), `2001:db8:1:2::${i + 1}`, `a-${i}`)).status).toBe(201);
       const pastKey = strongKey();
       const past = `a-past-${crypto.randomUUID()}`;
       expect((await create(s.d, pastKey, "2001:db8:1:2:ffff::9", past)).status).toBe(201);

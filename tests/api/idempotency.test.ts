@@ -1,14 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { type Answer, type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
+import { type Answer, admin, type CallOptions, call, newAccount, newTenant } from "../helpers/api.ts";
 import { deployment, startDistributed } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
-import { filesIn } from "../helpers/kept.ts";
-import { tempDir } from "../helpers/infra.ts";
 import { spawnEmbedded } from "../helpers/embedded-process.ts";
+import { tempDir } from "../helpers/infra.ts";
+import { filesIn } from "../helpers/kept.ts";
 import { freePort } from "../helpers/ports.ts";
 
 /** docs/api-rules.md#idempotent-retries: the same key, credentials and body get the first answer again. */
-const keyed = (key: string, o: CallOptions = {}): CallOptions => ({ ...o, headers: { ...o.headers, "idempotency-key": key } });
+const keyed = (key: string, o: CallOptions = {}): CallOptions => ({
+  ...o,
+  headers: { ...o.headers, "idempotency-key": key },
+});
 const sync = "/api/v1/accounts/{acc}/slots/s/sync";
 /** Routes without a session take only keys of 128 bits or more (docs/api-rules.md#idempotent-retries): a UUID v4 is one. */
 const secretKey = () => crypto.randomUUID();
@@ -35,7 +38,10 @@ forEachDeployment("idempotent retries", ({ name }) => {
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
-    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: { n: 1 } });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+      version: 2,
+      data: { n: 1 },
+    });
   });
 
   test("the same key with another body is 409 idempotency_key_reused and changes nothing", async () => {
@@ -47,11 +53,18 @@ forEachDeployment("idempotent retries", ({ name }) => {
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe("idempotency_key_reused");
     // Another route with the same key is another request too.
-    const elsewhere = await acc.call("POST", "/api/v1/accounts/{acc}/data/sync", keyed("k", { body: { baseVersion: 1, accountData: { a: 1 } } }));
+    const elsewhere = await acc.call(
+      "POST",
+      "/api/v1/accounts/{acc}/data/sync",
+      keyed("k", { body: { baseVersion: 1, accountData: { a: 1 } } }),
+    );
     expect(elsewhere.body.error.code).toBe("idempotency_key_reused");
     const read = await acc.call("GET", "/api/v1/accounts/{acc}");
     expect(read.body).toMatchObject({ version: 1, accountData: {} });
-    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: { n: 1 } });
+    expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+      version: 2,
+      data: { n: 1 },
+    });
   });
 
   test("a conflict answer is not recorded: a retry with its key asks again and gets the current state", async () => {
@@ -95,7 +108,10 @@ forEachDeployment("idempotent retries", ({ name }) => {
     expect(again.body.accountSessionToken).toBe(first.body.accountSessionToken);
     const view = await admin(d, "GET", `/admin/v1/accounts/${first.body.accountId}`);
     expect(view.body.sessions).toHaveLength(1);
-    const read = await call(d, "GET", `/api/v1/accounts/${first.body.accountId}`, { key, session: again.body.accountSessionToken });
+    const read = await call(d, "GET", `/api/v1/accounts/${first.body.accountId}`, {
+      key,
+      session: again.body.accountSessionToken,
+    });
     expect(read.body.accountData).toEqual({ coins: 5 });
   });
 
@@ -104,7 +120,9 @@ forEachDeployment("idempotent retries", ({ name }) => {
     const { key } = await newTenant(d);
     const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => acc.call("POST", sync, keyed("burst", { body: { baseVersion: 1, data: { b: 1 } } }))),
+      Array.from({ length: 8 }, () =>
+        acc.call("POST", sync, keyed("burst", { body: { baseVersion: 1, data: { b: 1 } } })),
+      ),
     );
     const ran = answers.filter((a) => a.status === 200 && a.headers.get("idempotent-replayed") === null);
     expect(ran).toHaveLength(1);
@@ -122,7 +140,12 @@ forEachDeployment("idempotent retries", ({ name }) => {
     for (const bad of ["k".repeat(256), "tab\there", "caf\u00e9"]) {
       const res = await d.request(`/api/v1/accounts/${acc.accountId}/slots/s/sync`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "x-service-account-session": acc.session, "content-type": "application/json", "idempotency-key": bad },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "x-service-account-session": acc.session,
+          "content-type": "application/json",
+          "idempotency-key": bad,
+        },
         body: JSON.stringify({ baseVersion: 1, data: { bad: true } }),
       });
       expect(res.status).toBe(400);
@@ -155,7 +178,9 @@ test("idempotency records keep no reply in clear: not the session token a replay
   const storedKey = secretKey();
   const created = await call(d, "POST", "/api/v1/accounts", keyed(storedKey, { key, body: {} }));
   const token: string = created.body.accountSessionToken;
-  expect((await call(d, "POST", "/api/v1/accounts", keyed(storedKey, { key, body: {} }))).body.accountSessionToken).toBe(token);
+  expect(
+    (await call(d, "POST", "/api/v1/accounts", keyed(storedKey, { key, body: {} }))).body.accountSessionToken,
+  ).toBe(token);
   const stored = filesIn((d as unknown as { dataDir: string }).dataDir).join("\n");
   expect(stored).toContain("idempotencyKeys");
   expect(stored).not.toContain(token);
@@ -174,7 +199,11 @@ describe("a crash between the write and its answer", () => {
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
     const start = (env: Record<string, string> = {}) => spawnEmbedded(dataDir, port, env);
-    const d = { name: "embedded" as const, request: (path: string, init?: RequestInit) => fetch(`${base}${path}`, init), stop: async () => {} };
+    const d = {
+      name: "embedded" as const,
+      request: (path: string, init?: RequestInit) => fetch(`${base}${path}`, init),
+      stop: async () => {},
+    };
     const first = await start({ SAVEPOINT_FAILPOINT: "idempotency.before-record" });
     const { key } = await newTenant(d);
     // Created without a key: the failpoint fires only on a keyed write.
@@ -189,7 +218,10 @@ describe("a crash between the write and its answer", () => {
       expect(retry.status).toBe(200);
       expect(retry.body).toMatchObject({ status: "accepted", version: 2 });
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: body.data });
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+        version: 2,
+        data: body.data,
+      });
       // And from now on the answer is recorded.
       expect((await acc.call("POST", sync, keyed("crash-1", { body }))).body).toEqual(retry.body);
     } finally {
@@ -199,7 +231,11 @@ describe("a crash between the write and its answer", () => {
   }, 90_000);
 
   test("distributed: SIGKILL of the accounts service after its store write; the retry gets the committed answer", async () => {
-    const d = await startDistributed({ services: ["config", "accounts", "gateway"], copies: { accounts: 1 }, env: { SAVEPOINT_BUS_TIMEOUT_MS: "1500" } });
+    const d = await startDistributed({
+      services: ["config", "accounts", "gateway"],
+      copies: { accounts: 1 },
+      env: { SAVEPOINT_BUS_TIMEOUT_MS: "1500" },
+    });
     try {
       const { key } = await newTenant(d);
       const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
@@ -217,7 +253,10 @@ describe("a crash between the write and its answer", () => {
       expect(retry.status).toBe(200);
       expect(retry.body).toMatchObject({ status: "accepted", version: 2 });
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
-      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({ version: 2, data: body.data });
+      expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/s")).body).toMatchObject({
+        version: 2,
+        data: body.data,
+      });
     } finally {
       await d.stop();
     }

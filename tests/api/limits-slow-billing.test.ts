@@ -28,16 +28,19 @@ test("billing stopped (SIGSTOP): requests answer without a claim each; resumed, 
   try {
     // A plan with a month's and a minute's limit, and an account limit: three claims per request.
     const t = await newTenant(d, "starter");
-    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: limit } });
+    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+      rateLimits: { sessionRequestsPerMinute: limit },
+    });
     // Made through copy B: copy A has claimed nothing for this tenant when billing stops.
     const [first, second] = [await newAccount(b!, t.key), await newAccount(b!, t.key)];
     await awayFromWindowEnd(60, 30);
-    const get = (via: Deployment, acc: typeof first) => call(via, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session });
+    const get = (via: Deployment, acc: typeof first) =>
+      call(via, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session });
 
     const before = tap.on(internal.claimUsage.subject).length;
     for (const pid of billing) process.kill(pid, "SIGSTOP");
     const statuses: number[] = [];
-    let wedged;
+    let wedged: ReturnType<typeof tap.on> = [];
     try {
       for (let i = 0; i < wedgedRequests; i++) statuses.push((await get(a!, first)).status);
       wedged = tap.on(internal.claimUsage.subject).slice(before);
@@ -47,7 +50,9 @@ test("billing stopped (SIGSTOP): requests answer without a claim each; resumed, 
     expect(statuses).toEqual(Array(wedgedRequests).fill(200));
     // The first request's three claims, sent together; then at most one claim at a time probes billing.
     expect(wedged.length).toBeLessThanOrEqual(4);
-    const kinds = wedged.slice(0, 3).map((c) => `${String(c.data.window).split(":")[0]}:${String(c.data.scope).split(":")[0]}`);
+    const kinds = wedged
+      .slice(0, 3)
+      .map((c) => `${String(c.data.window).split(":")[0]}:${String(c.data.scope).split(":")[0]}`);
     expect(kinds.sort()).toEqual(["minute:account", "minute:env", "month:env"]);
 
     // Resumed, billing answers the claims it holds (or the next probe): copy A says it counts by claims again.
@@ -84,7 +89,9 @@ test("embedded: claims held on the way to billing: requests answer without a cla
     if (to !== subject) return request.call(d.bus, to, data, options);
     claims.push(data);
     const hold = held;
-    return hold ? new Promise<void>((go) => hold.push(go)).then(() => request.call(d.bus, to, data, options)) : request.call(d.bus, to, data, options);
+    return hold
+      ? new Promise<void>((go) => hold.push(go)).then(() => request.call(d.bus, to, data, options))
+      : request.call(d.bus, to, data, options);
   };
   const letGo = () => {
     const waiting = held ?? [];
@@ -93,10 +100,13 @@ test("embedded: claims held on the way to billing: requests answer without a cla
   };
   try {
     const t = await newTenant(d, "starter");
-    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: limit } });
+    await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+      rateLimits: { sessionRequestsPerMinute: limit },
+    });
     await awayFromWindowEnd(60, 30);
     const [first, second] = [await newAccount(d, t.key), await newAccount(d, t.key)];
-    const get = (acc: typeof first) => call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session });
+    const get = (acc: typeof first) =>
+      call(d, "GET", `/api/v1/accounts/${acc.accountId}`, { key: t.key, session: acc.session });
 
     const before = claims.length;
     held = [];
@@ -109,7 +119,11 @@ test("embedded: claims held on the way to billing: requests answer without a cla
     expect(statuses).toEqual(Array(wedgedRequests).fill(200));
     // One claim per scope at most (the account's, and the tenant's if its blocks ran out), not one per request.
     const scopes = claims.slice(before).map((c) => (c as { scope: string }).scope);
-    expect([scopes.includes(`account:${first.accountId}`), scopes.length <= 3, new Set(scopes).size]).toEqual([true, true, scopes.length]);
+    expect([scopes.includes(`account:${first.accountId}`), scopes.length <= 3, new Set(scopes).size]).toEqual([
+      true,
+      true,
+      scopes.length,
+    ]);
     const answered = () => lines.some((l) => l.includes(answeredAgain));
     for (let i = 0; i < 120 && !answered(); i++) await Bun.sleep(50);
     expect(answered()).toBe(true);

@@ -10,7 +10,10 @@ import { tempDir } from "../helpers/infra.ts";
 let base: string;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const { gateway, stops } = await startAllInOne(readEnv({ SAVEPOINT_DATA_DIR: tempDir("openapi-ops") }), createLogger({ test: "openapi-ops" }));
+  const { gateway, stops } = await startAllInOne(
+    readEnv({ SAVEPOINT_DATA_DIR: tempDir("openapi-ops") }),
+    createLogger({ test: "openapi-ops" }),
+  );
   gateway.listen({ port: 0, hostname: "127.0.0.1" });
   base = `http://127.0.0.1:${gateway.server!.port}`;
   stop = async () => {
@@ -24,9 +27,20 @@ describe("OpenAPI document: operations and errors", () => {
   test("the operator endpoints /readyz and /metrics are in the document, with what they answer", async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
     const ready = doc.paths["/readyz"]?.get;
-    expect(ready?.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ReadinessResponse" });
-    expect(ready?.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ReadinessResponse" });
-    expect(Object.keys(doc.components.schemas.ReadinessResponse.properties).sort()).toEqual(["backup", "bus", "degraded", "draining", "ready", "services"]);
+    expect(ready?.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ReadinessResponse",
+    });
+    expect(ready?.responses["503"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ReadinessResponse",
+    });
+    expect(Object.keys(doc.components.schemas.ReadinessResponse.properties).sort()).toEqual([
+      "backup",
+      "bus",
+      "degraded",
+      "draining",
+      "ready",
+      "services",
+    ]);
     const metrics = doc.paths["/metrics"]?.get;
     expect(Object.keys(metrics?.responses["200"].content ?? {})).toEqual(["text/plain; version=0.0.4"]);
     // What the document says /readyz answers is what it answers.
@@ -36,10 +50,18 @@ describe("OpenAPI document: operations and errors", () => {
 
   test("ErrorResponse.code is the closed set of error codes, and every 4xx of every operation names its codes", async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>)) {
+    for (const [path, ops] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>,
+    )) {
       for (const [method, op] of Object.entries(ops)) {
         for (const [status, response] of Object.entries(op.responses)) {
-          if (Number(status) >= 400 && Number(status) < 500) expect([method, path, status, response.description]).toEqual([method, path, status, expect.stringMatching(/`[a-z_0-9]+`/)]);
+          if (Number(status) >= 400 && Number(status) < 500)
+            expect([method, path, status, response.description]).toEqual([
+              method,
+              path,
+              status,
+              expect.stringMatching(/`[a-z_0-9]+`/),
+            ]);
         }
       }
     }

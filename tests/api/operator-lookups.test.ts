@@ -15,7 +15,11 @@ async function cli(base: string, ...args: string[]) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -25,7 +29,10 @@ async function cliJson(base: string, ...args: string[]) {
   return JSON.parse(r.stdout);
 }
 
-forEachDeployment("operator lookups", { distributed: { services: ["config", "gateway"] }, timeoutMs: 120_000 }, ({ d }) => {
+forEachDeployment(
+  "operator lookups",
+  { distributed: { services: ["config", "gateway"] }, timeoutMs: 120_000 },
+  ({ d }) => {
     let base: string;
     const studio = `Studio ${crypto.randomUUID().slice(0, 8)}`;
     let wsp: string;
@@ -34,7 +41,8 @@ forEachDeployment("operator lookups", { distributed: { services: ["config", "gat
     beforeAll(async () => {
       base = d.base;
       wsp = (await cliJson(base, "workspace", "create", "--name", studio, "--plan", "starter")).workspaceId;
-      for (const game of ["Game A", "Game B", "Game C"]) projects.push((await cliJson(base, "project", "create", "--workspace", wsp, "--name", game)).projectId);
+      for (const game of ["Game A", "Game B", "Game C"])
+        projects.push((await cliJson(base, "project", "create", "--workspace", wsp, "--name", game)).projectId);
       await cliJson(base, "sync-policy", "set", "--project", projects[1]!, "--minRemoteSyncIntervalSeconds", "120");
     }, 120_000);
 
@@ -47,7 +55,11 @@ forEachDeployment("operator lookups", { distributed: { services: ["config", "gat
         expect(ids).toContain(wsp);
         expect(ids).toContain(other);
         expect(new Set(ids).size).toBe(ids.length);
-        expect(list.workspaces.find((w: { workspaceId: string }) => w.workspaceId === wsp)).toMatchObject({ name: studio, plan: "starter", billingStatus: "active" });
+        expect(list.workspaces.find((w: { workspaceId: string }) => w.workspaceId === wsp)).toMatchObject({
+          name: studio,
+          plan: "starter",
+          billingStatus: "active",
+        });
       }
       const human = await cli(base, "workspace", "list");
       expect(human.code).toBe(0);
@@ -56,7 +68,12 @@ forEachDeployment("operator lookups", { distributed: { services: ["config", "gat
     });
 
     test("workspace get shows one workspace; an unknown one exits 1 with not_found", async () => {
-      expect(await cliJson(base, "workspace", "get", "--workspace", wsp)).toMatchObject({ workspaceId: wsp, name: studio, plan: "starter", billingStatus: "active" });
+      expect(await cliJson(base, "workspace", "get", "--workspace", wsp)).toMatchObject({
+        workspaceId: wsp,
+        name: studio,
+        plan: "starter",
+        billingStatus: "active",
+      });
       const missing = await cli(base, "workspace", "get", "--workspace", "wsp_nosuchworkspace");
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(/^not_found: Workspace was not found/);
@@ -70,7 +87,12 @@ forEachDeployment("operator lookups", { distributed: { services: ["config", "gat
         expect(list.projects.map((p: { name: string }) => p.name)).toEqual(["Game A", "Game B", "Game C"]);
       }
       const project = await cliJson(base, "project", "get", "--project", projects[1]!);
-      expect(project).toMatchObject({ projectId: projects[1], workspaceId: wsp, name: "Game B", environments: ["stage", "prod"] });
+      expect(project).toMatchObject({
+        projectId: projects[1],
+        workspaceId: wsp,
+        name: "Game B",
+        environments: ["stage", "prod"],
+      });
       expect(project.syncPolicy.minRemoteSyncIntervalSeconds).toBe(120);
       expect(project.settings.rateLimits.sessionRequestsPerMinute).toBe(120);
       const missing = await cli(base, "project", "get", "--project", "prj_nosuchproject");
@@ -82,9 +104,12 @@ forEachDeployment("operator lookups", { distributed: { services: ["config", "gat
 
     test("a bad cursor or limit is a 400 in the envelope", async () => {
       for (const q of ["cursor=abc", "limit=0", "limit=201"]) {
-        const res = await fetch(`${base}/admin/v1/workspaces?${q}`, { headers: { authorization: `Bearer ${adminToken}` } });
+        const res = await fetch(`${base}/admin/v1/workspaces?${q}`, {
+          headers: { authorization: `Bearer ${adminToken}` },
+        });
         expect(res.status).toBe(400);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
       }
     });
-});
+  },
+);

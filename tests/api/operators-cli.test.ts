@@ -18,13 +18,26 @@ async function cli(env: Record<string, string>, ...args: string[]) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
 test("operator create shows the token once; SAVEPOINT_OPERATOR_TOKEN: a viewer is refused a key revoke; an operator revoke is in the log", async () => {
   const t = await newTenant(d);
-  const made = await cli({ SAVEPOINT_ADMIN_TOKEN: adminToken }, "operator", "create", "--name", "Val Viewer", "--role", "viewer", "--json");
+  const made = await cli(
+    { SAVEPOINT_ADMIN_TOKEN: adminToken },
+    "operator",
+    "create",
+    "--name",
+    "Val Viewer",
+    "--role",
+    "viewer",
+    "--json",
+  );
   expect(made.code).toBe(0);
   const { operatorId, operatorToken } = JSON.parse(made.stdout);
   const asViewer = { SAVEPOINT_OPERATOR_TOKEN: operatorToken };
@@ -34,14 +47,19 @@ test("operator create shows the token once; SAVEPOINT_OPERATOR_TOKEN: a viewer i
   expect(refused.stderr).toContain("forbidden");
   expect((await cli(asViewer, "key", "get", "--key", t.keyId)).code).toBe(0);
   // The operator token wins over the admin token when both are set.
-  expect((await cli({ ...asViewer, SAVEPOINT_ADMIN_TOKEN: adminToken }, "key", "revoke", "--key", t.keyId)).code).toBe(1);
+  expect((await cli({ ...asViewer, SAVEPOINT_ADMIN_TOKEN: adminToken }, "key", "revoke", "--key", t.keyId)).code).toBe(
+    1,
+  );
   expect((await admin(d, "GET", `/admin/v1/runtime-keys/${t.keyId}`)).body.revokedAt).toBeUndefined();
 
   const listed = await cli({ SAVEPOINT_ADMIN_TOKEN: adminToken }, "operator", "list", "--json");
   expect(JSON.parse(listed.stdout).operators.map((o: { operatorId: string }) => o.operatorId)).toContain(operatorId);
   expect(listed.stdout).not.toContain(operatorToken);
-  expect((await cli({ SAVEPOINT_ADMIN_TOKEN: adminToken }, "operator", "revoke", "--operator", operatorId)).code).toBe(0);
-  const entry = (await admin(d, "GET", `/admin/v1/audit?target=${operatorId}&action=adminRevokeOperator`)).body.entries[0];
+  expect((await cli({ SAVEPOINT_ADMIN_TOKEN: adminToken }, "operator", "revoke", "--operator", operatorId)).code).toBe(
+    0,
+  );
+  const entry = (await admin(d, "GET", `/admin/v1/audit?target=${operatorId}&action=adminRevokeOperator`)).body
+    .entries[0];
   expect(entry.actor).toMatch(/^cli:/);
   expect(entry.after).toMatchObject({ operatorId, name: "Val Viewer", role: "viewer", revokedAt: expect.any(String) });
   expect((await cli(asViewer, "key", "get", "--key", t.keyId)).code).toBe(1);

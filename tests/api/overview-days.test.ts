@@ -15,7 +15,8 @@ test("players active and new, today and since yesterday, follow the days a sessi
     const t = await newTenant(d);
     const a = await newAccount(d, t.key);
     await newAccount(d, t.key);
-    const players = async () => (await admin(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview?minutes=1`)).body.players;
+    const players = async () =>
+      (await admin(d, "GET", `/admin/v1/projects/${t.projectId}/environments/stage/overview?minutes=1`)).body.players;
     expect(await players()).toEqual({ activeToday: 2, activeSinceYesterday: 2, newToday: 2, newSinceYesterday: 2 });
 
     clock = new Date(clock.getTime() + 86_400_000);

@@ -8,7 +8,8 @@ import { forEachDeployment } from "../helpers/each-deployment.ts";
  * known workload goes through two gateway copies (distributed), alternating, and the overview counts it
  * exactly once the copies have flushed (every 200 ms here).
  */
-const overviewOf = (d: Deployment, projectId: string, q = "?minutes=5") => admin(d, "GET", `/admin/v1/projects/${projectId}/environments/stage/overview${q}`);
+const overviewOf = (d: Deployment, projectId: string, q = "?minutes=5") =>
+  admin(d, "GET", `/admin/v1/projects/${projectId}/environments/stage/overview${q}`);
 
 /** Asks until the counted requests reach `requests` (the flush is periodic), then answers the overview. */
 async function settled(d: Deployment, projectId: string, requests: number): Promise<Answer> {
@@ -32,16 +33,24 @@ forEachDeployment(
       const N = 6;
       const C = 3;
       const E = 4;
-      const sync = (i: number, baseVersion: number, accountData: object) => via(i, "POST", "/api/v1/accounts/{acc}/data/sync", { baseVersion, accountData });
+      const sync = (i: number, baseVersion: number, accountData: object) =>
+        via(i, "POST", "/api/v1/accounts/{acc}/data/sync", { baseVersion, accountData });
       for (let i = 0; i < N; i++) expect((await sync(i, i + 1, { n: i })).status).toBe(200);
       for (let i = 0; i < C; i++) expect((await sync(i, 1, { stale: i })).status).toBe(409);
-      for (let i = 0; i < E; i++) expect((await via(i, "GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
+      for (let i = 0; i < E; i++)
+        expect((await via(i, "GET", "/api/v1/accounts/{acc}/slots/missing")).status).toBe(404);
 
       // The account's creation, N + C syncs, E reads of a missing slot.
       const o = await settled(s.d, t.projectId, 1 + N + C + E);
       expect(o.status).toBe(200);
       const { p50Ms, p99Ms, ...counts } = o.body.totals;
-      expect(counts).toEqual({ requests: 1 + N + C + E, syncs: N + C, conflicts: C, clientErrors: C + E, serverErrors: 0 });
+      expect(counts).toEqual({
+        requests: 1 + N + C + E,
+        syncs: N + C,
+        conflicts: C,
+        clientErrors: C + E,
+        serverErrors: 0,
+      });
       expect(p50Ms).toBeGreaterThan(0);
       expect(p99Ms).toBeGreaterThanOrEqual(p50Ms);
       expect(o.body.minutes).toHaveLength(5);
@@ -60,7 +69,9 @@ forEachDeployment(
       for (const size of sizes) {
         const acc = await newAccount(s.d, t.key, { accountData: { blob: "x".repeat(size) } });
         // A second version: its restore point is history the account stores too.
-        const second = await acc.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { blob: "y".repeat(size) } } });
+        const second = await acc.call("POST", "/api/v1/accounts/{acc}/data/sync", {
+          body: { baseVersion: 1, accountData: { blob: "y".repeat(size) } },
+        });
         expect(second.status).toBe(200);
         ids.push(acc.accountId);
       }

@@ -2,12 +2,21 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Answer, call, newAccount, newTenant } from "../helpers/api.ts";
-import { type Deployment, adminToken, startDistributed, startEmbedded } from "../helpers/deployments.ts";
+import { adminToken, type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 
 // One JSON line per request (README, Logs), found by the X-Request-Id the client got, with no secret in any line.
-type Line = { msg: string; method?: string; route?: string | null; status?: number; ms?: number; requestId?: string; accountId?: string; code?: string };
+type Line = {
+  msg: string;
+  method?: string;
+  route?: string | null;
+  status?: number;
+  ms?: number;
+  requestId?: string;
+  accountId?: string;
+  code?: string;
+};
 interface Setup {
   d: Deployment;
   /** Every line the deployment logged so far, as text. */
@@ -23,7 +32,8 @@ async function embedded(): Promise<Setup> {
 
 async function distributed(): Promise<Setup> {
   const d = await startDistributed({ env: { LOG_LEVEL: "info", SAVEPOINT_REQUEST_LOG: "all" } });
-  const lines = () => readdirSync(d.logs).flatMap((f) => readFileSync(join(d.logs, f), "utf8").split("\n").filter(Boolean));
+  const lines = () =>
+    readdirSync(d.logs).flatMap((f) => readFileSync(join(d.logs, f), "utf8").split("\n").filter(Boolean));
   return { d, lines, stop: () => d.stop() };
 }
 
@@ -58,16 +68,33 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
 
     const read = await a.call("GET", "/api/v1/accounts/{acc}");
     expect(read.status).toBe(200);
-    expect(await lineOf(s, read)).toMatchObject({ method: "GET", route: "/api/v1/accounts/:accountId", status: 200, accountId: a.accountId });
+    expect(await lineOf(s, read)).toMatchObject({
+      method: "GET",
+      route: "/api/v1/accounts/:accountId",
+      status: 200,
+      accountId: a.accountId,
+    });
 
     const refused = await a.call("GET", "/api/v1/accounts/{acc}", { session: "sps_not-a-real-session-token" });
     expect(refused.status).toBe(401);
-    expect(await lineOf(s, refused)).toMatchObject({ route: "/api/v1/accounts/:accountId", status: 401, code: refused.body.error.code });
+    expect(await lineOf(s, refused)).toMatchObject({
+      route: "/api/v1/accounts/:accountId",
+      status: 401,
+      code: refused.body.error.code,
+    });
 
     await a.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { v: 2 } } });
-    const stale = await a.call("POST", "/api/v1/accounts/{acc}/data/sync", { body: { baseVersion: 1, accountData: { v: "stale" } } });
+    const stale = await a.call("POST", "/api/v1/accounts/{acc}/data/sync", {
+      body: { baseVersion: 1, accountData: { v: "stale" } },
+    });
     expect(stale.status).toBe(409);
-    const conflictLine = { method: "POST", route: "/api/v1/accounts/:accountId/data/sync", status: 409, code: "conflict", accountId: a.accountId };
+    const conflictLine = {
+      method: "POST",
+      route: "/api/v1/accounts/:accountId/data/sync",
+      status: 409,
+      code: "conflict",
+      accountId: a.accountId,
+    };
     expect(await lineOf(s, stale)).toMatchObject(conflictLine);
 
     const typo = await call(s.d, "GET", `/api/v1/acounts/${a.accountId}`, { key });
@@ -80,8 +107,16 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
       const res = await s.d.request(path, init);
       return { status: res.status, headers: res.headers, body: await res.text() };
     };
-    expect(await lineOf(s, await answer("/openapi.json"))).toMatchObject({ method: "GET", route: "/openapi.json", status: 200 });
-    expect(await lineOf(s, await answer("/console/sign-in"))).toMatchObject({ method: "GET", route: "/console/sign-in", status: 200 });
+    expect(await lineOf(s, await answer("/openapi.json"))).toMatchObject({
+      method: "GET",
+      route: "/openapi.json",
+      status: 200,
+    });
+    expect(await lineOf(s, await answer("/console/sign-in"))).toMatchObject({
+      method: "GET",
+      route: "/console/sign-in",
+      status: 200,
+    });
     const listed = await answer("/admin/v1/dead-letters", { headers: { authorization: `Bearer ${adminToken}` } });
     expect(listed.status).toBe(200);
     // Probes come every few seconds: a successful one is not logged (README, Logs).
@@ -93,14 +128,26 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
   test("no line holds a runtime key, a session token, a transfer code, the admin token or a body", async () => {
     const { key } = await newTenant(s.d);
     const a = await newAccount(s.d, key, { accountData: { marker: "body-marker-5d1e" } });
-    const made = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "label-marker-77f2" } });
+    const made = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", {
+      body: { deviceLabel: "label-marker-77f2" },
+    });
     expect(made.status).toBe(201);
-    const consumed = await call(s.d, "POST", "/api/v1/account-transfer-codes/consume", { key, body: { transferCode: made.body.transferCode } });
+    const consumed = await call(s.d, "POST", "/api/v1/account-transfer-codes/consume", {
+      key,
+      body: { transferCode: made.body.transferCode },
+    });
     await lineOf(s, made);
     await lineOf(s, consumed);
     const all = s.lines();
     expect(requestLines(all).length).toBeGreaterThanOrEqual(5);
-    for (const secret of [key, a.session, made.body.transferCode, adminToken, "body-marker-5d1e", "label-marker-77f2"]) {
+    for (const secret of [
+      key,
+      a.session,
+      made.body.transferCode,
+      adminToken,
+      "body-marker-5d1e",
+      "label-marker-77f2",
+    ]) {
       expect(all.filter((l) => l.includes(secret))).toEqual([]);
     }
   });

@@ -8,7 +8,10 @@ const cap = 32; // docs/api-rules.md#slots: the default active-slot cap of every
 const rateLimits = { sessionRequestsPerMinute: 10_000, accountConcurrentRequests: 100 };
 forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimits } }, ({ d, tenant }) => {
   const fill = async (acc: Awaited<ReturnType<typeof newAccount>>, from: number, to: number) => {
-    for (let i = from; i < to; i++) expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: `s${i}`, data: { i } } })).status).toBe(201);
+    for (let i = from; i < to; i++)
+      expect(
+        (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: `s${i}`, data: { i } } })).status,
+      ).toBe(201);
   };
 
   test("one slot over the cap is 409 slot_limit_reached with the limit, and changes nothing; archiving frees a place", async () => {
@@ -16,13 +19,19 @@ forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimit
     await fill(acc, 0, cap);
     const over = await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "one-more", data: {} } });
     expect(over.status).toBe(409);
-    expect(over.body.error).toEqual({ code: "slot_limit_reached", message: expect.any(String), details: { limit: cap } });
+    expect(over.body.error).toEqual({
+      code: "slot_limit_reached",
+      message: expect.any(String),
+      details: { limit: cap },
+    });
     const listed = await acc.call("GET", "/api/v1/accounts/{acc}/slots");
     expect(listed.body.slots).toHaveLength(cap);
     expect((await acc.call("GET", "/api/v1/accounts/{acc}/slots/one-more")).status).toBe(404);
 
     expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s0/archive")).status).toBe(200);
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "one-more", data: {} } })).status).toBe(201);
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "one-more", data: {} } })).status,
+    ).toBe(201);
     expect((await acc.call("GET", "/api/v1/accounts/{acc}")).body.slots).toHaveLength(cap);
   });
 
@@ -30,7 +39,9 @@ forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimit
     const acc = await newAccount(d, tenant.key);
     await fill(acc, 0, cap - 2);
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: `race${i}`, data: { i } } })),
+      Array.from({ length: 12 }, (_, i) =>
+        acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: `race${i}`, data: { i } } }),
+      ),
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(2);
     expect(answers.filter((a) => a.status === 409 && a.body.error.code === "slot_limit_reached")).toHaveLength(10);
@@ -43,7 +54,8 @@ forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimit
   test("account deletion counts every active and archived slot", async () => {
     const acc = await newAccount(d, tenant.key);
     await fill(acc, 0, cap);
-    for (let i = 0; i < 8; i++) expect((await acc.call("POST", `/api/v1/accounts/{acc}/slots/s${i}/archive`)).status).toBe(200);
+    for (let i = 0; i < 8; i++)
+      expect((await acc.call("POST", `/api/v1/accounts/{acc}/slots/s${i}/archive`)).status).toBe(200);
     await fill(acc, cap, cap + 8);
     const gone = await acc.call("DELETE", "/api/v1/accounts/{acc}");
     expect(gone.status).toBe(200);
@@ -54,7 +66,9 @@ forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimit
     const acc = await newAccount(d, tenant.key);
     const generations = 55;
     for (let i = 0; i < generations; i++) {
-      expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "g", data: { i } } })).status).toBe(201);
+      expect(
+        (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: "g", data: { i } } })).status,
+      ).toBe(201);
       const path = `/api/v1/accounts/{acc}/slots/g/${i % 2 === 0 ? "archive" : ""}`;
       expect((await acc.call(i % 2 === 0 ? "POST" : "DELETE", path.replace(/\/$/, ""))).status).toBe(200);
     }
@@ -66,8 +80,12 @@ forEachDeployment("active-slot cap and complete listings", { tenant: { rateLimit
     expect(deleted.status).toBe(200);
     expect(deleted.body.alreadyDeleted).toBe(false);
     // The 27 older archived generations go newest first, then the id answers as deleted.
-    for (let i = 0; i < 27; i++) expect((await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/g")).body.alreadyDeleted).toBe(false);
+    for (let i = 0; i < 27; i++)
+      expect((await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/g")).body.alreadyDeleted).toBe(false);
     expect((await acc.call("DELETE", "/api/v1/accounts/{acc}/slots/g")).body.alreadyDeleted).toBe(true);
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/g/sync", { body: { baseVersion: 1, data: {} } })).body.error.code).toBe("slot_deleted");
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots/g/sync", { body: { baseVersion: 1, data: {} } })).body.error
+        .code,
+    ).toBe("slot_deleted");
   });
 });

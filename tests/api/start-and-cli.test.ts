@@ -10,7 +10,15 @@ const adminToken = "cli-admin-token-0123456789";
 /** A server process whose stdout and stderr are collected as they come. */
 function spawn(entry: string, env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, join(root, ...entry.split("/"))], {
-    env: { ...process.env, LOG_LEVEL: "warn", NATS_URL: "", MONGODB_URL: "", HOST: "", SAVEPOINT_ADMIN_TOKEN: "", ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      NATS_URL: "",
+      MONGODB_URL: "",
+      HOST: "",
+      SAVEPOINT_ADMIN_TOKEN: "",
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -28,7 +36,8 @@ function spawn(entry: string, env: Record<string, string>) {
     async waitFor(pattern: RegExp, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(out.stdout + out.stderr)) {
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${entry} never printed ${pattern}:\n${out.stdout}\n${out.stderr}`);
+        if (Date.now() > deadline || proc.exitCode !== null)
+          throw new Error(`${entry} never printed ${pattern}:\n${out.stdout}\n${out.stderr}`);
         await Bun.sleep(20);
       }
     },
@@ -49,12 +58,19 @@ async function start(env: Record<string, string>) {
 
 async function run(cmd: string[], env: Record<string, string>) {
   const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
 const cliAt = (url: string, ...args: string[]) =>
-  run([process.execPath, join(root, "cli", "main.ts"), ...args], { SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken });
+  run([process.execPath, join(root, "cli", "main.ts"), ...args], {
+    SAVEPOINT_URL: url,
+    SAVEPOINT_ADMIN_TOKEN: adminToken,
+  });
 
 /** One HTTP/1.1 request written byte for byte, as a client that lies about Content-Length would. */
 function rawRequest(port: number, head: string, body: string, host = "127.0.0.1") {
@@ -66,7 +82,9 @@ function rawRequest(port: number, head: string, body: string, host = "127.0.0.1"
       socket.destroy();
       const [headText = "", ...rest] = text.split("\r\n\r\n");
       const [statusLine = "", ...lines] = headText.split("\r\n");
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n") });
     };
     // Done once the whole answer is in: the server keeps the connection open for the body it was promised.
@@ -116,11 +134,18 @@ describe("embedded start and the operator CLI", () => {
     const declared = await rawRequest(port, head, '{"name":');
     expect(declared.status).toBe(413);
     expect(declared.headers["x-request-id"]).toMatch(/^req_/);
-    expect(JSON.parse(declared.body).error).toMatchObject({ code: "payload_too_large", details: { limitBytes: 1048576, actualBytes: 3000000 } });
+    expect(JSON.parse(declared.body).error).toMatchObject({
+      code: "payload_too_large",
+      details: { limitBytes: 1048576, actualBytes: 3000000 },
+    });
 
     const sent = await fetch(`${url}/admin/v1/workspaces`, {
       method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json", "x-request-id": "big-body-1" },
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        "content-type": "application/json",
+        "x-request-id": "big-body-1",
+      },
       body: JSON.stringify({ name: "x".repeat(3_000_000) }),
     });
     expect(sent.status).toBe(413);
@@ -139,10 +164,21 @@ describe("embedded start and the operator CLI", () => {
     const project = await json("project", "create", "--workspace", ws.workspaceId, "--name", "Game");
     const key = await json("key", "create", "--project", project.projectId, "--env", "prod", "--label", "ci");
     expect(key.runtimeKey).toMatch(/^spk_prod_/);
-    const policy = await json("sync-policy", "set", "--project", project.projectId, "--minRemoteSyncIntervalSeconds", "120", "--syncOnReconnect", "false");
+    const policy = await json(
+      "sync-policy",
+      "set",
+      "--project",
+      project.projectId,
+      "--minRemoteSyncIntervalSeconds",
+      "120",
+      "--syncOnReconnect",
+      "false",
+    );
     expect(policy).toMatchObject({ minRemoteSyncIntervalSeconds: 120, syncOnReconnect: false });
 
-    const created = (await (await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } })).json()) as { accountId: string; syncPolicy: { minRemoteSyncIntervalSeconds: number } };
+    const created = (await (
+      await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } })
+    ).json()) as { accountId: string; syncPolicy: { minRemoteSyncIntervalSeconds: number } };
     expect(created.syncPolicy.minRemoteSyncIntervalSeconds).toBe(120);
     expect((await json("account", "suspend", "--account", created.accountId)).status).toBe("suspended");
     expect((await json("account", "get", "--account", created.accountId)).account.status).toBe("suspended");
@@ -150,25 +186,62 @@ describe("embedded start and the operator CLI", () => {
 
     const config = join(tempDir("cli-config"), "config.json");
     await Bun.write(config, JSON.stringify({ difficulty: "hard", waves: [1, 2, 3] }));
-    expect(await json("game-config", "publish", "--project", project.projectId, "--env", "prod", "--data", `@${config}`)).toMatchObject({ version: 1, enabled: true });
-    const runtime = (await (await fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}` } })).json()) as { gameConfig: { data: unknown } };
+    expect(
+      await json("game-config", "publish", "--project", project.projectId, "--env", "prod", "--data", `@${config}`),
+    ).toMatchObject({ version: 1, enabled: true });
+    const runtime = (await (
+      await fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}` } })
+    ).json()) as { gameConfig: { data: unknown } };
     expect(runtime.gameConfig.data).toEqual({ difficulty: "hard", waves: [1, 2, 3] });
-    expect(await json("settings", "set", "--project", project.projectId, "--rateLimits", '{"sessionRequestsPerMinute":300}')).toMatchObject({ rateLimits: { sessionRequestsPerMinute: 300 } });
+    expect(
+      await json("settings", "set", "--project", project.projectId, "--rateLimits", '{"sessionRequestsPerMinute":300}'),
+    ).toMatchObject({ rateLimits: { sessionRequestsPerMinute: 300 } });
     // README, Browser games (CORS): prod restricted to one origin, through the CLI.
-    const origins = await json("settings", "set", "--project", project.projectId, "--allowedOrigins", '{"prod":["https://game.example.com"]}');
-    expect(origins).toMatchObject({ allowedOrigins: { prod: ["https://game.example.com"] }, rateLimits: { sessionRequestsPerMinute: 300 } });
-    const fromPage = (origin: string) => fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}`, origin } });
-    expect([(await fromPage("https://game.example.com")).status, (await fromPage("https://elsewhere.example.net")).status]).toEqual([200, 403]);
-    const badOrigin = await cli("settings", "set", "--project", project.projectId, "--allowedOrigins", '{"prod":["https://game.example.com/"]}');
+    const origins = await json(
+      "settings",
+      "set",
+      "--project",
+      project.projectId,
+      "--allowedOrigins",
+      '{"prod":["https://game.example.com"]}',
+    );
+    expect(origins).toMatchObject({
+      allowedOrigins: { prod: ["https://game.example.com"] },
+      rateLimits: { sessionRequestsPerMinute: 300 },
+    });
+    const fromPage = (origin: string) =>
+      fetch(`${url}/api/v1/runtime-config`, { headers: { authorization: `Bearer ${key.runtimeKey}`, origin } });
+    expect([
+      (await fromPage("https://game.example.com")).status,
+      (await fromPage("https://elsewhere.example.net")).status,
+    ]).toEqual([200, 403]);
+    const badOrigin = await cli(
+      "settings",
+      "set",
+      "--project",
+      project.projectId,
+      "--allowedOrigins",
+      '{"prod":["https://game.example.com/"]}',
+    );
     expect(badOrigin.code).toBe(1);
-    expect(badOrigin.stderr).toContain("invalid_request: The request is invalid. allowedOrigins.prod.0: Expected an origin");
-    expect((await json("key", "list", "--project", project.projectId)).keys).toEqual([expect.objectContaining({ keyId: key.keyId, environment: "prod", label: "ci", lastUsedAt: expect.any(String) })]);
+    expect(badOrigin.stderr).toContain(
+      "invalid_request: The request is invalid. allowedOrigins.prod.0: Expected an origin",
+    );
+    expect((await json("key", "list", "--project", project.projectId)).keys).toEqual([
+      expect.objectContaining({ keyId: key.keyId, environment: "prod", label: "ci", lastUsedAt: expect.any(String) }),
+    ]);
     expect((await json("workspace", "update", "--workspace", ws.workspaceId, "--plan", "pro")).plan).toBe("pro");
     const badJson = await cli("settings", "set", "--project", project.projectId, "--rateLimits", "{nope");
-    expect([badJson.code, badJson.stderr.trim().split("\n").at(-1)]).toEqual([2, '--rateLimits: expected a JSON object or @file.json, got "{nope"']);
+    expect([badJson.code, badJson.stderr.trim().split("\n").at(-1)]).toEqual([
+      2,
+      '--rateLimits: expected a JSON object or @file.json, got "{nope"',
+    ]);
 
     await json("key", "revoke", "--key", key.keyId);
-    const refused = await fetch(`${url}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${key.runtimeKey}` } });
+    const refused = await fetch(`${url}/api/v1/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.runtimeKey}` },
+    });
     expect(refused.status).toBe(401);
   });
 
@@ -199,14 +272,20 @@ describe("embedded start and the operator CLI", () => {
     const post = async (path: string, body: unknown, session?: string) =>
       (await fetch(`${url}${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(session ? { "x-service-account-session": session } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          ...(session ? { "x-service-account-session": session } : {}),
+        },
         body: JSON.stringify(body),
       }).then((r) => r.json())) as Record<string, string>;
     const hostileRef = "\x1b[2J\x1b[31mref\x9b1;1H\x07\x7f";
     const hostileLabel = "p\r\nstatus: deleted\x1b]0;o\x07\u0085";
     const { accountId, accountSessionToken } = await post("/api/v1/accounts", { playerRef: hostileRef });
     const { transferCode } = await post(`/api/v1/accounts/${accountId}/transfer-codes`, {}, accountSessionToken);
-    expect((await post("/api/v1/account-transfer-codes/consume", { transferCode, deviceLabel: hostileLabel })).accountId).toBe(accountId);
+    expect(
+      (await post("/api/v1/account-transfer-codes/consume", { transferCode, deviceLabel: hostileLabel })).accountId,
+    ).toBe(accountId);
 
     const shown = await cli("account", "get", "--account", accountId);
     expect(shown.code).toBe(0);
@@ -269,21 +348,33 @@ describe("embedded start and the operator CLI", () => {
   });
 
   test("the README's `npx savepoint ... --json` runs the CLI with only the JSON answer on stdout", async () => {
-    const r = await run(["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"], npxEnv({ SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken }));
+    const r = await run(
+      ["npx", "--no-install", "savepoint", "workspace", "create", "--name", "Npx", "--json"],
+      npxEnv({ SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken }),
+    );
     expect(r.code).toBe(0);
     // This server runs without Stripe billing: a workspace made without a plan is self_hosted.
     expect(JSON.parse(r.stdout)).toMatchObject({ plan: "self_hosted" });
   });
 
   test("without $USER the audit log still names who ran the CLI: the account the process runs as", async () => {
-    const env: Record<string, string | undefined> = { ...process.env, SAVEPOINT_URL: url, SAVEPOINT_ADMIN_TOKEN: adminToken };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      SAVEPOINT_URL: url,
+      SAVEPOINT_ADMIN_TOKEN: adminToken,
+    };
     delete env.USER;
     delete env.LOGNAME;
-    const proc = Bun.spawn([process.execPath, join(root, "cli", "main.ts"), "workspace", "create", "--name", "NoUser", "--json"], { env, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [process.execPath, join(root, "cli", "main.ts"), "workspace", "create", "--name", "NoUser", "--json"],
+      { env, stdout: "pipe", stderr: "pipe" },
+    );
     const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
     expect(code).toBe(0);
     const { workspaceId } = JSON.parse(stdout) as { workspaceId: string };
-    const audit = JSON.parse((await cli("audit", "list", "--target", workspaceId, "--json")).stdout) as { entries: { actor: string }[] };
+    const audit = JSON.parse((await cli("audit", "list", "--target", workspaceId, "--json")).stdout) as {
+      entries: { actor: string }[];
+    };
     // Bun's os.userInfo() reads $USER too: `id -un` asks the system.
     const name = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
     expect(audit.entries.map((e) => e.actor)).toEqual([`cli:${name}`]);
@@ -307,7 +398,11 @@ describe("start-up failures", () => {
     const port = String(freePort());
     const first = await start({ PORT: port, HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("first") });
     try {
-      const second = spawn("services/main.ts", { PORT: port, HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("second") });
+      const second = spawn("services/main.ts", {
+        PORT: port,
+        HOST: "127.0.0.1",
+        SAVEPOINT_DATA_DIR: tempDir("second"),
+      });
       expect(await second.proc.exited).toBe(1);
       await second.stop();
       expect(second.out.stderr).toMatch(/^savepoint: .*(in use|EADDRINUSE)/im);
@@ -318,7 +413,10 @@ describe("start-up failures", () => {
   });
 
   test("a bad setting stops start-up with one line naming it", async () => {
-    for (const env of [{ PORT: "abc" }, { LOG_LEVEL: "loud" }, { SAVEPOINT_ADMIN_TOKEN: "short" }] as Record<string, string>[]) {
+    for (const env of [{ PORT: "abc" }, { LOG_LEVEL: "loud" }, { SAVEPOINT_ADMIN_TOKEN: "short" }] as Record<
+      string,
+      string
+    >[]) {
       const bad = spawn("services/main.ts", { ...env, SAVEPOINT_DATA_DIR: tempDir("bad") });
       expect(await bad.proc.exited).toBe(1);
       await bad.stop();
@@ -350,7 +448,13 @@ describe("HOST", () => {
   test("the gateway alone binds HOST, logs its address and admin state, and answers a 3 MB Content-Length itself", async () => {
     const nats = await startNats();
     const port = freePort();
-    const gateway = spawn("services/gateway/main.ts", { NATS_URL: nats.url, PORT: String(port), HOST: "127.0.0.2", LOG_LEVEL: "info", SAVEPOINT_ADMIN_TOKEN: adminToken });
+    const gateway = spawn("services/gateway/main.ts", {
+      NATS_URL: nats.url,
+      PORT: String(port),
+      HOST: "127.0.0.2",
+      LOG_LEVEL: "info",
+      SAVEPOINT_ADMIN_TOKEN: adminToken,
+    });
     try {
       await gateway.waitFor(/gateway listening/);
       const line = JSON.parse(gateway.out.stderr.split("\n").find((l) => l.includes("gateway listening"))!);
@@ -390,7 +494,9 @@ describe("stopping npm start", () => {
     const answered = new Promise<string>((resolve, reject) => {
       let text = "";
       const socket = connect({ port, host: "127.0.0.1" }, () => {
-        socket.write(`POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`);
+        socket.write(
+          `POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`,
+        );
         setTimeout(() => {
           server.proc.kill("SIGINT");
           setTimeout(() => socket.write(body.slice(1)), 300);

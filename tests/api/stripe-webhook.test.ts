@@ -1,27 +1,36 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import Stripe from "stripe";
 import type { z } from "zod";
 import type { Deps } from "../../services/billing/deps.ts";
 import { service as billing } from "../../services/billing/service.ts";
 import { statusOf } from "../../services/gateway/errors.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
-import { serveEndpoint } from "../../shared/serving/serve.ts";
 import type { Workspace } from "../../shared/contract/admin.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { type Env, readEnv } from "../../shared/process/env.ts";
 import type { Logger } from "../../shared/process/log.ts";
-import { defaultPlans } from "../../shared/contract/plans.ts";
 import { contextFor } from "../../shared/process/service-module.ts";
+import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
+import { serveEndpoint } from "../../shared/serving/serve.ts";
 import type { Store } from "../../shared/store/port.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { capturingLogger } from "../helpers/kept.ts";
-import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import { type StripeEventJson, checkoutCompleted, event, invoiceEvent, iso, nowSeconds, sign as signEvent, subscriptionEvent, uid } from "../helpers/stripe-events.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
+import {
+  checkoutCompleted,
+  event,
+  invoiceEvent,
+  iso,
+  nowSeconds,
+  type StripeEventJson,
+  sign as signEvent,
+  subscriptionEvent,
+  uid,
+} from "../helpers/stripe-events.ts";
 
 /** The billing service on `bus` and `store`, as the registry starts it. */
 const runBilling = (bus: Bus, store: Store, env: Env, log: Logger, now: () => Date = () => new Date()): Promise<Deps> =>
@@ -60,7 +69,11 @@ function serveFakeConfig(bus: Bus, calls: Billing[], workspaces: Map<string, Wor
   });
 }
 
-async function startHarness(store: Store, env: Record<string, string> = { STRIPE_WEBHOOK_SECRET: secret }, now?: () => Date): Promise<Harness> {
+async function startHarness(
+  store: Store,
+  env: Record<string, string> = { STRIPE_WEBHOOK_SECRET: secret },
+  now?: () => Date,
+): Promise<Harness> {
   const lines: string[] = [];
   const log = capturingLogger(lines);
   const bus = createLocalBus(log);
@@ -71,7 +84,8 @@ async function startHarness(store: Store, env: Record<string, string> = { STRIPE
   return { bus, deps, store, calls, workspaces, lines };
 }
 
-const sign = (payload: string, o: { timestamp?: number; secret?: string } = {}) => signEvent(payload, o.secret ?? secret, o.timestamp);
+const sign = (payload: string, o: { timestamp?: number; secret?: string } = {}) =>
+  signEvent(payload, o.secret ?? secret, o.timestamp);
 
 interface Answer {
   status: number;
@@ -82,7 +96,14 @@ const newIp = () => `10.${Array.from(crypto.getRandomValues(new Uint8Array(3))).
 
 /** Sends a delivery over the bus as the gateway would, with the status the gateway would answer; from a new client IP unless given. */
 async function post(h: Harness, payload: string, signature: string | undefined, ip = newIp()): Promise<Answer> {
-  const msg = { tenant: undefined, session: undefined, client: { ip }, params: {}, query: {}, body: { payload, signature } };
+  const msg = {
+    tenant: undefined,
+    session: undefined,
+    client: { ip },
+    params: {},
+    query: {},
+    body: { payload, signature },
+  };
   try {
     return { status: 200, body: await callRoute(h.bus, contractRoutes.stripeWebhook.subject!, msg) };
   } catch (err) {
@@ -100,14 +121,23 @@ async function deliver(h: Harness, e: StripeEventJson): Promise<Answer> {
 /** A workspace config knows, with a fresh Stripe customer and subscription id for it. */
 function newWorkspace(h: Harness) {
   const workspaceId = `wsp_${uid()}`;
-  h.workspaces.set(workspaceId, { workspaceId, name: "test", plan: "free", billingStatus: "active", createdAt: new Date().toISOString() });
+  h.workspaces.set(workspaceId, {
+    workspaceId,
+    name: "test",
+    plan: "free",
+    billingStatus: "active",
+    createdAt: new Date().toISOString(),
+  });
   return { workspaceId, customer: `cus_${uid()}`, sub: `sub_${uid()}`, ws: () => h.workspaces.get(workspaceId)! };
 }
 
 /** A workspace whose customer a checkout has linked. */
 async function linkedWorkspace(h: Harness) {
   const w = newWorkspace(h);
-  expect(await deliver(h, checkoutCompleted(w.customer, { client_reference_id: w.workspaceId }))).toEqual({ status: 200, body: { received: true } });
+  expect(await deliver(h, checkoutCompleted(w.customer, { client_reference_id: w.workspaceId }))).toEqual({
+    status: 200,
+    body: { received: true },
+  });
   return w;
 }
 
@@ -129,23 +159,41 @@ for (const [name, open] of adapters) {
 
     test("checkout.session.completed links the customer through client_reference_id", async () => {
       const w = newWorkspace(h);
-      expect(await deliver(h, checkoutCompleted(w.customer, { client_reference_id: w.workspaceId, metadata: { workspaceId: "wsp_other" } }))).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          checkoutCompleted(w.customer, { client_reference_id: w.workspaceId, metadata: { workspaceId: "wsp_other" } }),
+        ),
+      ).toEqual(ok);
       expect(callsFor(h, w.workspaceId)).toEqual([{ workspaceId: w.workspaceId, stripeCustomerId: w.customer }]);
       expect((await h.deps.repo.customers.get(w.customer))?.workspaceId).toBe(w.workspaceId);
     });
 
     test("checkout.session.completed links through metadata.workspaceId when client_reference_id is not a workspace", async () => {
       const w = newWorkspace(h);
-      expect(await deliver(h, checkoutCompleted(w.customer, { client_reference_id: "user_42", metadata: { workspaceId: w.workspaceId } }))).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          checkoutCompleted(w.customer, { client_reference_id: "user_42", metadata: { workspaceId: w.workspaceId } }),
+        ),
+      ).toEqual(ok);
       expect(w.ws().stripeCustomerId).toBe(w.customer);
       // The link is what later events of the customer reach the workspace through.
-      expect(await deliver(h, subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_starter" }))).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_starter" }),
+        ),
+      ).toEqual(ok);
       expect(w.ws().plan).toBe("starter");
     });
 
     test("objects and metadata with keys such as constructor or __proto__ are read like any other", async () => {
       const w = newWorkspace(h);
-      const checkout = checkoutCompleted(w.customer, { client_reference_id: null, metadata: JSON.parse(`{"constructor":"x","__proto__":{"a":1},"workspaceId":"${w.workspaceId}"}`) });
+      const checkout = checkoutCompleted(w.customer, {
+        client_reference_id: null,
+        metadata: JSON.parse(`{"constructor":"x","__proto__":{"a":1},"workspaceId":"${w.workspaceId}"}`),
+      });
       Object.assign(checkout.data.object, JSON.parse('{"constructor":null}'));
       expect(await deliver(h, checkout)).toEqual(ok);
       expect(w.ws().stripeCustomerId).toBe(w.customer);
@@ -156,20 +204,56 @@ for (const [name, open] of adapters) {
       const t = nowSeconds();
       const s = { id: w.sub, customer: w.customer, price: "price_starter" };
       expect(await deliver(h, subscriptionEvent("created", { ...s, status: "trialing" }, t))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "starter", billingStatus: "trialing", pastDueSince: null });
-      expect(await deliver(h, subscriptionEvent("updated", { ...s, status: "active", price: "price_pro" }, t + 1))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null });
-      expect(await deliver(h, subscriptionEvent("deleted", { ...s, status: "canceled", price: "price_pro" }, t + 2))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "free", billingStatus: "canceled", pastDueSince: null });
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "starter",
+        billingStatus: "trialing",
+        pastDueSince: null,
+      });
+      expect(
+        await deliver(h, subscriptionEvent("updated", { ...s, status: "active", price: "price_pro" }, t + 1)),
+      ).toEqual(ok);
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "pro",
+        billingStatus: "active",
+        pastDueSince: null,
+      });
+      expect(
+        await deliver(h, subscriptionEvent("deleted", { ...s, status: "canceled", price: "price_pro" }, t + 2)),
+      ).toEqual(ok);
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "free",
+        billingStatus: "canceled",
+        pastDueSince: null,
+      });
       expect(w.ws()).toMatchObject({ plan: "free", billingStatus: "canceled" });
     });
 
     test("a subscription whose price buys no configured plan keeps the plan and still sets the status", async () => {
       const w = await linkedWorkspace(h);
       const t = nowSeconds();
-      await deliver(h, subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t));
-      expect(await deliver(h, subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "past_due", price: "price_unknown" }, t + 1))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "past_due", pastDueSince: iso(t + 1) });
+      await deliver(
+        h,
+        subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t),
+      );
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent(
+            "updated",
+            { id: w.sub, customer: w.customer, status: "past_due", price: "price_unknown" },
+            t + 1,
+          ),
+        ),
+      ).toEqual(ok);
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "pro",
+        billingStatus: "past_due",
+        pastDueSince: iso(t + 1),
+      });
     });
 
     test("past_due sets pastDueSince once, to the event's time; active clears it", async () => {
@@ -190,14 +274,27 @@ for (const [name, open] of adapters) {
     test("invoice.payment_failed makes the workspace past due from its time, unless already; invoice.paid settles it", async () => {
       const w = await linkedWorkspace(h);
       const t = nowSeconds() - 1_000;
-      await deliver(h, subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t));
+      await deliver(
+        h,
+        subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t),
+      );
       expect(await deliver(h, invoiceEvent("invoice.payment_failed", w.customer, w.sub, t + 10))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "past_due", pastDueSince: iso(t + 10) });
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "pro",
+        billingStatus: "past_due",
+        pastDueSince: iso(t + 10),
+      });
       // A second failed attempt days later: still past due since the first.
       expect(await deliver(h, invoiceEvent("invoice.payment_failed", w.customer, w.sub, t + 20, true))).toEqual(ok);
       expect(callsFor(h, w.workspaceId).at(-1)).toMatchObject({ billingStatus: "past_due", pastDueSince: iso(t + 10) });
       expect(await deliver(h, invoiceEvent("invoice.paid", w.customer, w.sub, t + 30))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null });
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "pro",
+        billingStatus: "active",
+        pastDueSince: null,
+      });
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
       expect(w.ws().pastDueSince).toBeUndefined();
     });
@@ -212,7 +309,12 @@ for (const [name, open] of adapters) {
 
     test("the same event delivered 3 times applies once and answers 200 each time", async () => {
       const w = await linkedWorkspace(h);
-      const e = subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_starter" });
+      const e = subscriptionEvent("created", {
+        id: w.sub,
+        customer: w.customer,
+        status: "active",
+        price: "price_starter",
+      });
       for (let i = 0; i < 3; i++) expect(await deliver(h, e)).toEqual(ok);
       expect(callsFor(h, w.workspaceId).filter((c) => c.plan)).toHaveLength(1);
       // Delivered 3 times at once, too.
@@ -226,9 +328,29 @@ for (const [name, open] of adapters) {
       const w = await linkedWorkspace(h);
       const t = nowSeconds();
       const before = callsFor(h, w.workspaceId).length;
-      expect(await deliver(h, subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t + 5))).toEqual(ok);
-      expect(await deliver(h, subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "incomplete", price: "price_starter" }, t))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).slice(before)).toEqual([{ workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null }]);
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent(
+            "updated",
+            { id: w.sub, customer: w.customer, status: "active", price: "price_pro" },
+            t + 5,
+          ),
+        ),
+      ).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent(
+            "created",
+            { id: w.sub, customer: w.customer, status: "incomplete", price: "price_starter" },
+            t,
+          ),
+        ),
+      ).toEqual(ok);
+      expect(callsFor(h, w.workspaceId).slice(before)).toEqual([
+        { workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null },
+      ]);
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
     });
 
@@ -238,9 +360,13 @@ for (const [name, open] of adapters) {
       const s = { id: w.sub, customer: w.customer };
       await deliver(h, subscriptionEvent("updated", { ...s, status: "active", price: "price_pro" }, t + 60));
       const before = callsFor(h, w.workspaceId).length;
-      expect(await deliver(h, subscriptionEvent("updated", { ...s, status: "past_due", price: "price_starter" }, t + 30))).toEqual(ok);
+      expect(
+        await deliver(h, subscriptionEvent("updated", { ...s, status: "past_due", price: "price_starter" }, t + 30)),
+      ).toEqual(ok);
       expect(await deliver(h, invoiceEvent("invoice.payment_failed", w.customer, w.sub, t + 50))).toEqual(ok);
-      expect(await deliver(h, subscriptionEvent("deleted", { ...s, status: "canceled", price: "price_pro" }, t + 59))).toEqual(ok);
+      expect(
+        await deliver(h, subscriptionEvent("deleted", { ...s, status: "canceled", price: "price_pro" }, t + 59)),
+      ).toEqual(ok);
       expect(callsFor(h, w.workspaceId).length).toBe(before);
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
       expect(w.ws().pastDueSince).toBeUndefined();
@@ -249,7 +375,12 @@ for (const [name, open] of adapters) {
     test("events of a customer no checkout linked yet answer 200 and are applied when the checkout arrives", async () => {
       const w = newWorkspace(h);
       const t = nowSeconds();
-      expect(await deliver(h, subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t))).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t),
+        ),
+      ).toEqual(ok);
       expect(await deliver(h, invoiceEvent("invoice.paid", w.customer, w.sub, t))).toEqual(ok);
       expect(callsFor(h, w.workspaceId)).toEqual([]);
       expect(h.lines.some((l) => l.includes("not linked") && l.includes(w.customer))).toBe(true);
@@ -260,7 +391,11 @@ for (const [name, open] of adapters) {
     test("a subscription whose metadata names the workspace links its customer and applies; later invoices apply too", async () => {
       const w = newWorkspace(h);
       const t = nowSeconds() - 100;
-      const created = subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t);
+      const created = subscriptionEvent(
+        "created",
+        { id: w.sub, customer: w.customer, status: "active", price: "price_pro" },
+        t,
+      );
       Object.assign(created.data.object, { metadata: { workspaceId: w.workspaceId } });
       expect(await deliver(h, created)).toEqual(ok);
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active", stripeCustomerId: w.customer });
@@ -270,7 +405,11 @@ for (const [name, open] of adapters) {
       // A newer checkout links the customer elsewhere; an older subscription event does not take it back.
       const other = newWorkspace(h);
       await deliver(h, checkoutCompleted(w.customer, { client_reference_id: other.workspaceId }));
-      const stale = subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }, t + 5);
+      const stale = subscriptionEvent(
+        "updated",
+        { id: w.sub, customer: w.customer, status: "active", price: "price_pro" },
+        t + 5,
+      );
       Object.assign(stale.data.object, { metadata: { workspaceId: w.workspaceId } });
       expect(await deliver(h, stale)).toEqual(ok);
       expect((await h.deps.repo.customers.get(w.customer))?.workspaceId).toBe(other.workspaceId);
@@ -288,7 +427,12 @@ for (const [name, open] of adapters) {
       expect(await deliver(h, subscriptionEvent("updated", { ...starter, status: "active" }, t + 20))).toEqual(ok);
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
       expect(await deliver(h, subscriptionEvent("deleted", { ...starter, status: "canceled" }, t + 30))).toEqual(ok);
-      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({ workspaceId: w.workspaceId, plan: "pro", billingStatus: "active", pastDueSince: null });
+      expect(callsFor(h, w.workspaceId).at(-1)).toEqual({
+        workspaceId: w.workspaceId,
+        plan: "pro",
+        billingStatus: "active",
+        pastDueSince: null,
+      });
       expect(w.ws()).toMatchObject({ plan: "pro", billingStatus: "active" });
       // With the pro deleted too, nothing is live: free, canceled.
       await deliver(h, subscriptionEvent("deleted", { ...pro, status: "canceled" }, t + 40));
@@ -298,7 +442,11 @@ for (const [name, open] of adapters) {
     test("events of three subscriptions of one customer delivered at once: the workspace ends on the best live one", async () => {
       const w = await linkedWorkspace(h);
       const t = nowSeconds() - 100;
-      const subs = ["price_starter", "price_pro", "price_starter"].map((price) => ({ id: `sub_${uid()}`, customer: w.customer, price }));
+      const subs = ["price_starter", "price_pro", "price_starter"].map((price) => ({
+        id: `sub_${uid()}`,
+        customer: w.customer,
+        price,
+      }));
       await Promise.all([
         ...subs.map((s, i) => deliver(h, subscriptionEvent("created", { ...s, status: "active" }, t + i))),
         deliver(h, subscriptionEvent("deleted", { ...subs[0]!, status: "canceled" }, t + 10)),
@@ -326,7 +474,12 @@ for (const [name, open] of adapters) {
       expect(await deliver(h, checkoutCompleted(customer, { client_reference_id: unknown }))).toEqual(ok);
       expect(h.lines.some((l) => l.includes("unknown workspace") && l.includes(unknown))).toBe(true);
       expect(await h.deps.repo.customers.get(customer)).toBeNull();
-      expect(await deliver(h, subscriptionEvent("created", { id: `sub_${uid()}`, customer, status: "active", price: "price_pro" }))).toEqual(ok);
+      expect(
+        await deliver(
+          h,
+          subscriptionEvent("created", { id: `sub_${uid()}`, customer, status: "active", price: "price_pro" }),
+        ),
+      ).toEqual(ok);
       expect(await deliver(h, checkoutCompleted(`cus_${uid()}`, { metadata: {} }))).toEqual(ok);
     });
 
@@ -347,7 +500,11 @@ for (const [name, open] of adapters) {
         await post(h, notJson, await sign(notJson)),
         await post(h, "", await sign("")),
       ];
-      for (const answer of refused) expect(answer).toEqual({ status: 400, body: { error: { code: "invalid_signature", message: expect.any(String) } } });
+      for (const answer of refused)
+        expect(answer).toEqual({
+          status: 400,
+          body: { error: { code: "invalid_signature", message: expect.any(String) } },
+        });
       expect(callsFor(h, w.workspaceId).filter((c) => c.plan)).toEqual([]);
       expect(await h.deps.repo.events.get(e.id)).toBeNull();
       // Within the tolerance the same event is still good, and applies.
@@ -357,9 +514,14 @@ for (const [name, open] of adapters) {
 
     test("of two t= in the header the library's (the last) is checked: a last one 400 s ahead is refused", async () => {
       const w = await linkedWorkspace(h);
-      const payload = JSON.stringify(subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }));
+      const payload = JSON.stringify(
+        subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }),
+      );
       const ahead = await sign(payload, { timestamp: nowSeconds() + 400 });
-      expect(await post(h, payload, `t=${nowSeconds()},${ahead}`)).toEqual({ status: 400, body: { error: { code: "invalid_signature", message: expect.any(String) } } });
+      expect(await post(h, payload, `t=${nowSeconds()},${ahead}`)).toEqual({
+        status: 400,
+        body: { error: { code: "invalid_signature", message: expect.any(String) } },
+      });
       expect(w.ws().plan).toBe("free");
       // The other way round the library verifies the last t=, which is now: a good signature.
       const current = await sign(payload);
@@ -374,23 +536,43 @@ for (const [name, open] of adapters) {
       const copy = await startHarness(own.store, undefined, () => clock);
       try {
         const w = await linkedWorkspace(own);
-        const payload = JSON.stringify(subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }));
+        const payload = JSON.stringify(
+          subscriptionEvent("created", { id: w.sub, customer: w.customer, status: "active", price: "price_pro" }),
+        );
         const forged = await sign(payload, { secret: "whsec_forger" });
         const attacker = newIp();
         const answers = [];
         for (let i = 0; i < 12; i++) answers.push(await post(i % 2 ? copy : own, payload, forged, attacker));
         expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(400));
         for (const limited of answers.slice(10)) {
-          expect(limited).toEqual({ status: 429, body: { error: { code: "rate_limited", message: expect.any(String), details: { scope: "client_ip", setting: "fixed", limit: 10, windowSeconds: 60, retryAfter: 59 } } } });
+          expect(limited).toEqual({
+            status: 429,
+            body: {
+              error: {
+                code: "rate_limited",
+                message: expect.any(String),
+                details: { scope: "client_ip", setting: "fixed", limit: 10, windowSeconds: 60, retryAfter: 59 },
+              },
+            },
+          });
         }
         // A correctly signed event applies, from another IP and from the attacker's own (it may share a proxy with Stripe).
         expect(await post(own, payload, await sign(payload), newIp())).toEqual(ok);
         expect(w.ws().plan).toBe("pro");
-        const upgrade = JSON.stringify(subscriptionEvent("updated", { id: w.sub, customer: w.customer, status: "active", price: "price_starter" }, nowSeconds() + 1));
+        const upgrade = JSON.stringify(
+          subscriptionEvent(
+            "updated",
+            { id: w.sub, customer: w.customer, status: "active", price: "price_starter" },
+            nowSeconds() + 1,
+          ),
+        );
         expect(await post(own, upgrade, await sign(upgrade), attacker)).toEqual(ok);
         expect(w.ws().plan).toBe("starter");
 
-        const warnings = () => [...own.lines, ...copy.lines].map((l) => JSON.parse(l)).filter((l) => l.msg.startsWith("stripe webhook refused") && l.clientIp === attacker);
+        const warnings = () =>
+          [...own.lines, ...copy.lines]
+            .map((l) => JSON.parse(l))
+            .filter((l) => l.msg.startsWith("stripe webhook refused") && l.clientIp === attacker);
         expect(warnings()).toHaveLength(1);
         clock = new Date(clock.getTime() + 60_000);
         expect((await post(own, payload, forged, attacker)).status).toBe(400);
@@ -414,7 +596,12 @@ for (const [name, open] of adapters) {
     });
 
     test("a signed body that is not a Stripe event is 400", async () => {
-      for (const payload of ["null", "[]", '{"id":"evt_1"}', JSON.stringify({ ...event("invoice.paid", {}), data: null })]) {
+      for (const payload of [
+        "null",
+        "[]",
+        '{"id":"evt_1"}',
+        JSON.stringify({ ...event("invoice.paid", {}), data: null }),
+      ]) {
         expect((await post(h, payload, await sign(payload))).status).toBe(400);
       }
     });
@@ -438,7 +625,15 @@ for (const [name, open] of adapters) {
       const down = await startHarness(await open());
       await down.store.close();
       try {
-        const answer = await deliver(down, subscriptionEvent("created", { id: `sub_${uid()}`, customer: `cus_${uid()}`, status: "active", price: "price_pro" }));
+        const answer = await deliver(
+          down,
+          subscriptionEvent("created", {
+            id: `sub_${uid()}`,
+            customer: `cus_${uid()}`,
+            status: "active",
+            price: "price_pro",
+          }),
+        );
         expect(answer.status).toBe(500);
         expect(answer.body.error.code).toBe("internal_error");
         expect(down.calls).toEqual([]);
@@ -472,17 +667,35 @@ for (const [name, open] of adapters) {
       await h.bus.close();
       await h.store.close();
     });
-    const report = (counts: { scope: string; window: string; n: number }[]) => callEndpoint(h.bus, internal.reportUsage, { counts: counts.map((c) => ({ ...c, keepDays: 1 })) });
+    const report = (counts: { scope: string; window: string; n: number }[]) =>
+      callEndpoint(h.bus, internal.reportUsage, { counts: counts.map((c) => ({ ...c, keepDays: 1 })) });
 
     test("counts add up to shared totals per scope and window; 0 only reads; a pair named twice is summed", async () => {
       const env = `env:${uid()}`;
-      expect(await report([{ scope: env, window: "2030-01", n: 0 }])).toEqual({ totals: [{ scope: env, window: "2030-01", n: 0 }] });
-      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toBeNull();
-      expect(await report([{ scope: env, window: "2030-01", n: 5 }, { scope: env, window: "2030-01T10:00", n: 2 }])).toEqual({
-        totals: [{ scope: env, window: "2030-01", n: 5 }, { scope: env, window: "2030-01T10:00", n: 2 }],
+      expect(await report([{ scope: env, window: "2030-01", n: 0 }])).toEqual({
+        totals: [{ scope: env, window: "2030-01", n: 0 }],
       });
-      expect(await report([{ scope: env, window: "2030-01", n: 3 }, { scope: env, window: "2030-01", n: 4 }])).toEqual({ totals: [{ scope: env, window: "2030-01", n: 12 }] });
-      expect(await report([{ scope: env, window: "2030-01", n: 0 }])).toEqual({ totals: [{ scope: env, window: "2030-01", n: 12 }] });
+      expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toBeNull();
+      expect(
+        await report([
+          { scope: env, window: "2030-01", n: 5 },
+          { scope: env, window: "2030-01T10:00", n: 2 },
+        ]),
+      ).toEqual({
+        totals: [
+          { scope: env, window: "2030-01", n: 5 },
+          { scope: env, window: "2030-01T10:00", n: 2 },
+        ],
+      });
+      expect(
+        await report([
+          { scope: env, window: "2030-01", n: 3 },
+          { scope: env, window: "2030-01", n: 4 },
+        ]),
+      ).toEqual({ totals: [{ scope: env, window: "2030-01", n: 12 }] });
+      expect(await report([{ scope: env, window: "2030-01", n: 0 }])).toEqual({
+        totals: [{ scope: env, window: "2030-01", n: 12 }],
+      });
       // Kept for keepDays (1 here) and a day of margin after the day it was first counted, then pruned.
       const stored = { _id: `${env}|2030-01`, scope: env, window: "2030-01", n: 12, pruneDay: dayAfter(new Date(), 2) };
       expect(await h.deps.repo.usage.get(`${env}|2030-01`)).toEqual(stored);
@@ -494,9 +707,24 @@ for (const [name, open] of adapters) {
 
     test("20 gateways reporting at once: every count is kept", async () => {
       const scope = `workspace:${uid()}`;
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => report([{ scope, window: "m", n: i + 1 }, { scope: `${scope}-b`, window: "m", n: 1 }])));
-      expect(await report([{ scope, window: "m", n: 0 }, { scope: `${scope}-b`, window: "m", n: 0 }])).toEqual({
-        totals: [{ scope, window: "m", n: 210 }, { scope: `${scope}-b`, window: "m", n: 20 }],
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          report([
+            { scope, window: "m", n: i + 1 },
+            { scope: `${scope}-b`, window: "m", n: 1 },
+          ]),
+        ),
+      );
+      expect(
+        await report([
+          { scope, window: "m", n: 0 },
+          { scope: `${scope}-b`, window: "m", n: 0 },
+        ]),
+      ).toEqual({
+        totals: [
+          { scope, window: "m", n: 210 },
+          { scope: `${scope}-b`, window: "m", n: 20 },
+        ],
       });
       // Each copy learnt a distinct running total: the increments did not overlap.
       expect(new Set(answers.map((a) => a.totals[1]!.n)).size).toBe(20);
@@ -508,9 +736,18 @@ test("a bad STRIPE_PRICE_PLANS stops start-up, naming the variable", async () =>
   const store = createSqliteStore(":memory:");
   const bus = createLocalBus(capturingLogger([]));
   for (const value of ["price_a=gold", "price_a", "price_a=starter=pro", "=starter", "price_a=starter,price_a=pro"]) {
-    await expect(runBilling(bus, store, readEnv({ STRIPE_PRICE_PLANS: value }), capturingLogger([]))).rejects.toThrow(/^STRIPE_PRICE_PLANS: /);
+    await expect(runBilling(bus, store, readEnv({ STRIPE_PRICE_PLANS: value }), capturingLogger([]))).rejects.toThrow(
+      /^STRIPE_PRICE_PLANS: /,
+    );
   }
-  await expect(runBilling(bus, store, readEnv({ STRIPE_PRICE_PLANS: " price_a=starter , price_b=self_hosted," }), capturingLogger([]))).resolves.toBeDefined();
+  await expect(
+    runBilling(
+      bus,
+      store,
+      readEnv({ STRIPE_PRICE_PLANS: " price_a=starter , price_b=self_hosted," }),
+      capturingLogger([]),
+    ),
+  ).resolves.toBeDefined();
   await bus.close();
   await store.close();
 });

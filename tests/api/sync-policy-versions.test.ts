@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { adminToken } from "../helpers/deployments.ts";
 import { admin, call, newTenant } from "../helpers/api.ts";
+import { adminToken } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 const runtime = "/api/v1/runtime-config";
@@ -12,15 +12,30 @@ forEachDeployment("sync policy versions", ({ d }) => {
     const base = `/admin/v1/projects/${t.projectId}/sync-policy`;
     const original = (await call(d, "GET", runtime, { key: t.key })).body.syncPolicy;
     const set = (body: unknown, actor: string) => call(d, "PUT", base, { ...as(actor), body });
-    expect((await set({ minRemoteSyncIntervalSeconds: 120, note: "slower syncs for launch" }, "alice")).status).toBe(200);
+    expect((await set({ minRemoteSyncIntervalSeconds: 120, note: "slower syncs for launch" }, "alice")).status).toBe(
+      200,
+    );
     expect((await set({ syncOnReconnect: false }, "bob")).status).toBe(200);
     const before = await call(d, "GET", runtime, { key: t.key });
     expect(before.body.syncPolicy).toEqual({ ...original, minRemoteSyncIntervalSeconds: 120, syncOnReconnect: false });
 
-    const rolled = await call(d, "POST", `${base}/rollback`, { ...as("carol"), body: { version: 1, note: "back to defaults" } });
+    const rolled = await call(d, "POST", `${base}/rollback`, {
+      ...as("carol"),
+      body: { version: 1, note: "back to defaults" },
+    });
     expect(rolled.status).toBe(201);
-    expect(rolled.body).toEqual({ version: 4, author: "carol", note: "back to defaults", createdAt: expect.any(String), rolledBackFrom: 1, policy: original });
-    const after = await call(d, "GET", runtime, { key: t.key, headers: { "if-none-match": before.headers.get("etag")! } });
+    expect(rolled.body).toEqual({
+      version: 4,
+      author: "carol",
+      note: "back to defaults",
+      createdAt: expect.any(String),
+      rolledBackFrom: 1,
+      policy: original,
+    });
+    const after = await call(d, "GET", runtime, {
+      key: t.key,
+      headers: { "if-none-match": before.headers.get("etag")! },
+    });
     expect(after.status).toBe(200);
     expect(after.body.syncPolicy).toEqual(original);
     expect(after.headers.get("etag")).not.toBe(before.headers.get("etag"));
@@ -28,12 +43,14 @@ forEachDeployment("sync policy versions", ({ d }) => {
     const list = await admin(d, "GET", `${base}/versions`);
     expect(list.status).toBe(200);
     expect(list.body.currentVersion).toBe(4);
-    expect(list.body.versions.map((v: any) => [v.version, v.author, v.note ?? null, v.rolledBackFrom ?? null])).toEqual([
-      [4, "carol", "back to defaults", 1],
-      [3, "bob", null, null],
-      [2, "alice", "slower syncs for launch", null],
-      [1, "unknown", expect.any(String), null],
-    ]);
+    expect(list.body.versions.map((v: any) => [v.version, v.author, v.note ?? null, v.rolledBackFrom ?? null])).toEqual(
+      [
+        [4, "carol", "back to defaults", 1],
+        [3, "bob", null, null],
+        [2, "alice", "slower syncs for launch", null],
+        [1, "unknown", expect.any(String), null],
+      ],
+    );
     const two = await admin(d, "GET", `${base}/versions/2`);
     expect(two.body.policy).toEqual({ ...original, minRemoteSyncIntervalSeconds: 120 });
     expect((await admin(d, "GET", `${base}/versions/9`)).status).toBe(404);
@@ -44,7 +61,11 @@ forEachDeployment("sync policy versions", ({ d }) => {
     const base = `/admin/v1/projects/${t.projectId}/sync-policy`;
     const policy = (await admin(d, "GET", base)).body;
     const list = await admin(d, "GET", `${base}/versions`);
-    expect(list.body).toEqual({ projectId: t.projectId, currentVersion: 1, versions: [expect.objectContaining({ version: 1, policy })] });
+    expect(list.body).toEqual({
+      projectId: t.projectId,
+      currentVersion: 1,
+      versions: [expect.objectContaining({ version: 1, policy })],
+    });
     expect((await admin(d, "GET", `${base}/versions/1`)).body.policy).toEqual(policy);
     const refused = [
       await admin(d, "POST", `${base}/rollback`, { version: 2 }),
@@ -63,7 +84,9 @@ forEachDeployment("sync policy versions", ({ d }) => {
     const t = await newTenant(d);
     const base = `/admin/v1/projects/${t.projectId}/sync-policy`;
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => call(d, "PUT", base, { ...as(`op-${i}`), body: { maxQueuedLocalSnapshots: 10 + i } })),
+      Array.from({ length: 8 }, (_, i) =>
+        call(d, "PUT", base, { ...as(`op-${i}`), body: { maxQueuedLocalSnapshots: 10 + i } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
     const { versions, currentVersion } = (await admin(d, "GET", `${base}/versions`)).body;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, renameSync } from "node:fs";
-import { connect } from "node:tls";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
@@ -15,7 +15,18 @@ function makeCertificate(name: string): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
   const args = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"];
-  const made = Bun.spawnSync(["openssl", ...args, "-keyout", key, "-out", cert, "-subj", `/CN=${name}`, "-addext", "subjectAltName=IP:127.0.0.1"]);
+  const made = Bun.spawnSync([
+    "openssl",
+    ...args,
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-subj",
+    `/CN=${name}`,
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ]);
   if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
   return { cert, key };
 }
@@ -23,10 +34,16 @@ function makeCertificate(name: string): { cert: string; key: string } {
 /** A server process, its output collected as it comes. */
 function spawn(entry: string, env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, join(root, ...entry.split("/"))], {
-    env: { ...process.env, NATS_URL: "", MONGODB_URL: "", SAVEPOINT_TRUSTED_PROXIES: "",
+    env: {
+      ...process.env,
+      NATS_URL: "",
+      MONGODB_URL: "",
+      SAVEPOINT_TRUSTED_PROXIES: "",
       SAVEPOINT_TLS_CERT: "",
       SAVEPOINT_TLS_KEY: "",
-      LOG_LEVEL: "info", ...env },
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -44,7 +61,8 @@ function spawn(entry: string, env: Record<string, string>) {
     async waitFor(pattern: RegExp, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(out.text)) {
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`${entry} never printed ${pattern}:\n${out.text}`);
+        if (Date.now() > deadline || proc.exitCode !== null)
+          throw new Error(`${entry} never printed ${pattern}:\n${out.text}`);
         await Bun.sleep(20);
       }
     },
@@ -96,7 +114,10 @@ describe("the embedded server over TLS", () => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found");
     expect(await servedName(port)).toBe("savepoint-a");
     // Routed on the path over https URLs too: a route answers as itself, and a one-letter Host cannot move the cut.
-    const unkeyed = await fetch(`https://127.0.0.1:${port}/api/v1/accounts`, { method: "POST", tls: { ca: await ca(a) } });
+    const unkeyed = await fetch(`https://127.0.0.1:${port}/api/v1/accounts`, {
+      method: "POST",
+      tls: { ca: await ca(a) },
+    });
     expect(unkeyed.status).toBe(401);
     const anyName = { ca: await ca(a), checkServerIdentity: () => undefined };
     const shortHost = await fetch(`https://127.0.0.1:${port}/zz/healthz`, { headers: { host: "a" }, tls: anyName });
@@ -130,7 +151,12 @@ describe("the embedded server over TLS", () => {
 
   test("a second start on the same port is refused, as over plain HTTP", async () => {
     const tls = { SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key };
-    const second = spawn("services/main.ts", { PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("tls-second"), ...tls });
+    const second = spawn("services/main.ts", {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SAVEPOINT_DATA_DIR: tempDir("tls-second"),
+      ...tls,
+    });
     expect(await second.proc.exited).toBe(1);
     expect(second.out.text).toMatch(/savepoint: .*(in use|EADDRINUSE)/i);
   });
@@ -139,7 +165,11 @@ describe("the embedded server over TLS", () => {
 describe("the warning about plain HTTP", () => {
   const warning = /plain HTTP on 0\.0\.0\.0, which is not loopback, and no SAVEPOINT_TRUSTED_PROXIES/;
   const startWith = async (env: Record<string, string>) => {
-    const server = spawn("services/main.ts", { PORT: String(freePort()), SAVEPOINT_DATA_DIR: tempDir("tls-warn"), ...env });
+    const server = spawn("services/main.ts", {
+      PORT: String(freePort()),
+      SAVEPOINT_DATA_DIR: tempDir("tls-warn"),
+      ...env,
+    });
     await server.waitFor(/Savepoint listening/);
     await server.stop();
     return server.out.text;
@@ -152,14 +182,21 @@ describe("the warning about plain HTTP", () => {
   test("not printed on loopback, behind a named proxy, or over TLS", async () => {
     expect(await startWith({ HOST: "127.0.0.1" })).not.toMatch(/plain HTTP/);
     expect(await startWith({ HOST: "0.0.0.0", SAVEPOINT_TRUSTED_PROXIES: "10.0.0.2" })).not.toMatch(/plain HTTP/);
-    expect(await startWith({ HOST: "0.0.0.0", SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key })).not.toMatch(/plain HTTP/);
+    expect(await startWith({ HOST: "0.0.0.0", SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key })).not.toMatch(
+      /plain HTTP/,
+    );
   });
 
   test("the distributed gateway over TLS: HTTPS with HSTS, and no warning", async () => {
     const nats = await startNats();
     const port = freePort();
     const tls = { SAVEPOINT_TLS_CERT: a.cert, SAVEPOINT_TLS_KEY: a.key };
-    const gateway = spawn("services/gateway/main.ts", { NATS_URL: nats.url, PORT: String(port), HOST: "0.0.0.0", ...tls });
+    const gateway = spawn("services/gateway/main.ts", {
+      NATS_URL: nats.url,
+      PORT: String(port),
+      HOST: "0.0.0.0",
+      ...tls,
+    });
     await gateway.waitFor(/gateway listening/);
     const health = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { ca: await ca(a) } });
     expect(health.headers.get("strict-transport-security")).toBe("max-age=31536000");

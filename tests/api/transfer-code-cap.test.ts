@@ -19,7 +19,12 @@ interface Setup {
 
 async function embedded(): Promise<Setup> {
   const d = await startEmbedded();
-  return { d, other: d, openStore: async () => createSqliteStore(join(d.dataDir, "transfer.sqlite")), stop: () => d.stop() };
+  return {
+    d,
+    other: d,
+    openStore: async () => createSqliteStore(join(d.dataDir, "transfer.sqlite")),
+    stop: () => d.stop(),
+  };
 }
 
 async function distributed(): Promise<Setup> {
@@ -38,7 +43,11 @@ forEachDeployment("the transfer-code cap under concurrency", { start: { embedded
     const limits = { rateLimits: { accountConcurrentRequests: 100 } };
     expect((await admin(s.d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, limits)).status).toBe(200);
     const a = await newAccount(s.d, t.key);
-    const create = (i: number) => call(i % 2 ? s.other : s.d, "POST", `/api/v1/accounts/${a.accountId}/transfer-codes`, { key: t.key, session: a.session });
+    const create = (i: number) =>
+      call(i % 2 ? s.other : s.d, "POST", `/api/v1/accounts/${a.accountId}/transfer-codes`, {
+        key: t.key,
+        session: a.session,
+      });
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => create(i)));
     expect(answers.map((x) => x.status)).toEqual(Array(20).fill(201));
 
@@ -51,7 +60,11 @@ forEachDeployment("the transfer-code cap under concurrency", { start: { embedded
     expect(newest.map((c) => c.status)).toEqual(Array(5).fill("active"));
     // And they are codes clients were answered: of the 20 answered, exactly 5 can be spent.
     const consume = (transferCode: string) =>
-      call(s.d, "POST", "/api/v1/account-transfer-codes/consume", { key: t.key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
+      call(s.d, "POST", "/api/v1/account-transfer-codes/consume", {
+        key: t.key,
+        headers: { "x-forwarded-for": newClient() },
+        body: { transferCode },
+      });
     const outcomes = await Promise.all(answers.map((x) => consume(x.body.transferCode)));
     expect(outcomes.filter((x) => x.status === 200).length).toBe(5);
     expect(outcomes.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_invalid").length).toBe(15);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createMongoStore } from "../../shared/store/mongo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
-import { type CallOptions, admin, call, newAccount, newTenant } from "../helpers/api.ts";
+import { admin, type CallOptions, call, newAccount, newTenant } from "../helpers/api.ts";
 import { type Deployment, startDistributed, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mongo } from "../helpers/infra.ts";
@@ -58,29 +58,65 @@ async function distributed(): Promise<Setup> {
 
 forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: true }, ({ setup: s, tenant }) => {
   const consume = (transferCode: unknown, o: CallOptions & { ip?: string; via?: Deployment; withKey?: string } = {}) =>
-    call(o.via ?? s.d, "POST", consumePath, { key: o.withKey ?? tenant.key, headers: { "x-forwarded-for": o.ip ?? newClient() }, body: { transferCode, ...(o.body as object) } });
+    call(o.via ?? s.d, "POST", consumePath, {
+      key: o.withKey ?? tenant.key,
+      headers: { "x-forwarded-for": o.ip ?? newClient() },
+      body: { transferCode, ...(o.body as object) },
+    });
 
   test("full flow: device B takes over with a code and syncs; device A keeps its session and sees the conflict", async () => {
-    const a = await newAccount(s.d, tenant.key, { accountData: { coins: 5 }, slot: { slotId: "main", data: { hp: 100 } } });
-    expect((await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { hp: 80 } } })).status).toBe(200);
-    const created = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old phone" } });
+    const a = await newAccount(s.d, tenant.key, {
+      accountData: { coins: 5 },
+      slot: { slotId: "main", data: { hp: 100 } },
+    });
+    expect(
+      (await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 1, data: { hp: 80 } } }))
+        .status,
+    ).toBe(200);
+    const created = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", {
+      body: { deviceLabel: "old phone" },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ transferCode: expect.stringMatching(codeShape), expiresAt: expect.any(String), expiresInSeconds: 600 });
+    expect(created.body).toEqual({
+      transferCode: expect.stringMatching(codeShape),
+      expiresAt: expect.any(String),
+      expiresInSeconds: 600,
+    });
     expect(Date.parse(created.body.expiresAt) - Date.now()).toBeGreaterThan(590_000);
 
     // Typed on the new phone: lower case, spaces instead of the hyphen.
     const typed = ` ${created.body.transferCode.toLowerCase().replace("-", " ")} `;
     const b = await consume(typed, { body: { deviceLabel: "new phone" } });
     expect(b.status).toBe(200);
-    expect(b.body).toMatchObject({ accountId: a.accountId, account: { accountId: a.accountId, accountData: { coins: 5 }, version: 1, slots: [{ slotId: "main", version: 2 }] } });
+    expect(b.body).toMatchObject({
+      accountId: a.accountId,
+      account: {
+        accountId: a.accountId,
+        accountData: { coins: 5 },
+        version: 1,
+        slots: [{ slotId: "main", version: 2 }],
+      },
+    });
     expect(b.body.accountSessionToken).toMatch(/^sps_/);
     expect(b.body.accountSessionToken).not.toBe(a.session);
     expect(b.body.syncPolicy.minRemoteSyncIntervalSeconds).toBeGreaterThan(0);
 
     const onB = { key: tenant.key, session: b.body.accountSessionToken as string };
-    expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/slots/main`, onB)).body).toMatchObject({ version: 2, data: { hp: 80 } });
-    expect((await call(s.d, "POST", `/api/v1/accounts/${a.accountId}/slots/main/sync`, { ...onB, body: { baseVersion: 2, data: { hp: 60 } } })).status).toBe(200);
-    const stale = await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", { body: { baseVersion: 2, data: { hp: 999 } } });
+    expect((await call(s.d, "GET", `/api/v1/accounts/${a.accountId}/slots/main`, onB)).body).toMatchObject({
+      version: 2,
+      data: { hp: 80 },
+    });
+    expect(
+      (
+        await call(s.d, "POST", `/api/v1/accounts/${a.accountId}/slots/main/sync`, {
+          ...onB,
+          body: { baseVersion: 2, data: { hp: 60 } },
+        })
+      ).status,
+    ).toBe(200);
+    const stale = await a.call("POST", "/api/v1/accounts/{acc}/slots/main/sync", {
+      body: { baseVersion: 2, data: { hp: 999 } },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({ status: "conflict", version: 3, slot: { data: { hp: 60 } } });
     expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
@@ -92,7 +128,9 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
   test("20 concurrent consumes of one code: exactly 1 succeeds, 19 are transfer_code_consumed", async () => {
     const a = await newAccount(s.d, tenant.key);
     const { transferCode } = (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body;
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(transferCode, { via: i % 2 ? s.other : s.d })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => consume(transferCode, { via: i % 2 ? s.other : s.d })),
+    );
     expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
     expect(answers.filter((x) => x.status === 400 && x.body.error.code === "transfer_code_consumed")).toHaveLength(19);
   });
@@ -107,7 +145,10 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
 
   test("bad input: missing body, wrong length or alphabet, long label; ttl is clamped", async () => {
     const a = await newAccount(s.d, tenant.key);
-    const missing = await call(s.d, "POST", consumePath, { key: tenant.key, headers: { "x-forwarded-for": newClient() } });
+    const missing = await call(s.d, "POST", consumePath, {
+      key: tenant.key,
+      headers: { "x-forwarded-for": newClient() },
+    });
     expect([missing.status, missing.body.error.code]).toEqual([400, "invalid_request"]);
     for (const bad of ["ABCDE-FGHJ", "ABCDE-FGHJKM", "ABCDE-FGHJU", "ABCDE_FGHJK", ""]) {
       const answer = await consume(bad);
@@ -115,13 +156,27 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
       expect(["transfer_code_invalid", "invalid_request"]).toContain(answer.body.error.code);
     }
     expect((await consume("ABCDE-FGHJU")).body.error.code).toBe("transfer_code_invalid");
-    const longLabel = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(81) } });
+    const longLabel = await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", {
+      body: { deviceLabel: "x".repeat(81) },
+    });
     expect([longLabel.status, longLabel.body.error.code]).toEqual([400, "invalid_request"]);
-    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(80) } })).status).toBe(201);
-    expect((await consume("AAAAA-AAAAA", { body: { deviceLabel: "y".repeat(81) } })).body.error.code).toBe("invalid_request");
-    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 59 } })).body.expiresInSeconds).toBe(60);
-    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1801 } })).body.expiresInSeconds).toBe(1800);
-    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 6.5 } })).status).toBe(400);
+    expect(
+      (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "x".repeat(80) } })).status,
+    ).toBe(201);
+    expect((await consume("AAAAA-AAAAA", { body: { deviceLabel: "y".repeat(81) } })).body.error.code).toBe(
+      "invalid_request",
+    );
+    expect(
+      (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 59 } })).body
+        .expiresInSeconds,
+    ).toBe(60);
+    expect(
+      (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 1801 } })).body
+        .expiresInSeconds,
+    ).toBe(1800);
+    expect((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { ttlSeconds: 6.5 } })).status).toBe(
+      400,
+    );
   });
 
   test("a code of another environment is invalid there; a deleted account's code is 410", async () => {
@@ -139,7 +194,8 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
   test("a sixth unconsumed code retires the oldest", async () => {
     const a = await newAccount(s.d, tenant.key);
     const codes: string[] = [];
-    for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
+    for (let i = 0; i < 6; i++)
+      codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
     expect((await consume(codes[0])).body.error.code).toBe("transfer_code_invalid");
     expect((await consume(codes[1])).status).toBe(200);
   });
@@ -147,7 +203,11 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
   test("a code never appears in a log line or a stored document", async () => {
     const a = await newAccount(s.d, tenant.key);
     const codes: string[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body.transferCode);
+    for (let i = 0; i < 3; i++)
+      codes.push(
+        (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes", { body: { deviceLabel: "old" } })).body
+          .transferCode,
+      );
     expect((await consume(codes[0]!.toLowerCase())).status).toBe(200);
     expect((await consume(codes[0])).status).toBe(400);
     // One character off (a code ending in Z would be itself with Z: 1 run in 32 failed so).
@@ -166,7 +226,8 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
   test("an account keeps at most 100 live sessions: the 101st revokes the least recently used, never the device that made the code", async () => {
     const a = await newAccount(s.d, tenant.key);
     const first = { key: tenant.key, session: a.session };
-    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
+    for (const via of [s.d, s.other])
+      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
     const sessions: string[] = [];
     // All within a minute or two: the first device's recorded last use is older than every new session's.
     for (let i = 0; i < 101; i++) {
@@ -178,13 +239,16 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
       sessions.push(taken.body.accountSessionToken);
     }
     // 102 sessions: the two least recently used other than the code's maker are revoked, also where cached.
-    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
+    for (const via of [s.d, s.other])
+      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, first)).status).toBe(200);
     for (const session of [sessions[0]!, sessions[1]!]) {
       const refused = await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session });
       expect([refused.status, refused.body.error?.code]).toEqual([401, "session_revoked"]);
     }
     for (const session of [sessions[2]!, sessions[100]!]) {
-      expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session })).status).toBe(200);
+      expect((await call(s.other, "GET", `/api/v1/accounts/${a.accountId}`, { key: tenant.key, session })).status).toBe(
+        200,
+      );
     }
     const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}?limit=200`);
     expect(view.body.page.sessionCount).toBe(102);
@@ -197,16 +261,27 @@ forEachDeployment("transfer codes", { start: { embedded, distributed }, tenant: 
     const b = await consume(transferCode, { body: { deviceLabel: "Pixel 8" } });
     const onB = { key: tenant.key, session: b.body.accountSessionToken as string };
     // Both gateway copies have B's session cached before the revocation.
-    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(200);
+    for (const via of [s.d, s.other])
+      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(200);
 
     const view = await admin(s.d, "GET", `/admin/v1/accounts/${a.accountId}`);
     const device = view.body.sessions.find((x: { deviceLabel?: string }) => x.deviceLabel === "Pixel 8");
-    expect(device).toEqual({ sessionId: expect.stringMatching(/^ses_/), deviceLabel: "Pixel 8", createdAt: expect.any(String), lastUsedAt: expect.any(String) });
+    expect(device).toEqual({
+      sessionId: expect.stringMatching(/^ses_/),
+      deviceLabel: "Pixel 8",
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+    });
     expect(JSON.stringify(view.body)).not.toContain(onB.session);
 
     const revoked = await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/${device.sessionId}`);
-    expect(revoked.body).toEqual({ accountId: a.accountId, sessionId: device.sessionId, revokedAt: expect.any(String) });
-    for (const via of [s.d, s.other]) expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(401);
+    expect(revoked.body).toEqual({
+      accountId: a.accountId,
+      sessionId: device.sessionId,
+      revokedAt: expect.any(String),
+    });
+    for (const via of [s.d, s.other])
+      expect((await call(via, "GET", `/api/v1/accounts/${a.accountId}`, onB)).status).toBe(401);
     expect((await a.call("GET", "/api/v1/accounts/{acc}")).status).toBe(200);
     expect((await admin(s.d, "DELETE", `/admin/v1/accounts/${a.accountId}/sessions/ses_unknown`)).status).toBe(404);
   });
@@ -223,8 +298,10 @@ describe("spent transfer codes are deleted after a day's grace (embedded: the te
   test("consumed, expired and retired codes go once the day after their expiry has passed; active ones stay", async () => {
     const { key } = await newTenant(d);
     const a = await newAccount(d, key);
-    const codeOf = async () => (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode as string;
-    const consume = (transferCode: string) => call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
+    const codeOf = async () =>
+      (await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode as string;
+    const consume = (transferCode: string) =>
+      call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
     const consumed = await codeOf();
     expect((await consume(consumed)).status).toBe(200);
     const retired = await codeOf();
@@ -241,7 +318,8 @@ describe("spent transfer codes are deleted after a day's grace (embedded: the te
     offsetMs += 2 * 86_400_000;
     const fresh = await codeOf(); // the day's first code prunes
     expect(await codes.count({ accountId: a.accountId })).toBe(1);
-    for (const gone of [consumed, expiring, retired]) expect((await consume(gone)).body.error.code).toBe("transfer_code_invalid");
+    for (const gone of [consumed, expiring, retired])
+      expect((await consume(gone)).body.error.code).toBe("transfer_code_invalid");
     expect((await consume(fresh)).status).toBe(200);
     await store.close();
   });
@@ -259,8 +337,10 @@ describe("codes made within one millisecond (embedded: the clock stands still)",
     const { key } = await newTenant(d);
     const a = await newAccount(d, key);
     const codes: string[] = [];
-    for (let i = 0; i < 6; i++) codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
-    const consume = (transferCode: string) => call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
+    for (let i = 0; i < 6; i++)
+      codes.push((await a.call("POST", "/api/v1/accounts/{acc}/transfer-codes")).body.transferCode);
+    const consume = (transferCode: string) =>
+      call(d, "POST", consumePath, { key, headers: { "x-forwarded-for": newClient() }, body: { transferCode } });
     expect((await consume(codes[0]!)).body.error?.code).toBe("transfer_code_invalid");
     for (const code of codes.slice(1).reverse()) expect((await consume(code)).status).toBe(200);
   });

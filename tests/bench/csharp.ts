@@ -16,16 +16,33 @@ const tools = monoTools();
 if (!tools) throw new Error("Mono is missing (npm test installs it as root)");
 const bin = tempDir("bench-cs");
 await buildIdleGame(bin);
-const compiled = Bun.spawnSync([tools.mcs, "-langversion:7.2", "-nologo", "-target:exe", `-out:${join(bin, "Bench.exe")}`, "-r:System.Net.Http",
-  `-r:${join(bin, "Newtonsoft.Json.dll")}`, `-r:${join(bin, "Savepoint.Client.dll")}`, ...sources(join(import.meta.dir, "cs"))]);
+const compiled = Bun.spawnSync([
+  tools.mcs,
+  "-langversion:7.2",
+  "-nologo",
+  "-target:exe",
+  `-out:${join(bin, "Bench.exe")}`,
+  "-r:System.Net.Http",
+  `-r:${join(bin, "Newtonsoft.Json.dll")}`,
+  `-r:${join(bin, "Savepoint.Client.dll")}`,
+  ...sources(join(import.meta.dir, "cs")),
+]);
 if (compiled.exitCode !== 0) throw new Error(`mcs Bench.exe:\n${compiled.stdout}${compiled.stderr}`);
 
 const d = await startEmbedded({ LOG_LEVEL: "error" });
 const t = await newTenant(d);
-await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { maxQueuedLocalSnapshots: changes, minRemoteSyncIntervalSeconds: 3600 });
-await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 1_000_000_000 } });
+await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {
+  maxQueuedLocalSnapshots: changes,
+  minRemoteSyncIntervalSeconds: 3600,
+});
+await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+  rateLimits: { sessionRequestsPerMinute: 1_000_000_000 },
+});
 // Asynchronous: the server answers from this process's event loop.
-const proc = Bun.spawn([tools.mono, join(bin, "Bench.exe"), d.base, t.key, String(changes), tempDir("bench-cs-saves")], { stdout: "pipe", stderr: "inherit" });
+const proc = Bun.spawn(
+  [tools.mono, join(bin, "Bench.exe"), d.base, t.key, String(changes), tempDir("bench-cs-saves")],
+  { stdout: "pipe", stderr: "inherit" },
+);
 const out = await new Response(proc.stdout).text();
 const code = await proc.exited;
 for (const line of out.split("\n").filter((l) => l.startsWith("{"))) console.log(line);

@@ -1,15 +1,15 @@
+import { createGateway } from "../../services/gateway/app.ts";
+import { listenOptions } from "../../services/gateway/listen.ts";
+import { loadService } from "../../services/registry.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus } from "../../shared/bus/port.ts";
+import { loadPlans } from "../../shared/contract/plans.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { createLogger } from "../../shared/process/log.ts";
 import { openStore } from "../../shared/process/open.ts";
-import { loadPlans } from "../../shared/contract/plans.ts";
 import { contextFor } from "../../shared/process/service-module.ts";
-import { loadService } from "../../services/registry.ts";
-import { createGateway } from "../../services/gateway/app.ts";
-import { listenOptions } from "../../services/gateway/listen.ts";
 import { echo } from "./echo-answer.ts";
 
 /**
@@ -24,7 +24,9 @@ const env = readEnv({ ...process.env, NATS_URL: "", MONGODB_URL: "" });
 const plans = await loadPlans(env.SAVEPOINT_PLANS);
 const services = createLocalBus(log);
 for (const name of ["config", "accounts"] as const) {
-  await (await loadService(name)).start(contextFor(name, { bus: services, store: await openStore(env, name, log), env, plans, log, now: () => new Date() }));
+  await (await loadService(name)).start(
+    contextFor(name, { bus: services, store: await openStore(env, name, log), env, plans, log, now: () => new Date() }),
+  );
 }
 
 const subject = contractRoutes.syncSlot.subject;
@@ -39,7 +41,15 @@ else if (mode === "local") {
   const nats = await createNatsBus({ url: process.env.ECHO_NATS_URL!, name: "bench-gateway", log });
   answer = (s, data, options) => nats.request(s, data, options);
 }
-const bus: Bus = { ...services, request: (s, data, options) => (s === subject ? answer(s, data, options) : services.request(s, data, options)) };
-const server = createGateway({ bus, log, adminToken: env.SAVEPOINT_ADMIN_TOKEN, timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS }).listen(listenOptions({ HOST: "127.0.0.1", PORT: env.PORT }));
+const bus: Bus = {
+  ...services,
+  request: (s, data, options) => (s === subject ? answer(s, data, options) : services.request(s, data, options)),
+};
+const server = createGateway({
+  bus,
+  log,
+  adminToken: env.SAVEPOINT_ADMIN_TOKEN,
+  timeoutMs: env.SAVEPOINT_BUS_TIMEOUT_MS,
+}).listen(listenOptions({ HOST: "127.0.0.1", PORT: env.PORT }));
 console.log(`gateway-only (${mode}) listening on ${server.server!.port}`);
 process.on("SIGINT", () => process.exit(0));

@@ -26,8 +26,13 @@ export async function admittedThroughGateways(
 ): Promise<Admitted> {
   const { times = 3, concurrency = 4, marginMs = 20_000 } = options;
   const json = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const res = await fetch(`${bases[0]}/api/v1/accounts`, { method: "POST", headers: json, body: JSON.stringify({ slot: { slotId: "l", data: { n: 1 } } }) });
-  if (res.status !== 201) throw new Error(`bench set-up: L1 account creation answered ${res.status}: ${await res.text()}`);
+  const res = await fetch(`${bases[0]}/api/v1/accounts`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ slot: { slotId: "l", data: { n: 1 } } }),
+  });
+  if (res.status !== 201)
+    throw new Error(`bench set-up: L1 account creation answered ${res.status}: ${await res.text()}`);
   const created = (await res.json()) as { accountId: string; accountSessionToken: string };
   const path = `/api/v1/accounts/${created.accountId}/slots/l`;
   const headers = { ...json, "x-service-account-session": created.accountSessionToken };
@@ -49,5 +54,13 @@ export async function admittedThroughGateways(
   );
   const ended = Date.now();
   const admitted = Object.entries(byStatus).reduce((n, [status, count]) => (Number(status) < 300 ? n + count : n), 0);
-  return { limit, sent, admitted, byStatus, gateways: bases.length, straddled: minuteOf(started) !== minuteOf(ended), seconds: (ended - started) / 1000 };
+  return {
+    limit,
+    sent,
+    admitted,
+    byStatus,
+    gateways: bases.length,
+    straddled: minuteOf(started) !== minuteOf(ended),
+    seconds: (ended - started) / 1000,
+  };
 }

@@ -31,26 +31,42 @@ export async function runLoad(
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  return {
+    requests: latencies.length,
+    errors,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+  };
 }
 
 /** Resident memory of a process in MiB, from /proc. */
 export async function rssMiB(pid: number): Promise<number> {
-  const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "");
+  const status = await Bun.file(`/proc/${pid}/status`)
+    .text()
+    .catch(() => "");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
 }
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
 export async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Bun.file(`/proc/${pid}/stat`).text().catch(() => "");
+  const stat = await Bun.file(`/proc/${pid}/stat`)
+    .text()
+    .catch(() => "");
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** `runLoad` with the server's CPU per request: `pids` are the processes that serve it. */
-export async function measure(pids: number[], workers: number, seconds: number, makeWorker: (index: number) => Promise<() => Promise<boolean>>) {
+export async function measure(
+  pids: number[],
+  workers: number,
+  seconds: number,
+  makeWorker: (index: number) => Promise<() => Promise<boolean>>,
+) {
   const senders = await Promise.all(Array.from({ length: workers }, (_, i) => makeWorker(i)));
   const cpu = () => Promise.all(pids.map(cpuSeconds));
   const before = await cpu();

@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildFerretdb } from "../../scripts/build-ferretdb.ts";
 import { ensureNats } from "../../scripts/ensure-test-tools.ts";
-import { adminToken, startDistributed } from "../helpers/deployments.ts";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
+import { adminToken, startDistributed } from "../helpers/deployments.ts";
 import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 import { admittedThroughGateways } from "./limits.ts";
@@ -45,7 +45,10 @@ if (process.env.BENCH_TOOLS_ONLY === "1") {
 
 // The load generator on core 0; children get their own cores explicitly (they would inherit ours).
 if (taskset && !process.env.BENCH_PINNED) {
-  const self = Bun.spawn([taskset, "-c", "0", process.execPath, ...process.argv.slice(1)], { env: { ...process.env, BENCH_PINNED: "1" }, stdio: ["inherit", "inherit", "inherit"] });
+  const self = Bun.spawn([taskset, "-c", "0", process.execPath, ...process.argv.slice(1)], {
+    env: { ...process.env, BENCH_PINNED: "1" },
+    stdio: ["inherit", "inherit", "inherit"],
+  });
   process.exit(await self.exited);
 }
 const cores = (which: "server" | "all") => (taskset ? [taskset, "-c", which === "server" ? "1" : "0-1"] : []);
@@ -56,7 +59,8 @@ const cores = (which: "server" | "all") => (taskset ? [taskset, "-c", which === 
  */
 async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
   if (!taskset) return start();
-  const pin = (cpus: string) => Bun.spawn([taskset, "-a", "-p", "-c", cpus, String(process.pid)], { stdout: "ignore", stderr: "inherit" }).exited;
+  const pin = (cpus: string) =>
+    Bun.spawn([taskset, "-a", "-p", "-c", cpus, String(process.pid)], { stdout: "ignore", stderr: "inherit" }).exited;
   await pin("1");
   try {
     return await start();
@@ -72,7 +76,19 @@ const kib = (n: number) => ({ blob: "x".repeat(n * 1024 - 12) });
 async function server(script: string, env: Record<string, string>, pin: "server" | "all" = "server") {
   const port = freePort();
   const proc = Bun.spawn([...cores(pin), process.execPath, join(root, script)], {
-    env: { ...process.env, LOG_LEVEL: "error", PORT: String(port), HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: tempDir("bench"), SAVEPOINT_ADMIN_TOKEN: adminToken, SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1", SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs, NATS_URL: "", MONGODB_URL: "", ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "error",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SAVEPOINT_DATA_DIR: tempDir("bench"),
+      SAVEPOINT_ADMIN_TOKEN: adminToken,
+      SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1",
+      SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs,
+      NATS_URL: "",
+      MONGODB_URL: "",
+      ...env,
+    },
     stdout: "ignore",
     stderr: "inherit",
   });
@@ -82,14 +98,25 @@ async function server(script: string, env: Record<string, string>, pin: "server"
 }
 
 async function raw(kind: string, extra: string[] = []): Promise<{ rps: number; cpuPerOp: number }> {
-  const proc = Bun.spawn([...cores("server"), process.execPath, join(import.meta.dir, "raw.ts"), kind, String(seconds), ...extra], { stdout: "pipe", stderr: "inherit" });
-  const out = JSON.parse(await new Response(proc.stdout).text()) as { ops: number; seconds: number; cpuSeconds: number };
+  const proc = Bun.spawn(
+    [...cores("server"), process.execPath, join(import.meta.dir, "raw.ts"), kind, String(seconds), ...extra],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const out = JSON.parse(await new Response(proc.stdout).text()) as {
+    ops: number;
+    seconds: number;
+    cpuSeconds: number;
+  };
   return { rps: out.ops / out.seconds, cpuPerOp: out.cpuSeconds / out.ops };
 }
 
 // ---- workloads -----------------------------------------------------------------------------------
 
-const json = (key: string, session?: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json", ...(session ? { "x-service-account-session": session } : {}) });
+const json = (key: string, session?: string) => ({
+  authorization: `Bearer ${key}`,
+  "content-type": "application/json",
+  ...(session ? { "x-service-account-session": session } : {}),
+});
 
 /** A tenant's runtime key; `sessionRequestsPerMinute` is set far out of the way unless a row measures it. */
 async function tenant(base: string, sessionRequestsPerMinute = 1_000_000_000): Promise<string> {
@@ -104,7 +131,8 @@ async function tenant(base: string, sessionRequestsPerMinute = 1_000_000_000): P
   // Load clients are sessions far busier than any device (and the slot-sync setup creates accounts from one address).
   const rateLimits = { sessionRequestsPerMinute, accountCreationsPerIpPerMinute: 1_000_000 };
   await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits });
-  return (await admin("POST", `/admin/v1/projects/${project.projectId}/environments/stage/runtime-keys`, {})).runtimeKey;
+  return (await admin("POST", `/admin/v1/projects/${project.projectId}/environments/stage/runtime-keys`, {}))
+    .runtimeKey;
 }
 
 /** A worker per client, each with its own account and slot. `staleEvery`: every n-th write is from a stale base. */
@@ -112,7 +140,13 @@ function syncs(base: string, key: string, data: object, staleEvery = 0) {
   let made = 0;
   return async () => {
     const slotId = `s${++made}`;
-    const created = (await (await fetch(`${base}/api/v1/accounts`, { method: "POST", headers: json(key), body: JSON.stringify({ slot: { slotId, data } }) })).json()) as any;
+    const created = (await (
+      await fetch(`${base}/api/v1/accounts`, {
+        method: "POST",
+        headers: json(key),
+        body: JSON.stringify({ slot: { slotId, data } }),
+      })
+    ).json()) as any;
     const url = `${base}/api/v1/accounts/${created.accountId}/slots/${slotId}/sync`;
     const headers = json(key, created.accountSessionToken);
     let version = 1;
@@ -120,7 +154,11 @@ function syncs(base: string, key: string, data: object, staleEvery = 0) {
     return async () => {
       const stale = staleEvery > 0 && ++n % staleEvery === 0;
       // A base ahead of the server's version is as stale as one behind it: 409 with the server's state.
-      const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ baseVersion: stale ? version + 1_000_000 : version, data }) });
+      const res = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ baseVersion: stale ? version + 1_000_000 : version, data }),
+      });
       const answer = (await res.json()) as { version?: number };
       if (res.status === 200) version = answer.version!;
       return res.status === 200 || (stale && res.status === 409);
@@ -148,10 +186,15 @@ function countAccepted(base: string, key: string, data: object, staleEvery: numb
   };
 }
 
-
 function reads(base: string, key: string) {
   const make = async () => {
-    const created = (await (await fetch(`${base}/api/v1/accounts`, { method: "POST", headers: json(key), body: JSON.stringify({ slot: { slotId: "r", data: kib(10) } }) })).json()) as any;
+    const created = (await (
+      await fetch(`${base}/api/v1/accounts`, {
+        method: "POST",
+        headers: json(key),
+        body: JSON.stringify({ slot: { slotId: "r", data: kib(10) } }),
+      })
+    ).json()) as any;
     const url = `${base}/api/v1/accounts/${created.accountId}/slots/r`;
     const headers = json(key, created.accountSessionToken);
     return async () => {
@@ -172,7 +215,14 @@ const registers = (base: string, key: string) => async () => async () => {
   return (await fetch(`${base}/api/v1/accounts`, { method: "POST", headers, body: "{}" })).status === 201;
 };
 
-const bare = (base: string, data: object) => async () => async () => (await fetch(`${base}/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ baseVersion: 1, data }) })).ok;
+const bare = (base: string, data: object) => async () => async () =>
+  (
+    await fetch(`${base}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ baseVersion: 1, data }),
+    })
+  ).ok;
 
 async function warm(pids: number[], make: () => Promise<() => Promise<boolean>>) {
   if (warmup > 0) await measure(pids, clients, warmup, make);
@@ -193,16 +243,28 @@ interface Row {
   raw: Record<string, unknown>;
 }
 const rows: Row[] = [];
-function row(id: string, what: string, measured: number, unit: string, target: string, holds: boolean, raw: Record<string, unknown>) {
+function row(
+  id: string,
+  what: string,
+  measured: number,
+  unit: string,
+  target: string,
+  holds: boolean,
+  raw: Record<string, unknown>,
+) {
   rows.push({ id, what, measured, target, holds, unit, raw });
-  console.log(`${id.padEnd(4)} ${measured.toFixed(unit === "us" ? 0 : 2).padStart(8)}${unit.padEnd(3)} ${target.padEnd(10)} ${holds ? "holds" : "MISSES"}  ${what}`);
+  console.log(
+    `${id.padEnd(4)} ${measured.toFixed(unit === "us" ? 0 : 2).padStart(8)}${unit.padEnd(3)} ${target.padEnd(10)} ${holds ? "holds" : "MISSES"}  ${what}`,
+  );
   // Beside each ratio, the medians it was made of: requests/s, p50 and p99, server CPU per request.
   for (const [name, runs] of Object.entries(raw)) {
     if (!Array.isArray(runs) || runs.length === 0 || typeof runs[0] !== "object") continue;
     const m = (f: string) => median(runs.map((r: Record<string, number>) => r[f]!).filter((v) => v !== undefined));
     const http = "p50" in runs[0];
     const cpu = (http ? m("cpuPerRequest") : m("cpuPerOp")) * 1e6;
-    console.log(`       ${name.padEnd(22)} ${m("rps").toFixed(0).padStart(7)}/s${http ? `  p50 ${m("p50").toFixed(2)} ms  p99 ${m("p99").toFixed(2)} ms` : ""}  CPU ${cpu.toFixed(0)} us/op`);
+    console.log(
+      `       ${name.padEnd(22)} ${m("rps").toFixed(0).padStart(7)}/s${http ? `  p50 ${m("p50").toFixed(2)} ms  p99 ${m("p99").toFixed(2)} ms` : ""}  CPU ${cpu.toFixed(0)} us/op`,
+    );
   }
 }
 const absolute: Record<string, number> = {};
@@ -219,7 +281,9 @@ async function interleave<A, B>(a: () => Promise<A>, b: () => Promise<B>): Promi
   return [as, bs];
 }
 
-console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} interleaved rounds, ${warmup} s warm-up per server${taskset ? ", load generator on core 0, servers on core 1" : ""}\n`);
+console.log(
+  `bench: ${clients} clients, ${seconds} s per measurement, ${rounds} interleaved rounds, ${warmup} s warm-up per server${taskset ? ", load generator on core 0, servers on core 1" : ""}\n`,
+);
 
 // ---- G1, G2: the gateway and the bus hop ------------------------------------------------------------
 
@@ -230,16 +294,34 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   const key = await tenant(gateway.base);
   await warm(baseline.pids, bare(baseline.base, body));
   await warm(gateway.pids, syncs(gateway.base, key, body));
-  const [g, b] = await interleave(() => measure(gateway.pids, clients, seconds, syncs(gateway.base, key, body)), () => measure(baseline.pids, clients, seconds, bare(baseline.base, body)));
+  const [g, b] = await interleave(
+    () => measure(gateway.pids, clients, seconds, syncs(gateway.base, key, body)),
+    () => measure(baseline.pids, clients, seconds, bare(baseline.base, body)),
+  );
   const throughput = med(g, "rps") / med(b, "rps");
   const cpu = med(g, "cpuPerRequest") / med(b, "cpuPerRequest");
-  row("G1", "gateway (auth, 10 KiB validation) vs bare Bun.serve: throughput", throughput, "x", ">= 0.80", throughput >= 0.8, { gateway: g, bare: b });
-  row("G1c", "gateway vs bare Bun.serve: CPU per request", cpu, "x", "<= 1.25", cpu <= 1.25, { gatewayCpuPerRequest: med(g, "cpuPerRequest"), bareCpuPerRequest: med(b, "cpuPerRequest") });
+  row(
+    "G1",
+    "gateway (auth, 10 KiB validation) vs bare Bun.serve: throughput",
+    throughput,
+    "x",
+    ">= 0.80",
+    throughput >= 0.8,
+    { gateway: g, bare: b },
+  );
+  row("G1c", "gateway vs bare Bun.serve: CPU per request", cpu, "x", "<= 1.25", cpu <= 1.25, {
+    gatewayCpuPerRequest: med(g, "cpuPerRequest"),
+    bareCpuPerRequest: med(b, "cpuPerRequest"),
+  });
   baseline.stop();
   gateway.stop();
 
   const nats = await startNats();
-  const echo = Bun.spawn([...cores("server"), process.execPath, join(import.meta.dir, "echo.ts")], { env: { ...process.env, ECHO_NATS_URL: nats.url, LOG_LEVEL: "error" }, stdout: "ignore", stderr: "inherit" });
+  const echo = Bun.spawn([...cores("server"), process.execPath, join(import.meta.dir, "echo.ts")], {
+    env: { ...process.env, ECHO_NATS_URL: nats.url, LOG_LEVEL: "error" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   trackChild(echo);
   const local = await server("tests/bench/gateway-only.ts", { ECHO: "local" });
   const remote = await server("tests/bench/gateway-only.ts", { ECHO: "nats", ECHO_NATS_URL: nats.url });
@@ -249,12 +331,29 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   await warm(local.pids, syncs(local.base, localKey, small));
   await warm([...remote.pids, echo.pid], syncs(remote.base, remoteKey, small));
   const one = async (s: typeof local, k: string) => measure(s.pids, 1, seconds, syncs(s.base, k, small));
-  const [l1, r1] = await interleave(() => one(local, localKey), () => one(remote, remoteKey));
+  const [l1, r1] = await interleave(
+    () => one(local, localKey),
+    () => one(remote, remoteKey),
+  );
   const addedUs = (med(r1, "p50") - med(l1, "p50")) * 1000;
-  row("G2", "bus hop at concurrency 1: p50 added by NATS over the in-process bus", addedUs, "us", "<= 120", addedUs <= 120, { local: l1, nats: r1 });
-  const [ls, rs] = await interleave(() => measure(local.pids, clients, seconds, syncs(local.base, localKey, small)), () => measure([...remote.pids, echo.pid], clients, seconds, syncs(remote.base, remoteKey, small)));
+  row(
+    "G2",
+    "bus hop at concurrency 1: p50 added by NATS over the in-process bus",
+    addedUs,
+    "us",
+    "<= 120",
+    addedUs <= 120,
+    { local: l1, nats: r1 },
+  );
+  const [ls, rs] = await interleave(
+    () => measure(local.pids, clients, seconds, syncs(local.base, localKey, small)),
+    () => measure([...remote.pids, echo.pid], clients, seconds, syncs(remote.base, remoteKey, small)),
+  );
   const saturated = med(rs, "rps") / med(ls, "rps");
-  row("G2s", "bus hop at saturation: NATS vs in-process throughput", saturated, "x", ">= 0.60", saturated >= 0.6, { local: ls, nats: rs });
+  row("G2s", "bus hop at saturation: NATS vs in-process throughput", saturated, "x", ">= 0.60", saturated >= 0.6, {
+    local: ls,
+    nats: rs,
+  });
   local.stop();
   remote.stop();
   echo.kill();
@@ -270,18 +369,35 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   await warm(s.pids, syncs(s.base, key, data));
   const rssWarm = await rssMiB(s.pids[0]!);
 
-  const [e, naive] = await interleave(() => measure(s.pids, clients, seconds, syncs(s.base, key, data)), () => raw("sqlite-update"));
+  const [e, naive] = await interleave(
+    () => measure(s.pids, clients, seconds, syncs(s.base, key, data)),
+    () => raw("sqlite-update"),
+  );
   const groups: { rps: number; cpuPerOp: number }[] = [];
   for (let i = 0; i < rounds; i++) groups.push(await raw("sqlite-group"));
   const vsNaive = med(e, "rps") / median(naive.map((n) => n.rps));
   const vsGroup = med(e, "rps") / median(groups.map((g) => g.rps));
   absolute["embedded durable slot syncs/s"] = med(e, "rps");
   embeddedCpuPerSync = med(e, "cpuPerRequest");
-  row("G3e", `embedded durable sync (1 KiB, ${clients} clients, FULL) vs raw UPDATE per commit; vs raw 16-per-commit ${vsGroup.toFixed(2)}x`, vsNaive, "x", ">= 1.0", vsNaive >= 1.0, { embedded: e, rawUpdatePerCommit: naive, rawGroupCommit: groups });
+  row(
+    "G3e",
+    `embedded durable sync (1 KiB, ${clients} clients, FULL) vs raw UPDATE per commit; vs raw 16-per-commit ${vsGroup.toFixed(2)}x`,
+    vsNaive,
+    "x",
+    ">= 1.0",
+    vsNaive >= 1.0,
+    { embedded: e, rawUpdatePerCommit: naive, rawGroupCommit: groups },
+  );
 
-  const [accepted, stale] = await interleave(() => measure(s.pids, clients, seconds, syncs(s.base, key, data)), () => measure(s.pids, clients, seconds, conflicts(s.base, key, data)));
+  const [accepted, stale] = await interleave(
+    () => measure(s.pids, clients, seconds, syncs(s.base, key, data)),
+    () => measure(s.pids, clients, seconds, conflicts(s.base, key, data)),
+  );
   const conflictCpu = med(stale, "cpuPerRequest") / med(accepted, "cpuPerRequest");
-  row("G4", "a conflict vs an accepted sync: CPU per request", conflictCpu, "x", "<= 0.6", conflictCpu <= 0.6, { accepted, conflicts: stale });
+  row("G4", "a conflict vs an accepted sync: CPU per request", conflictCpu, "x", "<= 0.6", conflictCpu <= 0.6, {
+    accepted,
+    conflicts: stale,
+  });
   const mixedAccepted: number[] = [];
   const clean: number[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -291,11 +407,20 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
     clean.push((await measure(s.pids, clients, seconds, syncs(s.base, key, data))).rps);
   }
   const mixedRatio = median(mixedAccepted) / median(clean);
-  row("G4m", "accepted throughput with 10% stale writes vs none", mixedRatio, "x", ">= 0.9", mixedRatio >= 0.9, { acceptedPerSecondWithStale: mixedAccepted, acceptedPerSecondClean: clean });
+  row("G4m", "accepted throughput with 10% stale writes vs none", mixedRatio, "x", ">= 0.9", mixedRatio >= 0.9, {
+    acceptedPerSecondWithStale: mixedAccepted,
+    acceptedPerSecondClean: clean,
+  });
 
-  const [gets, selects] = await interleave(() => measure(s.pids, clients, seconds, reads(s.base, key)), () => raw("sqlite-select"));
+  const [gets, selects] = await interleave(
+    () => measure(s.pids, clients, seconds, reads(s.base, key)),
+    () => raw("sqlite-select"),
+  );
   const readRatio = med(gets, "rps") / median(selects.map((r) => r.rps));
-  row("G5e", "embedded GET slot (10 KiB) vs raw SELECT", readRatio, "x", ">= 0.60", readRatio >= 0.6, { embedded: gets, rawSelect: selects });
+  row("G5e", "embedded GET slot (10 KiB) vs raw SELECT", readRatio, "x", ">= 0.60", readRatio >= 0.6, {
+    embedded: gets,
+    rawSelect: selects,
+  });
 
   // Against the statements on the service's own schema (its expression indexes and fuller documents cost
   // more than half of them), and on bare two-column tables as the first runs of this bench measured.
@@ -307,11 +432,30 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   }
   const cpuRatio = med(e, "cpuPerRequest") / median(statements.map((r) => r.cpuPerOp));
   const bareRatio = med(e, "cpuPerRequest") / median(bareStatements.map((r) => r.cpuPerOp));
-  row("G6", `server CPU per accepted embedded sync vs the raw statements it runs on its schema; vs bare tables ${bareRatio.toFixed(2)}x`, cpuRatio, "x", "<= 2.0", cpuRatio <= 2.0, { serverCpuPerSync: med(e, "cpuPerRequest"), rawStatements: statements, rawStatementsBareTables: bareStatements });
+  row(
+    "G6",
+    `server CPU per accepted embedded sync vs the raw statements it runs on its schema; vs bare tables ${bareRatio.toFixed(2)}x`,
+    cpuRatio,
+    "x",
+    "<= 2.0",
+    cpuRatio <= 2.0,
+    { serverCpuPerSync: med(e, "cpuPerRequest"), rawStatements: statements, rawStatementsBareTables: bareStatements },
+  );
 
-  const [reg, before] = await interleave(() => measure(s.pids, clients, seconds, registers(s.base, key)), () => raw("sqlite-register-before"));
+  const [reg, before] = await interleave(
+    () => measure(s.pids, clients, seconds, registers(s.base, key)),
+    () => raw("sqlite-register-before"),
+  );
   const registerRatio = med(reg, "rps") / median(before.map((r) => r.rps));
-  row("R1", "account creation end to end vs the old four-commit pattern on raw SQLite", registerRatio, "x", ">= 2.0", registerRatio >= 2.0, { register: reg, rawFourCommits: before });
+  row(
+    "R1",
+    "account creation end to end vs the old four-commit pattern on raw SQLite",
+    registerRatio,
+    "x",
+    ">= 2.0",
+    registerRatio >= 2.0,
+    { register: reg, rawFourCommits: before },
+  );
 
   const perClient = Math.ceil(m1Requests / clients);
   let sent = 0;
@@ -324,33 +468,81 @@ console.log(`bench: ${clients} clients, ${seconds} s per measurement, ${rounds} 
   );
   const rssAfter = await rssMiB(s.pids[0]!);
   const growth = rssAfter / rssWarm;
-  row("M1", `RSS after ${sent.toLocaleString("en")} more requests vs after warm-up (embedded: gateway and services in one process)`, growth, "x", "<= 1.20", growth <= 1.2, { rssWarmMiB: rssWarm, rssAfterMiB: rssAfter, requests: sent });
+  row(
+    "M1",
+    `RSS after ${sent.toLocaleString("en")} more requests vs after warm-up (embedded: gateway and services in one process)`,
+    growth,
+    "x",
+    "<= 1.20",
+    growth <= 1.2,
+    { rssWarmMiB: rssWarm, rssAfterMiB: rssAfter, requests: sent },
+  );
   s.stop();
 }
 
 // ---- the SDK: local saves and a replay of queued changes (sdk/README.md) ----------------------------------
 
 {
-  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "sdk.ts")], { stdout: "pipe", stderr: "inherit" });
-  const lines = (await new Response(proc.stdout).text()).split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, any>);
-  if ((await proc.exited) !== 0 || lines.length < 4) throw new Error(`tests/bench/sdk.ts failed: ${JSON.stringify(lines)}`);
-  const [save, replay, direct, ratio] = lines as [Record<string, number>, Record<string, number>, Record<string, number>, Record<string, number>];
+  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "sdk.ts")], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const lines = (await new Response(proc.stdout).text())
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, any>);
+  if ((await proc.exited) !== 0 || lines.length < 4)
+    throw new Error(`tests/bench/sdk.ts failed: ${JSON.stringify(lines)}`);
+  const [save, replay, direct, ratio] = lines as [
+    Record<string, number>,
+    Record<string, number>,
+    Record<string, number>,
+    Record<string, number>,
+  ];
   const saveWhat = `SDK save() with the file adapter, durable when it resolves: p50 (p99 ${save.p99!.toFixed(2)} ms)`;
   row("S1", saveWhat, save.p50!, "ms", "<= 16", save.p50! <= 16, save);
   const what = `SDK replay of ${replay.versionsAdded} queued changes (${replay.localWrites} local writes) vs the same syncs sent directly`;
-  row("S2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
+  row("S2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, {
+    replayMs: replay.ms,
+    directMs: direct.ms,
+    ...replay,
+  });
 }
 
 // ---- the C# client (sdk-unity/README.md): the same two rows under Mono ------------------------------------------
 
 {
-  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "csharp.ts")], { stdout: "pipe", stderr: "inherit" });
-  const lines = (await new Response(proc.stdout).text()).split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, any>);
-  if ((await proc.exited) !== 0 || lines.length < 4) throw new Error(`tests/bench/csharp.ts failed: ${JSON.stringify(lines)}`);
-  const [save, replay, direct, ratio] = lines as [Record<string, number>, Record<string, number>, Record<string, number>, Record<string, number>];
-  row("C1", `C# Save() on FileStorage, durable when it returns: p50 (p99 ${save.p99!.toFixed(2)} ms)`, save.p50!, "ms", "<= 16", save.p50! <= 16, save);
+  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "csharp.ts")], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const lines = (await new Response(proc.stdout).text())
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, any>);
+  if ((await proc.exited) !== 0 || lines.length < 4)
+    throw new Error(`tests/bench/csharp.ts failed: ${JSON.stringify(lines)}`);
+  const [save, replay, direct, ratio] = lines as [
+    Record<string, number>,
+    Record<string, number>,
+    Record<string, number>,
+    Record<string, number>,
+  ];
+  row(
+    "C1",
+    `C# Save() on FileStorage, durable when it returns: p50 (p99 ${save.p99!.toFixed(2)} ms)`,
+    save.p50!,
+    "ms",
+    "<= 16",
+    save.p50! <= 16,
+    save,
+  );
   const what = `C# replay of ${replay.versionsAdded} queued changes (${replay.localWrites} local writes) vs the same syncs sent directly`;
-  row("C2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, { replayMs: replay.ms, directMs: direct.ms, ...replay });
+  row("C2", what, ratio.ratio!, "x", "<= 2.0", ratio.ratio! <= 2, {
+    replayMs: replay.ms,
+    directMs: direct.ms,
+    ...replay,
+  });
 }
 
 /** Median CPU seconds per request of each service's processes (copies summed), over the rounds. */
@@ -379,31 +571,52 @@ async function ready(metricsPort: number | undefined) {
 {
   const ferret = await onServerCore(() => startFerretOnPostgres());
   const env = { LOG_LEVEL: "error", ...(smoke ? { SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs } : {}) };
-  const d = await onServerCore(() => startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env, readyTimeoutMs: startTimeoutMs }));
+  const d = await onServerCore(() =>
+    startDistributed({ mongoUrl: ferret.url, copies: { accounts: 1 }, env, readyTimeoutMs: startTimeoutMs }),
+  );
   const pids = d.procs.map((p) => p.pid);
   const key = await tenant(d.base);
   const data = kib(1);
   await warm(pids, syncs(d.base, key, data));
   // FerretDB's findAndModify is not atomic, so the loop a store needs there is the driver's with the lease.
   const bare = (await raw("mongo-update", [ferret.url, d.db])).rps;
-  const [dist, leased] = await interleave(() => measure(pids, clients, seconds, syncs(d.base, key, data)), () => raw("mongo-update-lease", [ferret.url, d.db]));
+  const [dist, leased] = await interleave(
+    () => measure(pids, clients, seconds, syncs(d.base, key, data)),
+    () => raw("mongo-update-lease", [ferret.url, d.db]),
+  );
   const ratio = med(dist, "rps") / median(leased.map((r) => r.rps));
   absolute["distributed durable slot syncs/s (1 accounts copy)"] = med(dist, "rps");
   const g3What = `distributed sync vs the driver's findOneAndUpdate with the lease FerretDB needs (${ferret.handler}); vs the bare loop ${(med(dist, "rps") / bare).toFixed(2)}x`;
-  row("G3", g3What, ratio, "x", ">= 0.80", ratio >= 0.8, { distributed: dist, rawWithLease: leased, rawBarePerSecond: bare });
+  row("G3", g3What, ratio, "x", ">= 0.80", ratio >= 0.8, {
+    distributed: dist,
+    rawWithLease: leased,
+    rawBarePerSecond: bare,
+  });
 
-  const [gets, finds] = await interleave(() => measure(pids, clients, seconds, reads(d.base, key)), () => raw("mongo-find", [ferret.url, d.db]));
+  const [gets, finds] = await interleave(
+    () => measure(pids, clients, seconds, reads(d.base, key)),
+    () => raw("mongo-find", [ferret.url, d.db]),
+  );
   const readRatio = med(gets, "rps") / median(finds.map((r) => r.rps));
-  row("G5d", "distributed GET slot (10 KiB) vs the driver's findOne", readRatio, "x", ">= 0.70", readRatio >= 0.7, { distributed: gets, rawFindOne: finds });
+  row("G5d", "distributed GET slot (10 KiB) vs the driver's findOne", readRatio, "x", ">= 0.70", readRatio >= 0.7, {
+    distributed: gets,
+    rawFindOne: finds,
+  });
 
   // Savepoint's own processes only (gateway and services; not NATS, FerretDB or PostgreSQL).
   const cpuRatio = med(dist, "cpuPerRequest") / embeddedCpuPerSync;
   const d1What = "Savepoint-process CPU per accepted distributed sync (gateway + services) vs the embedded one";
-  row("D1", d1What, cpuRatio, "x", "<= 2.5", cpuRatio <= 2.5, { distributedCpuPerSync: med(dist, "cpuPerRequest"), embeddedCpuPerSync, byService: cpuByService(d, dist), distributed: dist });
+  row("D1", d1What, cpuRatio, "x", "<= 2.5", cpuRatio <= 2.5, {
+    distributedCpuPerSync: med(dist, "cpuPerRequest"),
+    embeddedCpuPerSync,
+    byService: cpuByService(d, dist),
+    distributed: dist,
+  });
 
   // One copy and two, interleaved in this deployment: each round adds a second accounts copy, gives it
   // its own warm-up, measures, and drains it again (SIGTERM: it answers what it took, then exits).
-  const live = () => d.processes.filter((p) => p.proc.exitCode === null && p.proc.signalCode === null).map((p) => p.pid);
+  const live = () =>
+    d.processes.filter((p) => p.proc.exitCode === null && p.proc.signalCode === null).map((p) => p.pid);
   const ones: Measured[] = [];
   const twos: Measured[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -417,7 +630,10 @@ async function ready(metricsPort: number | undefined) {
   }
   const scale = med(twos, "rps") / med(ones, "rps");
   absolute["distributed durable slot syncs/s (2 accounts copies)"] = med(twos, "rps");
-  row("D2", "2 accounts copies vs 1 copy: distributed sync throughput", scale, "x", ">= 1.0", scale >= 1.0, { twoCopies: twos, oneCopy: ones });
+  row("D2", "2 accounts copies vs 1 copy: distributed sync throughput", scale, "x", ">= 1.0", scale >= 1.0, {
+    twoCopies: twos,
+    oneCopy: ones,
+  });
 
   // A second gateway copy; the session's requests alternate between the two.
   const port = freePort();
@@ -444,7 +660,12 @@ await Bun.write(
     {
       at: new Date().toISOString(),
       settings: { smoke, seconds, warmup, rounds, clients, m1Requests, pinned: Boolean(taskset) },
-      rows: Object.fromEntries(rows.map((r) => [r.id, { what: r.what, measured: r.measured, unit: r.unit, target: r.target, holds: r.holds, raw: r.raw }])),
+      rows: Object.fromEntries(
+        rows.map((r) => [
+          r.id,
+          { what: r.what, measured: r.measured, unit: r.unit, target: r.target, holds: r.holds, raw: r.raw },
+        ]),
+      ),
       absolute,
     },
     null,

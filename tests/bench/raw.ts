@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import { type SlotDoc, type SnapshotDoc, openRepo } from "../../services/accounts/repo.ts";
+import { openRepo, type SlotDoc, type SnapshotDoc } from "../../services/accounts/repo.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 
 /**
@@ -71,7 +71,11 @@ function sixteenSlots(db: Database): (s: number) => void {
  * trim of the oldest), 16 syncs to a commit as group commit does under 16 clients. `slot` and
  * `snapshot` give the stored documents of slot `s` at a version.
  */
-function syncStatements(db: Database, slot: (s: number, version: number) => string, snapshot: (s: number, seq: number) => string): number {
+function syncStatements(
+  db: Database,
+  slot: (s: number, version: number) => string,
+  snapshot: (s: number, seq: number) => string,
+): number {
   const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
   for (let s = 0; s < 16; s++) insert.run(`s${s}`, slot(s, 1));
   const read = db.prepare<{ doc: string }, [string]>("SELECT doc FROM slots WHERE _id = ?");
@@ -121,7 +125,11 @@ const kinds: Record<string, () => Promise<number>> = {
   // G6 on bare (_id, doc) tables with three-field documents.
   async "sqlite-sync-statements"() {
     const { db, cleanup } = sqlite();
-    const ops = syncStatements(db, (s, version) => slotDoc(`s${s}`, version, payload), () => payload);
+    const ops = syncStatements(
+      db,
+      (s, version) => slotDoc(`s${s}`, version, payload),
+      () => payload,
+    );
     cleanup();
     return ops;
   },
@@ -138,13 +146,39 @@ const kinds: Record<string, () => Promise<number>> = {
     const at = new Date().toISOString();
     const data = JSON.stringify({ blob: "x".repeat(1000) });
     const slot = (s: number, version: number): SlotDoc => ({
-      _id: `s${s}`, accountId: `acc_${s}`, envId: "prj_bench:stage", slotId: "main", activeKey: `acc_${s}:main`, seatKey: `acc_${s}:${s}`,
-      status: "active", slotInfo: "{}", data, version, createdAt: at, updatedAt: at, lastSyncAt: at, lastSnapshotAt: at, snapshotSeq: version,
+      _id: `s${s}`,
+      accountId: `acc_${s}`,
+      envId: "prj_bench:stage",
+      slotId: "main",
+      activeKey: `acc_${s}:main`,
+      seatKey: `acc_${s}:${s}`,
+      status: "active",
+      slotInfo: "{}",
+      data,
+      version,
+      createdAt: at,
+      updatedAt: at,
+      lastSyncAt: at,
+      lastSnapshotAt: at,
+      snapshotSeq: version,
     });
     const snapshot = (s: number, seq: number): SnapshotDoc => ({
-      _id: `s${s}:${seq}`, ownerId: `s${s}`, accountId: `acc_${s}`, seq, version: seq, payload, createdAt: at, plan: "self_hosted", expiresAt: at, expiresDay: at.slice(0, 10),
+      _id: `s${s}:${seq}`,
+      ownerId: `s${s}`,
+      accountId: `acc_${s}`,
+      seq,
+      version: seq,
+      payload,
+      createdAt: at,
+      plan: "self_hosted",
+      expiresAt: at,
+      expiresDay: at.slice(0, 10),
     });
-    const ops = syncStatements(db, (s, version) => JSON.stringify(slot(s, version)), (s, seq) => JSON.stringify(snapshot(s, seq)));
+    const ops = syncStatements(
+      db,
+      (s, version) => JSON.stringify(slot(s, version)),
+      (s, seq) => JSON.stringify(snapshot(s, seq)),
+    );
     db.close();
     rmSync(dir, { recursive: true, force: true });
     return ops;
@@ -165,7 +199,9 @@ const kinds: Record<string, () => Promise<number>> = {
   // the account, its snapshot and its session, each committed on its own.
   async "sqlite-register-before"() {
     const { db, cleanup } = sqlite();
-    const hit = db.prepare("INSERT INTO hits (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, '$.n', json_extract(doc, '$.n') + 1)");
+    const hit = db.prepare(
+      "INSERT INTO hits (_id, doc) VALUES (?, ?) ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, '$.n', json_extract(doc, '$.n') + 1)",
+    );
     const account = db.prepare("INSERT INTO accounts (_id, doc) VALUES (?, ?)");
     const snapshot = db.prepare("INSERT INTO snapshots (_id, doc) VALUES (?, ?)");
     const session = db.prepare("INSERT INTO sessions (_id, doc) VALUES (?, ?)");
@@ -209,7 +245,11 @@ async function mongoLoop(lease: boolean): Promise<number> {
   const versions = new Array(16).fill(1);
   const ops = await asyncLoop(16, async (w) => {
     if (lease) await leases.insertOne({ _id: `s${w}` });
-    await c.findOneAndUpdate({ _id: `s${w}`, version: versions[w] }, { $set: { version: versions[w] + 1, payload } }, { returnDocument: "after" });
+    await c.findOneAndUpdate(
+      { _id: `s${w}`, version: versions[w] },
+      { $set: { version: versions[w] + 1, payload } },
+      { returnDocument: "after" },
+    );
     if (lease) await leases.deleteOne({ _id: `s${w}` });
     versions[w]++;
   });
@@ -223,5 +263,7 @@ const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const ops = await run();
 const cpu = process.cpuUsage(cpuBefore);
-console.log(JSON.stringify({ ops, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+console.log(
+  JSON.stringify({ ops, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }),
+);
 process.exit(0);

@@ -13,10 +13,16 @@ import { tempDir } from "../helpers/infra.ts";
 const changes = Number(process.env.BENCH_SDK_CHANGES ?? (process.env.BENCH_SMOKE === "1" ? 50 : 1_000));
 const d = await startEmbedded({ LOG_LEVEL: "error" });
 const t = await newTenant(d);
-await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { maxQueuedLocalSnapshots: changes, minRemoteSyncIntervalSeconds: 3600 });
-await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, { rateLimits: { sessionRequestsPerMinute: 1_000_000_000 } });
+await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {
+  maxQueuedLocalSnapshots: changes,
+  minRemoteSyncIntervalSeconds: 3600,
+});
+await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+  rateLimits: { sessionRequestsPerMinute: 1_000_000_000 },
+});
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 let online = true;
 const files = fileStorage(tempDir("bench-sdk"));
 let localWrites = 0;
@@ -54,8 +60,16 @@ const replayed = (await client.api.getSlot("main")).version - 1;
 
 // The same number of syncs sent directly, one after another, on a slot of their own.
 const session = (await client.store.getValue<{ accountId: string; token: string }>("session"))!;
-const headers = { authorization: `Bearer ${t.key}`, "x-service-account-session": session.token, "content-type": "application/json" };
-await fetch(`${d.base}/api/v1/accounts/${session.accountId}/slots`, { method: "POST", headers, body: JSON.stringify({ slotId: "direct", data: {} }) });
+const headers = {
+  authorization: `Bearer ${t.key}`,
+  "x-service-account-session": session.token,
+  "content-type": "application/json",
+};
+await fetch(`${d.base}/api/v1/accounts/${session.accountId}/slots`, {
+  method: "POST",
+  headers,
+  body: JSON.stringify({ slotId: "direct", data: {} }),
+});
 const directStarted = performance.now();
 for (let n = 1; n <= changes; n++) {
   const res = await fetch(`${d.base}/api/v1/accounts/${session.accountId}/slots/direct/sync`, {
@@ -68,9 +82,23 @@ for (let n = 1; n <= changes; n++) {
 const directMs = performance.now() - directStarted;
 
 const rows = [
-  { row: "sdk local save, file adapter (ms)", p50: +percentile(latencies, 50).toFixed(3), p99: +percentile(latencies, 99).toFixed(3), saves: changes },
-  { row: `sdk replay of ${changes} queued changes`, versionsAdded: replayed, localWrites: replayWrites, ms: Math.round(replayMs) },
-  { row: `the same ${changes} syncs sent directly`, ms: Math.round(directMs), perChangeMs: +(directMs / changes).toFixed(3) },
+  {
+    row: "sdk local save, file adapter (ms)",
+    p50: +percentile(latencies, 50).toFixed(3),
+    p99: +percentile(latencies, 99).toFixed(3),
+    saves: changes,
+  },
+  {
+    row: `sdk replay of ${changes} queued changes`,
+    versionsAdded: replayed,
+    localWrites: replayWrites,
+    ms: Math.round(replayMs),
+  },
+  {
+    row: `the same ${changes} syncs sent directly`,
+    ms: Math.round(directMs),
+    perChangeMs: +(directMs / changes).toFixed(3),
+  },
   { row: "replay / direct", ratio: +(replayMs / directMs).toFixed(2) },
 ];
 for (const r of rows) console.log(JSON.stringify(r));

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { claimUsage } from "../../services/billing/claim-usage.ts";
 import type { Deps } from "../../services/billing/deps.ts";
 import { openRepo } from "../../services/billing/repo.ts";
-import { claimUsage } from "../../services/billing/claim-usage.ts";
 import { createAdminFailures } from "../../services/gateway/admin-failures.ts";
 import { createClaims } from "../../services/gateway/claims.ts";
-import type { Bus } from "../../shared/bus/port.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { serveEndpoint } from "../../shared/serving/serve.ts";
@@ -31,16 +31,29 @@ const wrongToken = () => {
   throw fail.unauthorized();
 };
 const rightToken = () => {};
-const outcome = (p: Promise<void>) => p.then(() => "ok", (err) => err.code as string);
+const outcome = (p: Promise<void>) =>
+  p.then(
+    () => "ok",
+    (err) => err.code as string,
+  );
 
 test("two copies checking 40 wrong tokens at once from one address compare exactly 10; a right token is refused after", async () => {
   const now = () => 5 * 60_000 + 1_000;
-  const copies = [createAdminFailures(createClaims(bus, capturingLogger([])), 10, now), createAdminFailures(createClaims(bus, capturingLogger([])), 10, now)];
+  const copies = [
+    createAdminFailures(createClaims(bus, capturingLogger([])), 10, now),
+    createAdminFailures(createClaims(bus, capturingLogger([])), 10, now),
+  ];
   const compared: number[] = [];
   const results = await Promise.all(
-    Array.from({ length: 40 }, (_, i) => outcome(copies[i % 2]!("203.0.113.5", () => (compared.push(i), wrongToken())))),
+    Array.from({ length: 40 }, (_, i) =>
+      outcome(copies[i % 2]!("203.0.113.5", () => (compared.push(i), wrongToken()))),
+    ),
   );
-  expect([compared.length, results.filter((r) => r === "unauthorized").length, results.filter((r) => r === "rate_limited").length]).toEqual([10, 10, 30]);
+  expect([
+    compared.length,
+    results.filter((r) => r === "unauthorized").length,
+    results.filter((r) => r === "rate_limited").length,
+  ]).toEqual([10, 10, 30]);
   expect(await outcome(copies[0]!("203.0.113.5", rightToken))).toBe("rate_limited");
   expect(await outcome(copies[1]!("203.0.113.5", rightToken))).toBe("rate_limited");
   expect(await outcome(copies[1]!("203.0.113.6", rightToken))).toBe("ok");
@@ -60,7 +73,8 @@ test("right tokens use no try: 50 of them, then 10 wrong ones are still compared
 test("an IPv6 /64 is one client: 10 wrong tokens from 10 of its addresses refuse the 11th address, not another /64", async () => {
   const now = () => 9 * 60_000 + 1_000;
   const checkAdmin = createAdminFailures(createClaims(bus, capturingLogger([])), 10, now);
-  for (let i = 1; i <= 10; i++) expect(await outcome(checkAdmin(`2001:db8:0:7::${i.toString(16)}`, wrongToken))).toBe("unauthorized");
+  for (let i = 1; i <= 10; i++)
+    expect(await outcome(checkAdmin(`2001:db8:0:7::${i.toString(16)}`, wrongToken))).toBe("unauthorized");
   expect(await outcome(checkAdmin("2001:db8:0:7:ffff::1", rightToken))).toBe("rate_limited");
   expect(await outcome(checkAdmin("2001:db8:0:8::1", rightToken))).toBe("ok");
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Socket } from "node:net";
-import { type MsgHdrs, type NatsConnection, connect, headers } from "nats";
+import { connect, headers, type MsgHdrs, type NatsConnection } from "nats";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
@@ -10,8 +10,17 @@ import { nats, startNats } from "../helpers/infra.ts";
 
 const log = createLogger({ test: "bus" });
 const dead: [unknown, { deliveries: number; error: string }][] = [];
-const retries: WorkOptions = { maxDeliver: 3, backoffMs: [50, 100], ackWaitMs: 2_000, onDead: async (job, failure) => void dead.push([job, failure]) };
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as AppError);
+const retries: WorkOptions = {
+  maxDeliver: 3,
+  backoffMs: [50, 100],
+  ackWaitMs: 2_000,
+  onDead: async (job, failure) => void dead.push([job, failure]),
+};
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e as AppError,
+  );
 
 const adapters: [string, () => Promise<Bus>, boolean][] = [
   ["local", async () => createLocalBus(log), false],
@@ -95,10 +104,14 @@ for (const [name, open, durable] of adapters) {
     test("a job whose handler fails is delivered again", async () => {
       const queue = `q${crypto.randomUUID().slice(0, 8)}`;
       const attempts: unknown[] = [];
-      bus.work(queue, async (job) => {
-        attempts.push(job);
-        if (attempts.length === 1) throw new Error("transient");
-      }, retries);
+      bus.work(
+        queue,
+        async (job) => {
+          attempts.push(job);
+          if (attempts.length === 1) throw new Error("transient");
+        },
+        retries,
+      );
       await bus.enqueue(queue, { id: 7 });
       for (let i = 0; i < 300 && attempts.length < 2; i++) await Bun.sleep(10);
       expect(attempts).toEqual([{ id: 7 }, { id: 7 }]);
@@ -107,10 +120,14 @@ for (const [name, open, durable] of adapters) {
     test("a job that keeps failing is delivered maxDeliver times, backing off, then dead-lettered once", async () => {
       const queue = `q${crypto.randomUUID().slice(0, 8)}`;
       const at: number[] = [];
-      bus.work(queue, async () => {
-        at.push(Date.now());
-        throw new Error("poison");
-      }, retries);
+      bus.work(
+        queue,
+        async () => {
+          at.push(Date.now());
+          throw new Error("poison");
+        },
+        retries,
+      );
       const id = `poison-${name}`;
       await bus.enqueue(queue, { id });
       for (let i = 0; i < 300 && !dead.some(([job]) => (job as { id?: string }).id === id); i++) await Bun.sleep(10);
@@ -118,7 +135,9 @@ for (const [name, open, durable] of adapters) {
       expect(at).toHaveLength(3);
       expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(45);
       expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(95);
-      expect(dead.filter(([job]) => (job as { id?: string }).id === id)).toEqual([[{ id }, { deliveries: 3, error: "poison" }]]);
+      expect(dead.filter(([job]) => (job as { id?: string }).id === id)).toEqual([
+        [{ id }, { deliveries: 3, error: "poison" }],
+      ]);
     });
 
     if (durable) {
@@ -179,8 +198,14 @@ describe("NATS request wire", () => {
     await Bun.sleep(20);
     const h = headers();
     h.set("x-request-id", "req_w2");
-    const msg = await raw.request(s, new TextEncoder().encode(JSON.stringify({ b: 2 })), { timeout: 2_000, headers: h });
-    expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({ ok: true, value: { got: { b: 2 }, requestId: "req_w2" } });
+    const msg = await raw.request(s, new TextEncoder().encode(JSON.stringify({ b: 2 })), {
+      timeout: 2_000,
+      headers: h,
+    });
+    expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({
+      ok: true,
+      value: { got: { b: 2 }, requestId: "req_w2" },
+    });
   });
 
   test("requests in flight share one timer rather than one each", async () => {
@@ -211,7 +236,10 @@ describe("NATS request wire", () => {
     } as typeof real;
     try {
       // As a gateway makes them: each from its own callback (an HTTP request each), none awaiting another.
-      const sent = Array.from({ length: 20 }, () => new Promise((resolve) => setImmediate(() => resolve(bus.request(s, {})))));
+      const sent = Array.from(
+        { length: 20 },
+        () => new Promise((resolve) => setImmediate(() => resolve(bus.request(s, {})))),
+      );
       expect(await Promise.all(sent)).toEqual(Array(20).fill("ok"));
     } finally {
       Socket.prototype.write = real;

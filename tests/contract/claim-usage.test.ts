@@ -23,7 +23,9 @@ for (const [name, open] of storeAdapters("claims")) {
       const scope = `account:${crypto.randomUUID()}`;
       const grants = await Promise.all(Array.from({ length: 60 }, (_, i) => claim(scope, "minute:1", 1 + (i % 4), 50)));
       expect(grants.reduce((n, g) => n + g.granted, 0)).toBe(50);
-      const units = grants.flatMap((g) => Array.from({ length: g.granted }, (_, k) => g.from + k)).sort((a, b) => a - b);
+      const units = grants
+        .flatMap((g) => Array.from({ length: g.granted }, (_, k) => g.from + k))
+        .sort((a, b) => a - b);
       expect(units).toEqual(Array.from({ length: 50 }, (_, k) => k));
       expect((await claim(scope, "minute:1", 3, 50)).granted).toBe(0);
       // A higher limit grants again only past what was claimed (claims past the old limit are lost).

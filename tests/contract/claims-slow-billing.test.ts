@@ -4,8 +4,8 @@ import type { Deps } from "../../services/billing/deps.ts";
 import { openRepo } from "../../services/billing/repo.ts";
 import { createClaims } from "../../services/gateway/claims.ts";
 import { createLimits } from "../../services/gateway/limits.ts";
-import type { Bus } from "../../shared/bus/port.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { defaultSyncPolicy } from "../../shared/contract/common.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
@@ -79,7 +79,11 @@ test("one request's three claims (month, minute, account) are sent at once, not 
   const admitted = limits.admit(tenant(`prj_${crypto.randomUUID()}:stage`), { sessionId: "ses_c", accountId: "acc_c" });
   await settle();
   // All three wait at billing together: the request's wait is one claim's, not the sum of three.
-  expect(asked.map((a) => a.window.split(":")[0] + ":" + a.scope.split(":")[0])).toEqual(["month:env", "minute:env", "minute:account"]);
+  expect(asked.map((a) => `${a.window.split(":")[0]}:${a.scope.split(":")[0]}`)).toEqual([
+    "month:env",
+    "minute:env",
+    "minute:account",
+  ]);
   release();
   expect(typeof (await admitted)).toBe("function");
 });

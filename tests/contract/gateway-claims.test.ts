@@ -3,8 +3,8 @@ import { claimUsage } from "../../services/billing/claim-usage.ts";
 import type { Deps } from "../../services/billing/deps.ts";
 import { openRepo } from "../../services/billing/repo.ts";
 import { createClaims } from "../../services/gateway/claims.ts";
-import type { Bus } from "../../shared/bus/port.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { serveEndpoint } from "../../shared/serving/serve.ts";
 import type { Store } from "../../shared/store/port.ts";
@@ -31,13 +31,16 @@ const copies = () => [createClaims(bus, capturingLogger([])), createClaims(bus, 
 
 test("300 concurrent requests through two copies on a limit of 100: exactly 100 admitted", async () => {
   const [a, b] = copies();
-  const units = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? a! : b!).take("account:x", "minute:1", 100, 1)));
+  const units = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => (i % 2 ? a! : b!).take("account:x", "minute:1", 100, 1)),
+  );
   expect(units.filter((u) => u !== null).sort((x, y) => x! - y!)).toEqual(Array.from({ length: 100 }, (_, k) => k));
 });
 
 test("1,000 requests of a session alternating two copies, limit 2,000 a minute: a handful of claims, not one per request", async () => {
   const [a, b] = copies();
-  for (let i = 0; i < 1_000; i++) expect(await (i % 2 ? a! : b!).take("account:y", "minute:1", 2_000, 1)).not.toBeNull();
+  for (let i = 0; i < 1_000; i++)
+    expect(await (i % 2 ? a! : b!).take("account:y", "minute:1", 2_000, 1)).not.toBeNull();
   // Blocks of 250 (an eighth of the limit): two per copy.
   expect(a!.claimsSent + b!.claimsSent).toBe(4);
 });

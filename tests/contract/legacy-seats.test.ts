@@ -31,7 +31,11 @@ for (const [name, open] of adapters) {
         const slots = await repo.slots.find({ accountId: "acc_old" }, { sort: { field: "slotId", direction: 1 } });
         expect(slots.map((s) => s.seatKey)).toEqual(["acc_old#0", "acc_old#1", "archived:slt_legacy2"]);
         await openRepo(store); // a second start changes nothing
-        expect((await repo.slots.find({ accountId: "acc_old" })).map((s) => s.seatKey).sort()).toEqual(["acc_old#0", "acc_old#1", "archived:slt_legacy2"]);
+        expect((await repo.slots.find({ accountId: "acc_old" })).map((s) => s.seatKey).sort()).toEqual([
+          "acc_old#0",
+          "acc_old#1",
+          "archived:slt_legacy2",
+        ]);
       } finally {
         await store.close();
       }

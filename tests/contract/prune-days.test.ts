@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
-import type { Store } from "../../shared/store/port.ts";
 import { type HitDoc, hitIndexes, windowCounter } from "../../shared/serving/window-counter.ts";
+import type { Store } from "../../shared/store/port.ts";
+import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
 
 const adapters = storeAdapters("prune");
@@ -19,10 +19,19 @@ for (const [name, open] of adapters) {
     test("every day before today goes, oldest first, however many; today, later days and undated records stay", async () => {
       const items = await store.collection<Item>("items", [{ name: "prune_day", fields: ["pruneDay"] }]);
       const days = ["2026-01-01", "2026-01-02", "2026-02-10", "2026-03-01", "2026-03-02"];
-      for (const [i, day] of days.entries()) for (let k = 0; k < 3; k++) await items.insert({ _id: `i${i}-${k}`, pruneDay: day });
+      for (const [i, day] of days.entries())
+        for (let k = 0; k < 3; k++) await items.insert({ _id: `i${i}-${k}`, pruneDay: day });
       await items.insert({ _id: "undated" });
       expect(await deleteDaysBefore(items, "pruneDay", "2026-03-01")).toBe(9);
-      expect((await items.find({})).map((d) => d.pruneDay ?? "none").sort()).toEqual(["2026-03-01", "2026-03-01", "2026-03-01", "2026-03-02", "2026-03-02", "2026-03-02", "none"]);
+      expect((await items.find({})).map((d) => d.pruneDay ?? "none").sort()).toEqual([
+        "2026-03-01",
+        "2026-03-01",
+        "2026-03-01",
+        "2026-03-02",
+        "2026-03-02",
+        "2026-03-02",
+        "none",
+      ]);
       expect(await deleteDaysBefore(items, "pruneDay", "2026-03-01")).toBe(0);
     });
 

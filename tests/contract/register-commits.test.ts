@@ -17,10 +17,17 @@ let store: Store;
 let deps: Deps;
 const tenant = (limit: number) => {
   const rateLimits = { ...defaultProjectSettings.rateLimits, accountCreationsPerIpPerMinute: limit };
-  return { envId: "prj_c:stage", plan: "self_hosted", syncPolicy: {}, settings: { ...defaultProjectSettings, rateLimits } } as unknown as Tenant;
+  return {
+    envId: "prj_c:stage",
+    plan: "self_hosted",
+    syncPolicy: {},
+    settings: { ...defaultProjectSettings, rateLimits },
+  } as unknown as Tenant;
 };
 const register = (limit: number, ip: string, body: object = {}) =>
-  createAccount(deps, { tenant: tenant(limit), client: { ip }, body } as unknown as Parameters<typeof createAccount>[1]);
+  createAccount(deps, { tenant: tenant(limit), client: { ip }, body } as unknown as Parameters<
+    typeof createAccount
+  >[1]);
 
 beforeAll(async () => {
   store = createSqliteStore(join(tempDir("register-commits"), "accounts.sqlite"));
@@ -33,7 +40,8 @@ afterAll(() => store.close());
 
 test("a registration is one commit: the per-IP count, the account, its snapshot, first slot and session together", async () => {
   const before = commitsOf(store);
-  for (let i = 0; i < 5; i++) await register(1_000, `10.0.0.${i}`, i % 2 ? { slot: { slotId: "main", data: { hp: 1 } } } : {});
+  for (let i = 0; i < 5; i++)
+    await register(1_000, `10.0.0.${i}`, i % 2 ? { slot: { slotId: "main", data: { hp: 1 } } } : {});
   expect(commitsOf(store) - before).toBe(5);
 });
 
@@ -43,6 +51,8 @@ test("16 concurrent registrations from one client with limit 10 share one commit
   const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => register(10, "10.1.1.1")));
   expect(commitsOf(store) - before).toBe(1);
   expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(10);
-  expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(Array(6).fill("rate_limited"));
+  expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(
+    Array(6).fill("rate_limited"),
+  );
   expect(await deps.repo.accounts.count({ envId: "prj_c:stage" })).toBe(accountsBefore + 10);
 });

@@ -13,13 +13,20 @@ import { mongo, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
 type Meta = { _id: string; version: number };
 const log = createLogger({ test: "schema-versions" });
 
-const adapters: [string, () => Promise<{ env: ReturnType<typeof readEnv>; raw: () => Promise<Store>; where: RegExp }>][] = [
+const adapters: [
+  string,
+  () => Promise<{ env: ReturnType<typeof readEnv>; raw: () => Promise<Store>; where: RegExp }>,
+][] = [
   [
     "sqlite",
     async () => {
       const dir = tempDir("schema");
       const env = readEnv({ SAVEPOINT_DATA_DIR: dir });
-      return { env, raw: async () => createSqliteStore(join(dir, "accounts.sqlite")), where: /SQLite .*accounts\.sqlite/ };
+      return {
+        env,
+        raw: async () => createSqliteStore(join(dir, "accounts.sqlite")),
+        where: /SQLite .*accounts\.sqlite/,
+      };
     },
   ],
   [
@@ -64,7 +71,9 @@ for (const [name, setup] of adapters) {
       expect(err).toBeInstanceOf(Error);
       expect(err.message).not.toContain("\n");
       expect(err.message).toMatch(where);
-      expect(err.message).toMatch(/the accounts store .* is at schema version 7, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/);
+      expect(err.message).toMatch(
+        /the accounts store .* is at schema version 7, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/,
+      );
 
       // Refused, not rewritten: the newer server still finds its own version.
       const after = await raw();
@@ -80,7 +89,15 @@ test("npm start on a data directory a newer server wrote exits 1 with that one l
   await (await newer.collection<Meta>("_meta")).insert({ _id: "schema:config", version: 3 });
   await newer.close();
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "services", "main.ts")], {
-    env: { ...process.env, NATS_URL: "", MONGODB_URL: "", PORT: "0", HOST: "127.0.0.1", SAVEPOINT_DATA_DIR: dir, LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      NATS_URL: "",
+      MONGODB_URL: "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SAVEPOINT_DATA_DIR: dir,
+      LOG_LEVEL: "warn",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -88,6 +105,7 @@ test("npm start on a data directory a newer server wrote exits 1 with that one l
   expect(await proc.exited).toBe(1);
   const stderr = (await new Response(proc.stderr).text()).trim();
   expect(stderr.split("\n")).toHaveLength(1);
-  const line = /^savepoint: the config store \(SQLite .*config\.sqlite\) is at schema version 3, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/;
+  const line =
+    /^savepoint: the config store \(SQLite .*config\.sqlite\) is at schema version 3, but this server \(Savepoint 0\.1\.0\) knows schema 1 at most/;
   expect(stderr).toMatch(line);
 });

@@ -13,7 +13,15 @@ import { mongo, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
 
-type Item = { _id: string; owner: string; key: string; version: number; payload: string; flag?: boolean; note?: string };
+type Item = {
+  _id: string;
+  owner: string;
+  key: string;
+  version: number;
+  payload: string;
+  flag?: boolean;
+  note?: string;
+};
 type Counter = { _id: string; scope: string; window: string; n: number };
 
 const adapters = storeAdapters("store", "test.sqlite");
@@ -25,7 +33,14 @@ for (const [name, open] of adapters) {
     let counters: Collection<Counter>;
     let n = 0;
     const id = () => `it_${++n}_${crypto.randomUUID().slice(0, 6)}`;
-    const item = (over: Partial<Item> = {}): Item => ({ _id: id(), owner: "o1", key: crypto.randomUUID(), version: 1, payload: "{}", ...over });
+    const item = (over: Partial<Item> = {}): Item => ({
+      _id: id(),
+      owner: "o1",
+      key: crypto.randomUUID(),
+      version: 1,
+      payload: "{}",
+      ...over,
+    });
 
     beforeAll(async () => {
       store = await open();
@@ -56,8 +71,12 @@ for (const [name, open] of adapters) {
     test("find filters by equality, sorts, limits; null matches a missing field", async () => {
       const owner = `owner_${id()}`;
       for (const v of [3, 1, 2]) await items.insert(item({ owner, version: v, ...(v === 2 ? { note: "x" } : {}) }));
-      expect((await items.find({ owner }, { sort: { field: "version", direction: 1 } })).map((d) => d.version)).toEqual([1, 2, 3]);
-      expect((await items.find({ owner }, { sort: { field: "version", direction: -1 }, limit: 2 })).map((d) => d.version)).toEqual([3, 2]);
+      expect((await items.find({ owner }, { sort: { field: "version", direction: 1 } })).map((d) => d.version)).toEqual(
+        [1, 2, 3],
+      );
+      expect(
+        (await items.find({ owner }, { sort: { field: "version", direction: -1 }, limit: 2 })).map((d) => d.version),
+      ).toEqual([3, 2]);
       expect((await items.find({ owner, note: null })).map((d) => d.version).sort()).toEqual([1, 3]);
       expect((await items.findOne({ owner, version: 2 }))?.note).toBe("x");
       expect(await items.count({ owner })).toBe(3);
@@ -66,12 +85,18 @@ for (const [name, open] of adapters) {
     test("listings are complete past 1,000 rows, page without overlap, and updateMany reaches every match", async () => {
       const owner = `many_${id()}`;
       const total = 1_010;
-      for (let v = 0; v < total; v += 50) await Promise.all(Array.from({ length: Math.min(50, total - v) }, (_, i) => items.insert(item({ owner, version: (v + i) % 7 }))));
+      for (let v = 0; v < total; v += 50)
+        await Promise.all(
+          Array.from({ length: Math.min(50, total - v) }, (_, i) =>
+            items.insert(item({ owner, version: (v + i) % 7 })),
+          ),
+        );
       expect((await items.find({ owner })).length).toBe(total);
       expect(await items.count({ owner })).toBe(total);
       const sort = { field: "version", direction: 1 } as const;
       const seen = new Set<string>();
-      for (let skip = 0; skip < total; skip += 400) for (const d of await items.find({ owner }, { sort, skip, limit: 400 })) seen.add(d._id);
+      for (let skip = 0; skip < total; skip += 400)
+        for (const d of await items.find({ owner }, { sort, skip, limit: 400 })) seen.add(d._id);
       expect(seen.size).toBe(total);
       expect((await items.findOne({ owner }, { field: "version", direction: -1 }))?.version).toBe(6);
       expect(await items.updateMany({ owner }, { note: "all" })).toBe(total);
@@ -104,7 +129,9 @@ for (const [name, open] of adapters) {
         const doc = item();
         await items.insert(doc);
         const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => items.update({ _id: doc._id, version: 1 }, { version: 2, payload: `writer-${i}` })),
+          Array.from({ length: 50 }, (_, i) =>
+            items.update({ _id: doc._id, version: 1 }, { version: 2, payload: `writer-${i}` }),
+          ),
         );
         const winners = results.filter((r) => r !== null);
         expect(winners).toHaveLength(1);
@@ -121,25 +148,50 @@ for (const [name, open] of adapters) {
         Array.from({ length: 20 }, async (_, i) => {
           for (let attempt = 0; attempt < 3; attempt++) {
             const read = (await items.get(doc._id))!;
-            const updated = await items.update({ _id: doc._id, version: read.version }, { version: read.version + 1, payload: `writer-${i}` });
+            const updated = await items.update(
+              { _id: doc._id, version: read.version },
+              { version: read.version + 1, payload: `writer-${i}` },
+            );
             if (updated) won.push(read.version);
           }
         }),
       );
       const final = (await items.get(doc._id))!;
       expect(won.toSorted((a, b) => a - b)).toEqual(Array.from({ length: final.version - 1 }, (_, v) => v + 1));
-      expect(await items.update({ _id: doc._id, version: final.version - 1 }, { version: 0, payload: "stale" })).toBeNull();
+      expect(
+        await items.update({ _id: doc._id, version: final.version - 1 }, { version: 0, payload: "stale" }),
+      ).toBeNull();
       expect(await items.get(doc._id)).toEqual(final);
     });
 
     test("increment creates a missing document from init, then adds to the field and keeps the rest", async () => {
       const counterId = id();
-      expect(await counters.increment(counterId, "n", 3, { scope: "s1", window: "2030-01" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 3 });
-      expect(await counters.increment(counterId, "n", 4, { scope: "ignored", window: "ignored" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
-      expect(await counters.increment(counterId, "n", 0, { scope: "ignored", window: "ignored" })).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
+      expect(await counters.increment(counterId, "n", 3, { scope: "s1", window: "2030-01" })).toEqual({
+        _id: counterId,
+        scope: "s1",
+        window: "2030-01",
+        n: 3,
+      });
+      expect(await counters.increment(counterId, "n", 4, { scope: "ignored", window: "ignored" })).toEqual({
+        _id: counterId,
+        scope: "s1",
+        window: "2030-01",
+        n: 7,
+      });
+      expect(await counters.increment(counterId, "n", 0, { scope: "ignored", window: "ignored" })).toEqual({
+        _id: counterId,
+        scope: "s1",
+        window: "2030-01",
+        n: 7,
+      });
       expect(await counters.get(counterId)).toEqual({ _id: counterId, scope: "s1", window: "2030-01", n: 7 });
       const zero = id();
-      expect(await counters.increment(zero, "n", 0, { scope: "s2", window: "w" })).toEqual({ _id: zero, scope: "s2", window: "w", n: 0 });
+      expect(await counters.increment(zero, "n", 0, { scope: "s2", window: "w" })).toEqual({
+        _id: zero,
+        scope: "s2",
+        window: "w",
+        n: 0,
+      });
     });
 
     test("of 50 concurrent increments from 0, every one counts and each sees its own total (4 rounds)", async () => {
@@ -147,7 +199,9 @@ for (const [name, open] of adapters) {
         const counterId = id();
         // Even rounds race to create the document; odd rounds add to one that exists.
         if (round % 2 === 1) await counters.insert({ _id: counterId, scope: "s", window: "w", n: 0 });
-        const results = await Promise.all(Array.from({ length: 50 }, () => counters.increment(counterId, "n", 1, { scope: "s", window: "w" })));
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => counters.increment(counterId, "n", 1, { scope: "s", window: "w" })),
+        );
         expect(results.map((r) => r.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
         expect(await counters.get(counterId)).toEqual({ _id: counterId, scope: "s", window: "w", n: 50 });
       }
@@ -168,7 +222,10 @@ for (const [name, open] of adapters) {
       const old = item({ owner: doc._id });
       await items.insert(old);
       const snap = item({ owner: doc._id, payload: "snapshot" });
-      const then = [{ insert: snap, into: items }, { delete: { _id: old._id }, from: items }];
+      const then = [
+        { insert: snap, into: items },
+        { delete: { _id: old._id }, from: items },
+      ];
       expect(await items.update({ _id: doc._id, version: 9 }, { version: 10 }, then)).toBeNull();
       expect([await items.get(snap._id), (await items.get(old._id))?._id]).toEqual([null, old._id]);
       expect((await items.update({ _id: doc._id, version: 1 }, { version: 2 }, then))?.version).toBe(2);
@@ -182,7 +239,12 @@ for (const [name, open] of adapters) {
       await items.insert(gone);
       const counterId = id();
       await counters.insert({ _id: counterId, scope: "s", window: "w", n: 100 });
-      const count = (n: number) => ({ increment: counterId, by: { n }, init: { scope: "s", window: "w" }, in: counters });
+      const count = (n: number) => ({
+        increment: counterId,
+        by: { n },
+        init: { scope: "s", window: "w" },
+        in: counters,
+      });
       const then = [count(5), { delete: { _id: gone._id }, from: items, ifDeleted: count(-30) }];
       expect((await items.update({ _id: doc._id, version: 1 }, { version: 2 }, then))?.version).toBe(2);
       expect((await counters.get(counterId))?.n).toBe(75);
@@ -194,28 +256,42 @@ for (const [name, open] of adapters) {
       expect((await counters.get(counterId))?.n).toBe(80);
     });
 
-    test(name === "sqlite" ? "a follower that fails undoes the first write: all or nothing" : "a follower that fails leaves the first write, and says so", async () => {
-      const doc = item();
-      const taken = item();
-      await items.insert(doc);
-      await items.insert(taken);
-      const clash = [{ insert: item({ key: taken.key }), into: items }];
-      const failed = await items.update({ _id: doc._id, version: 1 }, { version: 2 }, clash).then(() => undefined, (err) => err);
-      if (name === "sqlite") {
-        expect(failed).toBeInstanceOf(DuplicateKeyError);
-        expect((await items.get(doc._id))?.version).toBe(1);
-      } else {
-        expect(failed).toBeInstanceOf(FollowerFailedError);
-        expect((failed as FollowerFailedError).updated).toMatchObject({ _id: doc._id, version: 2 });
-        expect((await items.get(doc._id))?.version).toBe(2);
-      }
-      expect(await items.count({ key: taken.key })).toBe(1);
-    });
+    test(
+      name === "sqlite"
+        ? "a follower that fails undoes the first write: all or nothing"
+        : "a follower that fails leaves the first write, and says so",
+      async () => {
+        const doc = item();
+        const taken = item();
+        await items.insert(doc);
+        await items.insert(taken);
+        const clash = [{ insert: item({ key: taken.key }), into: items }];
+        const failed = await items.update({ _id: doc._id, version: 1 }, { version: 2 }, clash).then(
+          () => undefined,
+          (err) => err,
+        );
+        if (name === "sqlite") {
+          expect(failed).toBeInstanceOf(DuplicateKeyError);
+          expect((await items.get(doc._id))?.version).toBe(1);
+        } else {
+          expect(failed).toBeInstanceOf(FollowerFailedError);
+          expect((failed as FollowerFailedError).updated).toMatchObject({ _id: doc._id, version: 2 });
+          expect((await items.get(doc._id))?.version).toBe(2);
+        }
+        expect(await items.count({ key: taken.key })).toBe(1);
+      },
+    );
 
     test("writes under a budget (an increment with atMost): of 12 concurrent ones with room for 5, exactly 5 are written", async () => {
       const counterId = id();
       await counters.insert({ _id: counterId, scope: "s", window: "w", n: 100 });
-      const budget = (by: number) => ({ increment: counterId, by: { n: by }, init: { scope: "s", window: "w" }, in: counters, atMost: { n: 150 } });
+      const budget = (by: number) => ({
+        increment: counterId,
+        by: { n: by },
+        init: { scope: "s", window: "w" },
+        in: counters,
+        atMost: { n: 150 },
+      });
       const docs = Array.from({ length: 12 }, () => item({ owner: counterId }));
       for (const doc of docs) await items.insert(doc);
       // Updates and inserts alike, each growing the counter by 10: 50 of room takes 5 of them.
@@ -227,7 +303,9 @@ for (const [name, open] of adapters) {
       expect(refused).toHaveLength(7);
       for (const reason of refused) expect(reason).toBeInstanceOf(BudgetExceededError);
       expect((await counters.get(counterId))?.n).toBe(150);
-      expect((await items.count({ owner: counterId, version: 2 })) + (await items.count({ owner: `${counterId}:new` }))).toBe(5);
+      expect(
+        (await items.count({ owner: counterId, version: 2 })) + (await items.count({ owner: `${counterId}:new` })),
+      ).toBe(5);
       // A write that frees room always passes; one that loses its filter counts nothing.
       expect((await items.update({ _id: docs[0]!._id }, { note: "x" }, [budget(-30)]))?.note).toBe("x");
       expect(await items.update({ _id: docs[0]!._id, version: 99 }, { note: "y" }, [budget(10)])).toBeNull();
@@ -249,7 +327,9 @@ for (const [name, open] of adapters) {
       for (const reason of refused) expect(reason).toBeInstanceOf(QuotaExceededError);
       expect(await items.count({ owner: counterId })).toBe(8);
       // A full window stays full: one more is refused too.
-      expect(await items.insert(item({ owner: counterId }), [], quota).catch((err) => err)).toBeInstanceOf(QuotaExceededError);
+      expect(await items.insert(item({ owner: counterId }), [], quota).catch((err) => err)).toBeInstanceOf(
+        QuotaExceededError,
+      );
       expect(await items.count({ owner: counterId })).toBe(8);
       expect((await counters.get(counterId))?.n).toBeGreaterThanOrEqual(8);
     });
@@ -263,7 +343,9 @@ for (const [name, open] of adapters) {
       const quota = { increment: counterId, field: "n", atMost: 1, init: { scope: "s", window: "w" }, in: counters };
       const taken = item();
       await items.insert(taken);
-      expect(await items.insert(item({ key: taken.key }), [], quota).catch((err) => err)).toBeInstanceOf(DuplicateKeyError);
+      expect(await items.insert(item({ key: taken.key }), [], quota).catch((err) => err)).toBeInstanceOf(
+        DuplicateKeyError,
+      );
       if (name === "sqlite") {
         expect(await counters.get(counterId)).toBeNull();
         const fresh = item();
@@ -288,7 +370,9 @@ for (const [name, open] of adapters) {
         counters.increment(`c_${id()}`, "n", 1, { scope: "s", window: "w" }),
       ]);
       // Exactly one of the two updates from version 1 applies (which one is the store's choice).
-      const outcomes = [won, lost].map((r) => (r.status === "fulfilled" ? (r.value as Item | null)?.note ?? null : "rejected"));
+      const outcomes = [won, lost].map((r) =>
+        r.status === "fulfilled" ? ((r.value as Item | null)?.note ?? null) : "rejected",
+      );
       expect(outcomes.filter((o) => o === null)).toHaveLength(1);
       const winner = outcomes.find((o) => o !== null);
       expect(duplicate.status === "rejected" && duplicate.reason).toBeInstanceOf(DuplicateKeyError);
@@ -301,7 +385,9 @@ for (const [name, open] of adapters) {
 }
 
 test("a MongoDB store whose server is unreachable reports StoreUnavailableError", async () => {
-  const error = await createMongoStore(`mongodb://127.0.0.1:${freePort()}/?serverSelectionTimeoutMS=300`, "x").catch((e) => e);
+  const error = await createMongoStore(`mongodb://127.0.0.1:${freePort()}/?serverSelectionTimeoutMS=300`, "x").catch(
+    (e) => e,
+  );
   expect(error).toBeInstanceOf(StoreUnavailableError);
 });
 
@@ -312,7 +398,10 @@ test("a MongoDB store whose server is unreachable reports StoreUnavailableError"
 async function restartingProxy(upstreamPort: number) {
   let answering = true;
   const pairs = new Set<{ client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> }>();
-  const proxy = Bun.listen<{ pair: { client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> }; early: Uint8Array[] }>({
+  const proxy = Bun.listen<{
+    pair: { client: Bun.Socket<unknown>; server?: Bun.Socket<unknown> };
+    early: Uint8Array[];
+  }>({
     hostname: "127.0.0.1",
     port: 0,
     socket: {

@@ -3,8 +3,12 @@ import { dropOrphanDatabases, dropRunDatabases, newDatabaseName, pgTarget, runTa
 
 /** The test run's PostgreSQL databases (FerretDB's backend) never outlive it. */
 const psql = (sql: string) =>
-  Bun.spawnSync(["psql", "-h", pgTarget.host, "-p", String(pgTarget.port), "-U", pgTarget.user, "-d", "postgres", "-Atc", sql], { stdout: "pipe", stderr: "pipe" });
-const exists = (name: string) => psql(`select 1 from pg_database where datname = '${name}'`).stdout.toString().trim() === "1";
+  Bun.spawnSync(
+    ["psql", "-h", pgTarget.host, "-p", String(pgTarget.port), "-U", pgTarget.user, "-d", "postgres", "-Atc", sql],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+const exists = (name: string) =>
+  psql(`select 1 from pg_database where datname = '${name}'`).stdout.toString().trim() === "1";
 const reachable = Bun.which("psql") !== null && psql("select 1").exitCode === 0;
 
 test("database names carry the run's tag", () => {

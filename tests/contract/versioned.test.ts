@@ -25,7 +25,12 @@ for (const [name, open] of adapters) {
     const id = () => `t_${crypto.randomUUID().slice(0, 8)}`;
     // Appends `item` to the tally's list: a lost update would drop some writer's item.
     const append = (_id: string, item: string, rounds: number) =>
-      updateVersioned(tallies, _id, (current) => ({ next: { items: JSON.stringify([...JSON.parse(current?.items ?? "[]"), item]) } }), { rounds });
+      updateVersioned(
+        tallies,
+        _id,
+        (current) => ({ next: { items: JSON.stringify([...JSON.parse(current?.items ?? "[]"), item]) } }),
+        { rounds },
+      );
 
     beforeAll(async () => {
       store = await open();
@@ -68,7 +73,9 @@ for (const [name, open] of adapters) {
     test("a stop answers without writing", async () => {
       const _id = id();
       await append(_id, "a", 1);
-      expect(await updateVersioned(tallies, _id, () => ({ stop: "too old" }), { rounds: 3 })).toEqual({ stopped: "too old" });
+      expect(await updateVersioned(tallies, _id, () => ({ stop: "too old" }), { rounds: 3 })).toEqual({
+        stopped: "too old",
+      });
       expect((await tallies.get(_id))?.version).toBe(1);
     });
 
@@ -87,14 +94,21 @@ for (const [name, open] of adapters) {
         },
         { rounds: 4 },
       );
-      expect(await contended.then(() => "written", (err) => (unavailable(err) ? "503" : String(err)))).toBe("503");
+      expect(
+        await contended.then(
+          () => "written",
+          (err) => (unavailable(err) ? "503" : String(err)),
+        ),
+      ).toBe("503");
       expect(reads).toBe(4);
       expect(JSON.parse((await tallies.get(_id))!.items)).toEqual(["a", "other1", "other2", "other3", "other4"]);
     });
 
     test("the last lost round answers what the caller names instead of 503", async () => {
       let rounds = 0;
-      expect(await inRounds({ rounds: 3, exhausted: () => "given up" }, async () => (rounds++, lostRound))).toBe("given up");
+      expect(await inRounds({ rounds: 3, exhausted: () => "given up" }, async () => (rounds++, lostRound))).toBe(
+        "given up",
+      );
       expect(rounds).toBe(3);
     });
 
@@ -106,13 +120,18 @@ for (const [name, open] of adapters) {
           flags,
           () => flags.get(_id),
           (current) =>
-            current?.state === "closed" ? { stop: `already closed by ${current.by}` } : { changes: { state: "closed", by }, where: { state: "open" } },
+            current?.state === "closed"
+              ? { stop: `already closed by ${current.by}` }
+              : { changes: { state: "closed", by }, where: { state: "open" } },
           { rounds: 2 },
         );
       const outcomes = await Promise.all(["x", "y", "z"].map(close));
       const winner = (await flags.get(_id))!.by;
       expect(outcomes.filter((o) => "written" in o)).toHaveLength(1);
-      expect(outcomes.filter((o) => "stopped" in o)).toEqual([{ stopped: `already closed by ${winner}` }, { stopped: `already closed by ${winner}` }]);
+      expect(outcomes.filter((o) => "stopped" in o)).toEqual([
+        { stopped: `already closed by ${winner}` },
+        { stopped: `already closed by ${winner}` },
+      ]);
     });
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Store } from "../../shared/store/port.ts";
-import { type HitDoc, hitIndexes, limitPerMinute, windowCounter } from "../../shared/serving/window-counter.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
+import { type HitDoc, hitIndexes, limitPerMinute, windowCounter } from "../../shared/serving/window-counter.ts";
+import type { Store } from "../../shared/store/port.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
 
 const adapters = storeAdapters("seats");
@@ -28,15 +28,20 @@ for (const [name, open] of adapters) {
 
     test("a per-minute limit: of 40 concurrent events with limit 30 at once exactly 30 pass, counted in one document", async () => {
       const hits = await store.collection<HitDoc>("limits", hitIndexes);
-      const tenant = (limit: number) => ({ envId: "env_x", settings: { rateLimits: { accountCreationsPerIpPerMinute: limit } } }) as unknown as Tenant;
+      const tenant = (limit: number) =>
+        ({ envId: "env_x", settings: { rateLimits: { accountCreationsPerIpPerMinute: limit } } }) as unknown as Tenant;
       const what = { setting: "accountCreationsPerIpPerMinute", counted: "account creations" } as const;
       const now = Date.now();
-      const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => limitPerMinute(hits, now, tenant(30), "10.0.0.1", what)));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, () => limitPerMinute(hits, now, tenant(30), "10.0.0.1", what)),
+      );
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(30);
       const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
       expect(refused.reason).toMatchObject({ code: "rate_limited" });
       // However high the limit, an event costs one counter, not a document of its own to read back.
-      await Promise.all(Array.from({ length: 20 }, () => limitPerMinute(hits, now, tenant(1_000_000), "10.0.0.2", what)));
+      await Promise.all(
+        Array.from({ length: 20 }, () => limitPerMinute(hits, now, tenant(1_000_000), "10.0.0.2", what)),
+      );
       expect(await hits.count({ scope: "env_x:ip:10.0.0.2" })).toBe(1);
     });
   });

@@ -52,9 +52,21 @@ describe("npm run dev:distributed", () => {
   const output = () => `--- stdout ---\n${out.stdout.slice(-4000)}\n--- stderr ---\n${out.stderr.slice(-4000)}`;
 
   beforeAll(async () => {
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), SAVEPOINT_ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" };
-    for (const name of ["NATS_URL", "MONGODB_URL", "SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRET"]) delete env[name];
-    proc = Bun.spawn([process.execPath, join(root, "scripts", "dev-distributed.ts")], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: String(port),
+      SAVEPOINT_ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: "warn",
+    };
+    for (const name of ["NATS_URL", "MONGODB_URL", "SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRET"])
+      delete env[name];
+    proc = Bun.spawn([process.execPath, join(root, "scripts", "dev-distributed.ts")], {
+      cwd,
+      env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     trackChild(proc);
     const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof out) => {
       for await (const chunk of stream) out[key] += new TextDecoder().decode(chunk);
@@ -63,7 +75,8 @@ describe("npm run dev:distributed", () => {
     void pump(proc.stderr, "stderr");
     const deadline = Date.now() + 150_000;
     while (!out.stdout.includes("Ctrl-C stops everything")) {
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`dev:distributed did not become ready (exit ${proc.exitCode})\n${output()}`);
+      if (proc.exitCode !== null || Date.now() > deadline)
+        throw new Error(`dev:distributed did not become ready (exit ${proc.exitCode})\n${output()}`);
       await Bun.sleep(100);
     }
   }, 180_000);
@@ -81,7 +94,11 @@ describe("npm run dev:distributed", () => {
       expect(((await ready.json()) as { degraded?: boolean }).degraded).toBe(false);
     }
     const admin = async (path: string, body: unknown) => {
-      const res = await fetch(`${bases[0]}${path}`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(`${bases[0]}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(res.status, output()).toBe(201);
       return (await res.json()) as Record<string, string>;
     };
@@ -89,10 +106,15 @@ describe("npm run dev:distributed", () => {
     const { projectId } = await admin(`/admin/v1/workspaces/${workspaceId}/projects`, { name: "Game" });
     const { runtimeKey } = await admin(`/admin/v1/projects/${projectId}/environments/stage/runtime-keys`, {});
     for (const [made, read] of [bases, [...bases].reverse()]) {
-      const created = await fetch(`${made}/api/v1/accounts`, { method: "POST", headers: { authorization: `Bearer ${runtimeKey}` } });
+      const created = await fetch(`${made}/api/v1/accounts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${runtimeKey}` },
+      });
       expect(created.status, output()).toBe(201);
       const account = (await created.json()) as { accountId: string; accountSessionToken: string };
-      const back = await fetch(`${read}/api/v1/accounts/${account.accountId}`, { headers: { authorization: `Bearer ${runtimeKey}`, "x-service-account-session": account.accountSessionToken } });
+      const back = await fetch(`${read}/api/v1/accounts/${account.accountId}`, {
+        headers: { authorization: `Bearer ${runtimeKey}`, "x-service-account-session": account.accountSessionToken },
+      });
       expect(back.status, output()).toBe(200);
     }
   });
@@ -116,12 +138,28 @@ describe("npm run dev:distributed", () => {
 
 test("without nats-server it fails at once, saying how to install it", async () => {
   const cwd = tempDir("dev-distributed-no-nats");
-  const env: Record<string, string | undefined> = { ...process.env, NATS_SERVER_BIN: join(cwd, "no-nats-server"), PORT: String(portPair()) };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NATS_SERVER_BIN: join(cwd, "no-nats-server"),
+    PORT: String(portPair()),
+  };
   delete env.NATS_URL;
-  const proc = Bun.spawn([process.execPath, join(root, "scripts", "dev-distributed.ts")], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, join(root, "scripts", "dev-distributed.ts")], {
+    cwd,
+    env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   trackChild(proc);
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   expect(code, stdout + stderr).toBe(1);
-  expect(stderr).toContain("dev:distributed: nats-server not found. Install it (Debian/Ubuntu: apt-get install nats-server");
+  expect(stderr).toContain(
+    "dev:distributed: nats-server not found. Install it (Debian/Ubuntu: apt-get install nats-server",
+  );
   expect(stderr).toContain("or set NATS_URL");
 });

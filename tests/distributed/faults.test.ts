@@ -2,9 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import { type FerretServer, type NatsCluster, startFerretOnPostgres, startNatsCluster, waitForSubscribers } from "../helpers/cluster.ts";
-import { type DistributedDeployment, allServices, startDistributed } from "../helpers/deployments.ts";
-import { type LoadFleet, type LoadReport, createLoadFleet, formatReport } from "../helpers/load.ts";
+import {
+  type FerretServer,
+  type NatsCluster,
+  startFerretOnPostgres,
+  startNatsCluster,
+  waitForSubscribers,
+} from "../helpers/cluster.ts";
+import { allServices, type DistributedDeployment, startDistributed } from "../helpers/deployments.ts";
+import { createLoadFleet, formatReport, type LoadFleet, type LoadReport } from "../helpers/load.ts";
 
 /**
  * Faults of the distributed deployment under steady load, as real processes on loopback: a
@@ -43,10 +49,16 @@ async function logsSince(sizes: Map<string, number>, maxLinesPerFile = 4): Promi
   const out: string[] = [];
   for (const path of new Set([...sizes.keys(), ...d.processes.map((p) => p.log)])) {
     const from = sizes.get(path) ?? 0;
-    const text = (await Bun.file(path).text().catch(() => "")).slice(from);
+    const text = (
+      await Bun.file(path)
+        .text()
+        .catch(() => "")
+    ).slice(from);
     // FerretDB logs every failed lease insert (counted by leaseContention) and every unknown command.
     const noise = /duplicate key value violates unique constraint|msg="Response (message|header)/;
-    const lines = text.split("\n").filter((l) => l.trim() && !noise.test(l) && (path !== ferret.log || l.startsWith("time=")));
+    const lines = text
+      .split("\n")
+      .filter((l) => l.trim() && !noise.test(l) && (path !== ferret.log || l.startsWith("time=")));
     if (lines.length === 0) continue;
     const name = path.split("/").slice(-1)[0];
     out.push(`log ${name} (${path}): ${lines.length} new lines`);
@@ -59,23 +71,48 @@ async function logsSince(sizes: Map<string, number>, maxLinesPerFile = 4): Promi
 /** Every check of a scenario, collected so a failing run names all of them at once. */
 function commonChecks(r: LoadReport, recoveryFrom: string): string[] {
   const failures: string[] = [];
-  if (r.connectionErrors !== 0) failures.push(`${r.connectionErrors} requests got no HTTP answer: ${JSON.stringify(r.connectionErrorsByCode)}`);
+  if (r.connectionErrors !== 0)
+    failures.push(`${r.connectionErrors} requests got no HTTP answer: ${JSON.stringify(r.connectionErrorsByCode)}`);
   const unexpected = Object.keys(r.byStatus).filter((s) => !allowed.has(Number(s)));
-  if (unexpected.length) failures.push(`statuses outside {200, 409, 503, 504}: ${unexpected.map((s) => `${s} x${r.byStatus[s]}`).join(", ")}`);
-  if (Object.keys(r.other409).length) failures.push(`409s other than conflicts and in-progress retries: ${JSON.stringify(r.other409)}`);
-  if (r.lostWrites !== 0) failures.push(`${r.lostWrites} acknowledged writes lost: ${JSON.stringify(r.lost.slice(0, 3))}`);
-  if (r.unverified.length) failures.push(`${r.unverified.length} slots could not be read back: ${JSON.stringify(r.unverified.slice(0, 3))}`);
+  if (unexpected.length)
+    failures.push(
+      `statuses outside {200, 409, 503, 504}: ${unexpected.map((s) => `${s} x${r.byStatus[s]}`).join(", ")}`,
+    );
+  if (Object.keys(r.other409).length)
+    failures.push(`409s other than conflicts and in-progress retries: ${JSON.stringify(r.other409)}`);
+  if (r.lostWrites !== 0)
+    failures.push(`${r.lostWrites} acknowledged writes lost: ${JSON.stringify(r.lost.slice(0, 3))}`);
+  if (r.unverified.length)
+    failures.push(`${r.unverified.length} slots could not be read back: ${JSON.stringify(r.unverified.slice(0, 3))}`);
   // A baseline near zero would make any throughput count as recovered.
-  if (!(r.baselinePerSecond >= clients / 4)) failures.push(`no steady load before the fault: baseline ${r.baselinePerSecond} accepted/s, below ${clients / 4}`);
+  if (!(r.baselinePerSecond >= clients / 4))
+    failures.push(`no steady load before the fault: baseline ${r.baselinePerSecond} accepted/s, below ${clients / 4}`);
   const rec = r.recovery.find((x) => x.from === recoveryFrom)!;
-  if (!(rec.recoveryMs <= maxRecoveryMs)) failures.push(`throughput not steadily back to 50% of ${r.baselinePerSecond}/s within ${maxRecoveryMs} ms of "${recoveryFrom}" (${rec.recoveryMs} ms)`);
+  if (!(rec.recoveryMs <= maxRecoveryMs))
+    failures.push(
+      `throughput not steadily back to 50% of ${r.baselinePerSecond}/s within ${maxRecoveryMs} ms of "${recoveryFrom}" (${rec.recoveryMs} ms)`,
+    );
   return failures;
 }
 
 /** Writes a scenario's timeline (ms from its start, status, latency, client) next to the service logs. */
-async function saveTimeline(name: string, timeline: { t: number; status: number | string; ms: number; client: number }[], startedAt: number) {
+async function saveTimeline(
+  name: string,
+  timeline: { t: number; status: number | string; ms: number; client: number }[],
+  startedAt: number,
+) {
   const path = join(d.logs, `timeline-${name}.json`);
-  await Bun.write(path, JSON.stringify(timeline.map((a) => ({ at: Math.round(a.t - startedAt), status: a.status, ms: Math.round(a.ms), client: a.client }))));
+  await Bun.write(
+    path,
+    JSON.stringify(
+      timeline.map((a) => ({
+        at: Math.round(a.t - startedAt),
+        status: a.status,
+        ms: Math.round(a.ms),
+        client: a.client,
+      })),
+    ),
+  );
   return `timeline: ${path}`;
 }
 
@@ -84,9 +121,15 @@ async function saveTimeline(name: string, timeline: { t: number; status: number 
  * per try): how many writers were spinning on a per-document lease (shared/store/mongo-lease.ts).
  */
 async function leaseContention(from: number, startWall: number): Promise<string> {
-  const text = (await Bun.file(ferret.log).text().catch(() => "")).slice(from);
+  const text = (
+    await Bun.file(ferret.log)
+      .text()
+      .catch(() => "")
+  ).slice(from);
   const perSecond: number[] = [];
-  for (const m of text.matchAll(/^time=(\S+) level=ERROR .*duplicate key value violates unique constraint \\"_leases/gm)) {
+  for (const m of text.matchAll(
+    /^time=(\S+) level=ERROR .*duplicate key value violates unique constraint \\"_leases/gm,
+  )) {
     const i = Math.floor((Date.parse(m[1]!) - startWall) / 1000);
     if (i >= 0) perSecond[i] = (perSecond[i] ?? 0) + 1;
   }
@@ -105,8 +148,13 @@ async function storeLeftovers(what: string, faultWall: number): Promise<string[]
     const db = client.db(d.db);
     const now = Date.now();
     const leases = await db.collection<{ _id: string; owner: string; expiresAt: number }>("_leases").find({}).toArray();
-    const stale = leases.filter((l) => l.expiresAt - leaseMs < faultWall && l.expiresAt > now).sort((a, b) => a.expiresAt - b.expiresAt);
-    const claims = await db.collection<{ _id: string; state: string; claimedUntil: number; createdAt: string }>("idempotencyKeys").find({ state: "pending" }).toArray();
+    const stale = leases
+      .filter((l) => l.expiresAt - leaseMs < faultWall && l.expiresAt > now)
+      .sort((a, b) => a.expiresAt - b.expiresAt);
+    const claims = await db
+      .collection<{ _id: string; state: string; claimedUntil: number; createdAt: string }>("idempotencyKeys")
+      .find({ state: "pending" })
+      .toArray();
     const staleClaims = claims.filter((c) => Date.parse(c.createdAt) < faultWall && c.claimedUntil > now);
     const kinds: Record<string, number> = {};
     for (const l of stale) kinds[l._id.split(":")[0]!] = (kinds[l._id.split(":")[0]!] ?? 0) + 1;
@@ -114,7 +162,9 @@ async function storeLeftovers(what: string, faultWall: number): Promise<string[]
     return [
       `store ${at(now)} after ${what}: ${stale.length} unexpired leases taken before it ${JSON.stringify(kinds)}${stale.length ? `, the last expiring at ${at(stale.at(-1)!.expiresAt)}` : ""};`,
       `  ${staleClaims.length} idempotency claims from before it still pending (a retry with their key is 409 in_progress until claimedUntil)`,
-      ...stale.slice(0, 3).map((l) => `    lease ${l._id} taken at ${at(l.expiresAt - leaseMs)}, expires at ${at(l.expiresAt)}`),
+      ...stale
+        .slice(0, 3)
+        .map((l) => `    lease ${l._id} taken at ${at(l.expiresAt - leaseMs)}, expires at ${at(l.expiresAt)}`),
     ];
   } catch (err) {
     return [`store leftovers not read: ${(err as Error).message}`];
@@ -143,9 +193,15 @@ describe("faults of the distributed deployment under steady load", () => {
     const warm = fleet.start("warm-up");
     // Until the last second's accepted writes reach one per client (at least 2 s, at most 8 s).
     const lastSecond = () => warm.timeline.filter((a) => a.status === 200 && a.t >= performance.now() - 1_000).length;
-    while (performance.now() - warm.startedAt < 8_000 && (performance.now() - warm.startedAt < 2_000 || lastSecond() < clients)) await Bun.sleep(250);
+    while (
+      performance.now() - warm.startedAt < 8_000 &&
+      (performance.now() - warm.startedAt < 2_000 || lastSecond() < clients)
+    )
+      await Bun.sleep(250);
     const warmed = await warm.stop();
-    const metrics = await fetch(`http://127.0.0.1:${d.metricsPorts.find((p) => p)}/healthz`, { signal: AbortSignal.timeout(1_000) }).then(
+    const metrics = await fetch(`http://127.0.0.1:${d.metricsPorts.find((p) => p)}/healthz`, {
+      signal: AbortSignal.timeout(1_000),
+    }).then(
       (res) => `answers ${res.status}`,
       (err) => `does not answer (${(err as Error).message})`,
     );
@@ -155,7 +211,10 @@ describe("faults of the distributed deployment under steady load", () => {
         `store: ${ferret.note} (${ferret.url}, log ${ferret.log})`,
         `nats: ${cluster.nodes.map((n) => `${n.name} ${n.url} (monitor ${n.monitorPort}, log ${n.log})`).join("; ")}`,
         `services (NATS_URL per process: nats.js reads only the last URL of a comma-separated list):`,
-        ...d.processes.map((p) => `  ${p.name} pid ${p.pid} ${p.natsUrl}${p.metricsPort ? ` metrics ${p.metricsPort}` : ""}${p.port ? ` http ${p.port}` : ""} log ${p.log}`),
+        ...d.processes.map(
+          (p) =>
+            `  ${p.name} pid ${p.pid} ${p.natsUrl}${p.metricsPort ? ` metrics ${p.metricsPort}` : ""}${p.port ? ` http ${p.port}` : ""} log ${p.log}`,
+        ),
         `SAVEPOINT_METRICS_PORT /healthz of the first service: ${metrics}`,
         `load: ${clients} clients, one account and slot each, pinned to gateways ${d.bases.join(", ")}`,
         `logs and timelines: ${d.logs} (removed at the end of the run unless SAVEPOINT_KEEP_TEMP=1)`,
@@ -202,7 +261,9 @@ describe("faults of the distributed deployment under steady load", () => {
   test("b. SIGKILL one NATS cluster node mid-load, restart it 3 s later", async () => {
     const sizes = logSizes();
     // The node most clients are on: the one whose loss moves the most connections.
-    const loads = await Promise.all(cluster.nodes.map(async (n) => ({ n, connections: (await n.monitor("/varz")).connections as number })));
+    const loads = await Promise.all(
+      cluster.nodes.map(async (n) => ({ n, connections: (await n.monitor("/varz")).connections as number })),
+    );
     const { n: node, connections } = loads.sort((a, b) => b.connections - a.connections)[0]!;
     const load = fleet.start(`b. SIGKILL NATS node ${node.name}, restart after 3 s`);
     const startWall = Date.now();
@@ -246,10 +307,12 @@ describe("faults of the distributed deployment under steady load", () => {
     const failures = commonChecks(r, "restart ferretdb");
     // While the store is down the services answer 503 (out of reach), never a 500.
     const during: Record<string, number> = {};
-    for (const a of load.timeline) if (a.t >= killedAt && a.t < restartedAt) during[a.status] = (during[a.status] ?? 0) + 1;
+    for (const a of load.timeline)
+      if (a.t >= killedAt && a.t < restartedAt) during[a.status] = (during[a.status] ?? 0) + 1;
     if (!(r.byStatus["503"] ?? 0)) failures.push("no 503 answered for the outage");
     const other5xx = Object.keys(r.byStatus).filter((s) => Number(s) >= 500 && s !== "503" && s !== "504");
-    if (other5xx.length) failures.push(`5xx other than 503/504: ${other5xx.map((s) => `${s} x${r.byStatus[s]}`).join(", ")}`);
+    if (other5xx.length)
+      failures.push(`5xx other than 503/504: ${other5xx.map((s) => `${s} x${r.byStatus[s]}`).join(", ")}`);
     report(r, [
       `store: ${ferret.note}`,
       `answers while the store was down: ${JSON.stringify(during)}`,

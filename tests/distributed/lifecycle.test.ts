@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
+import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { adminToken, deployment, startDistributed } from "../helpers/deployments.ts";
-import { mongo, startNats, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
+import { mongo, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -27,17 +27,30 @@ describe("process lifecycle (distributed)", () => {
     const natsPort = freePort();
     const metricsPort = freePort();
     const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "saves"], {
-      env: { ...process.env, NATS_URL: `nats://127.0.0.1:${natsPort}`, MONGODB_URL: (await mongo()).url, MONGODB_DB: uniqueDb("wait"), SAVEPOINT_METRICS_PORT: String(metricsPort), LOG_LEVEL: "info" },
+      env: {
+        ...process.env,
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        MONGODB_URL: (await mongo()).url,
+        MONGODB_DB: uniqueDb("wait"),
+        SAVEPOINT_METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: "info",
+      },
       stdout: "ignore",
       stderr: "pipe",
     });
     trackChild(proc);
     await Bun.sleep(1_500);
     expect(proc.exitCode).toBeNull(); // still waiting, not given up
-    const nats = Bun.spawn(["nats-server", "-a", "127.0.0.1", "-p", String(natsPort), "-js", "-sd", tempDir("late-nats")], { stdout: "ignore", stderr: "ignore" });
+    const nats = Bun.spawn(
+      ["nats-server", "-a", "127.0.0.1", "-p", String(natsPort), "-js", "-sd", tempDir("late-nats")],
+      { stdout: "ignore", stderr: "ignore" },
+    );
     trackChild(nats);
     try {
-      const ready = await eventually(() => getJson(`http://127.0.0.1:${metricsPort}/readyz`), (r) => r?.status === 200);
+      const ready = await eventually(
+        () => getJson(`http://127.0.0.1:${metricsPort}/readyz`),
+        (r) => r?.status === 200,
+      );
       expect(ready.body).toEqual({ ready: true, bus: "ok", store: "ok" });
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
@@ -54,25 +67,45 @@ describe("process lifecycle (distributed)", () => {
     try {
       const ready = await getJson(`${d.base}/readyz`);
       expect(ready.status).toBe(200);
-      expect(ready.body).toMatchObject({ ready: true, bus: "ok", degraded: false, services: { accounts: "ok", config: "ok", transfer: "ok", "auth-bridge": "ok", billing: "ok", saves: "ok" } });
+      expect(ready.body).toMatchObject({
+        ready: true,
+        bus: "ok",
+        degraded: false,
+        services: { accounts: "ok", config: "ok", transfer: "ok", "auth-bridge": "ok", billing: "ok", saves: "ok" },
+      });
       for (const p of d.byName.billing) p.kill("SIGTERM");
-      const missing = await eventually(() => getJson(`${d.base}/readyz`), (r) => r?.body.degraded === true);
-      expect(missing).toMatchObject({ status: 200, body: { ready: true, bus: "ok", degraded: true, services: { billing: "service_unavailable", accounts: "ok" } } });
+      const missing = await eventually(
+        () => getJson(`${d.base}/readyz`),
+        (r) => r?.body.degraded === true,
+      );
+      expect(missing).toMatchObject({
+        status: 200,
+        body: { ready: true, bus: "ok", degraded: true, services: { billing: "service_unavailable", accounts: "ok" } },
+      });
       // Liveness stays cheap and up: the process itself is fine.
       expect((await getJson(`${d.base}/healthz`)).status).toBe(200);
       // Each service's own port says the same about itself.
       const accounts = d.processes.find((p) => p.name === "accounts")!;
-      expect(await getJson(`http://127.0.0.1:${accounts.metricsPort}/readyz`)).toEqual({ status: 200, body: { ready: true, bus: "ok", store: "ok" } });
+      expect(await getJson(`http://127.0.0.1:${accounts.metricsPort}/readyz`)).toEqual({
+        status: 200,
+        body: { ready: true, bus: "ok", store: "ok" },
+      });
     } finally {
       await d.stop();
     }
   }, 60_000);
 
   test("SIGTERM on a gateway under load: requests in flight are answered, no connection is reset, exit 0", async () => {
-    const d = await startDistributed({ services: ["config", "accounts", "gateway"], copies: { gateway: 2, accounts: 2 }, env: { SAVEPOINT_DRAIN_MS: "1000" } });
+    const d = await startDistributed({
+      services: ["config", "accounts", "gateway"],
+      copies: { gateway: 2, accounts: 2 },
+      env: { SAVEPOINT_DRAIN_MS: "1000" },
+    });
     try {
       const { key } = await newTenant(d);
-      const accounts = await Promise.all(Array.from({ length: 10 }, () => newAccount(d, key, { slot: { slotId: "s", data: {} } })));
+      const accounts = await Promise.all(
+        Array.from({ length: 10 }, () => newAccount(d, key, { slot: { slotId: "s", data: {} } })),
+      );
       const [first, second] = d.bases as [string, string];
       let target = first;
       const errors: string[] = [];
@@ -84,7 +117,11 @@ describe("process lifecycle (distributed)", () => {
           try {
             const res = await fetch(`${target}/api/v1/accounts/${acc.accountId}/slots/s/sync`, {
               method: "POST",
-              headers: { authorization: `Bearer ${key}`, "x-service-account-session": acc.session, "content-type": "application/json" },
+              headers: {
+                authorization: `Bearer ${key}`,
+                "x-service-account-session": acc.session,
+                "content-type": "application/json",
+              },
               body: JSON.stringify({ baseVersion: version, data: { v: version } }),
             });
             const body = (await res.json()) as { version?: number; slot?: { version: number } };
@@ -102,7 +139,13 @@ describe("process lifecycle (distributed)", () => {
       // the gateway says it is stopping.
       const balancer = (async () => {
         while (!stop && target === first) {
-          if ((await fetch(`${first}/readyz`).then((r) => r.status, () => 0)) !== 200) target = second;
+          if (
+            (await fetch(`${first}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            )) !== 200
+          )
+            target = second;
           await Bun.sleep(100);
         }
       })();
@@ -114,7 +157,9 @@ describe("process lifecycle (distributed)", () => {
       await Bun.sleep(500);
       stop = true;
       await Promise.all(running);
-      console.log(`gateway SIGTERM: answers ${JSON.stringify(Object.fromEntries(statuses))}, client errors ${errors.length}`);
+      console.log(
+        `gateway SIGTERM: answers ${JSON.stringify(Object.fromEntries(statuses))}, client errors ${errors.length}`,
+      );
       expect(exit).toBe(0);
       expect(errors).toEqual([]);
       expect([...statuses.keys()].filter((s) => s !== 200 && s !== 409)).toEqual([]);
@@ -140,12 +185,18 @@ describe("cleanup worker (distributed)", () => {
       healthy!.kill("SIGTERM");
       await healthy!.exited;
       const armed = d.spawn("accounts", { SAVEPOINT_FAILPOINT: "cleanup.mid-job" });
-      const deleted = await eventually(() => acc.call("DELETE", "/api/v1/accounts/{acc}"), (r) => r?.status === 200);
+      const deleted = await eventually(
+        () => acc.call("DELETE", "/api/v1/accounts/{acc}"),
+        (r) => r?.status === 200,
+      );
       expect(deleted.body).toMatchObject({ cleanupQueued: true });
       // The worker dies after revoking sessions, before erasing codes, slots and history.
       expect(await armed.exited).not.toBe(0);
       d.spawn("accounts");
-      const view = await eventually(() => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`), (v) => v?.body.slots?.length === 0);
+      const view = await eventually(
+        () => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`),
+        (v) => v?.body.slots?.length === 0,
+      );
       expect(view.body.slots).toEqual([]);
       expect(view.body.sessions.every((s: { revokedAt?: string }) => s.revokedAt)).toBe(true);
       const exported = await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}/export`);
@@ -171,7 +222,11 @@ describe("cleanup dead letters (distributed)", () => {
         stdout: "pipe",
         stderr: "pipe",
       });
-      return { code: await proc.exited, out: await new Response(proc.stdout).text(), err: await new Response(proc.stderr).text() };
+      return {
+        code: await proc.exited,
+        out: await new Response(proc.stdout).text(),
+        err: await new Response(proc.stderr).text(),
+      };
     };
     try {
       const { key } = await newTenant(d);
@@ -181,8 +236,16 @@ describe("cleanup dead letters (distributed)", () => {
       await Promise.all(d.byName.transfer.map((p) => p.exited));
       expect((await acc.call("DELETE", "/api/v1/accounts/{acc}")).body).toMatchObject({ cleanupQueued: true });
 
-      const listed = await eventually(() => admin(d, "GET", "/admin/v1/dead-letters"), (r) => r?.body.deadLetters?.length === 1);
-      expect(listed.body.deadLetters[0]).toMatchObject({ deadLetterId: `cleanup:account:${acc.accountId}`, queue: "cleanup", job: { kind: "account", id: acc.accountId }, deliveries: 3 });
+      const listed = await eventually(
+        () => admin(d, "GET", "/admin/v1/dead-letters"),
+        (r) => r?.body.deadLetters?.length === 1,
+      );
+      expect(listed.body.deadLetters[0]).toMatchObject({
+        deadLetterId: `cleanup:account:${acc.accountId}`,
+        queue: "cleanup",
+        job: { kind: "account", id: acc.accountId },
+        deliveries: 3,
+      });
       expect(listed.body.deadLetters[0].error).toMatch(/unavailable/i);
       const shown = await cli("dead-letter", "list", "--json");
       expect(shown.code).toBe(0);
@@ -196,7 +259,10 @@ describe("cleanup dead letters (distributed)", () => {
       await Bun.sleep(1_000);
       const retried = await cli("dead-letter", "retry", "--deadLetter", `cleanup:account:${acc.accountId}`);
       expect(retried.code).toBe(0);
-      const view = await eventually(() => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`), (v) => v?.body.slots?.length === 0);
+      const view = await eventually(
+        () => admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`),
+        (v) => v?.body.slots?.length === 0,
+      );
       expect(view.body.slots).toEqual([]);
       expect((await admin(d, "GET", "/admin/v1/dead-letters")).body.deadLetters).toEqual([]);
     } finally {
@@ -210,24 +276,57 @@ describe("metrics", () => {
     const d = await deployment("distributed");
     const { key } = await newTenant(d);
     const acc = await newAccount(d, key, { slot: { slotId: "s", data: {} } });
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { a: 1 } } })).status).toBe(200);
-    expect((await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { a: 2 } } })).status).toBe(409);
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { a: 1 } } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: 1, data: { a: 2 } } }))
+        .status,
+    ).toBe(409);
     const res = await d.request("/metrics");
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
-    const value = (series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.split(" ")[1] ?? 0);
-    expect(value('savepoint_http_requests_total{route="syncSlot",method="POST",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(value('savepoint_http_requests_total{route="syncSlot",method="POST",status="409"}')).toBeGreaterThanOrEqual(1);
+    const value = (series: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((l) => l.startsWith(`${series} `))
+          ?.split(" ")[1] ?? 0,
+      );
+    expect(value('savepoint_http_requests_total{route="syncSlot",method="POST",status="200"}')).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(value('savepoint_http_requests_total{route="syncSlot",method="POST",status="409"}')).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(value('savepoint_sync_conflicts_total{route="syncSlot"}')).toBeGreaterThanOrEqual(1);
-    expect(value('savepoint_http_request_duration_seconds_count{route="syncSlot",method="POST",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(value('savepoint_bus_request_duration_seconds_count{subject="accounts.slot.sync",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      value('savepoint_http_request_duration_seconds_count{route="syncSlot",method="POST",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value('savepoint_bus_request_duration_seconds_count{subject="accounts.slot.sync",outcome="ok"}'),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(key);
 
     // Copies other suites stopped and replaced are gone: ask the running ones.
-    const running = (d as unknown as { processes: { name: string; metricsPort?: number; proc: Bun.Subprocess }[] }).processes.filter((p) => p.name === "accounts" && p.proc.exitCode === null && p.proc.signalCode === null);
+    const running = (
+      d as unknown as { processes: { name: string; metricsPort?: number; proc: Bun.Subprocess }[] }
+    ).processes.filter((p) => p.name === "accounts" && p.proc.exitCode === null && p.proc.signalCode === null);
     const ports = running.map((p) => p.metricsPort!);
-    const handled = await Promise.all(ports.map(async (port) => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())));
-    const syncs = handled.map((t) => Number(t.split("\n").find((l) => l.startsWith('savepoint_handler_duration_seconds_count{subject="accounts.slot.sync",outcome="ok"}'))?.split(" ")[1] ?? 0));
+    const handled = await Promise.all(
+      ports.map(async (port) => await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+    );
+    const syncs = handled.map((t) =>
+      Number(
+        t
+          .split("\n")
+          .find((l) =>
+            l.startsWith('savepoint_handler_duration_seconds_count{subject="accounts.slot.sync",outcome="ok"}'),
+          )
+          ?.split(" ")[1] ?? 0,
+      ),
+    );
     expect(syncs.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
   });
 });

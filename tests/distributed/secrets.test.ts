@@ -12,9 +12,18 @@ import { mongo, startNats, tempDir, trackChild, uniqueDb } from "../helpers/infr
 const root = join(import.meta.dir, "..", "..");
 
 async function run(args: string[], env: Record<string, string | undefined> = {}) {
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   trackChild(proc);
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -37,24 +46,30 @@ describe("secrets init", () => {
 });
 
 const withoutSecrets = (env: Record<string, string | undefined>) =>
-  Object.fromEntries(Object.entries(env).filter(([k]) => k !== "SAVEPOINT_LINK_SECRET" && k !== "SAVEPOINT_TRANSFER_SECRET"));
+  Object.fromEntries(
+    Object.entries(env).filter(([k]) => k !== "SAVEPOINT_LINK_SECRET" && k !== "SAVEPOINT_TRANSFER_SECRET"),
+  );
 
 /** A service process with its stderr kept; resolves once it logged that it is ready, or exited. */
 async function startService(name: string, env: Record<string, string>, envFile?: string) {
-  const proc = Bun.spawn([process.execPath, ...(envFile ? [`--env-file=${envFile}`] : []), join(root, "services", "standalone.ts"), name], {
-    cwd: root,
-    // Secrets only from `env` or the file: a variable in the environment, even empty, would win over the file.
-    env: { ...withoutSecrets(process.env), LOG_LEVEL: "info", SAVEPOINT_METRICS_PORT: "", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [process.execPath, ...(envFile ? [`--env-file=${envFile}`] : []), join(root, "services", "standalone.ts"), name],
+    {
+      cwd: root,
+      // Secrets only from `env` or the file: a variable in the environment, even empty, would win over the file.
+      env: { ...withoutSecrets(process.env), LOG_LEVEL: "info", SAVEPOINT_METRICS_PORT: "", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   trackChild(proc);
   let stderr = "";
   const pump = (async () => {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
   })();
   const deadline = Date.now() + 60_000;
-  while (!stderr.includes(`${name} service ready`) && proc.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
+  while (!stderr.includes(`${name} service ready`) && proc.exitCode === null && Date.now() < deadline)
+    await Bun.sleep(50);
   if (proc.exitCode !== null) await pump;
   return { proc, stderr: () => stderr, ready: stderr.includes(`${name} service ready`) };
 }
@@ -117,6 +132,8 @@ describe("a changed secret (embedded)", () => {
   test("the embedded start keeps its generated secrets across restarts, and refuses a link secret set to another value", async () => {
     const dataDir = tempDir("embedded-secrets");
     for (let i = 0; i < 2; i++) await (await startEmbedded({ SAVEPOINT_DATA_DIR: dataDir })).stop();
-    await expect(startEmbedded({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_LINK_SECRET: secretB })).rejects.toThrow(/SAVEPOINT_LINK_SECRET differs from the one this store's identity links were written with/);
+    await expect(startEmbedded({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_LINK_SECRET: secretB })).rejects.toThrow(
+      /SAVEPOINT_LINK_SECRET differs from the one this store's identity links were written with/,
+    );
   });
 });

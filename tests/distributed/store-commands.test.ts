@@ -41,13 +41,16 @@ test("an accepted 1 KiB slot sync costs at most 5 store commands, 8 when its siz
   const data = (i: number, bytes = 1024) => ({ ...sized(bytes), n: i % 10 });
   const acc = await newAccount(d, tenant.key, { slot: { slotId: "s", data: data(0) } });
   const sync = (version: number, bytes?: number) =>
-    acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: version, data: data(version, bytes) } });
+    acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", {
+      body: { baseVersion: version, data: data(version, bytes) },
+    });
   // The first sync may record a restore point and start the account's count: steady state after it.
   await sync(1);
   const syncs = await commandsPer(5, (i) => sync(2 + i));
   const resized = await commandsPer(5, (i) => sync(7 + i, 1100 + 10 * i));
   const gets = await commandsPer(5, () => acc.call("GET", "/api/v1/accounts/{acc}/slots/s"));
-  const line = (what: string, c: { perCall: number; byName: object }) => `${what} ${c.perCall} ${JSON.stringify(c.byName)}`;
+  const line = (what: string, c: { perCall: number; byName: object }) =>
+    `${what} ${c.perCall} ${JSON.stringify(c.byName)}`;
   console.log(`store commands per: ${line("sync", syncs)}; ${line("resizing sync", resized)}; ${line("GET", gets)}`);
   // A proxy that stopped seeing commands (a compressed wire, say) must fail, not pass at 0.
   expect(syncs.byName).toHaveProperty("findAndModify slots");

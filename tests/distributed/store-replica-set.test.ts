@@ -26,12 +26,21 @@ describe("MONGODB_URL with replicaSet= against FerretDB", () => {
     // A start timeout far longer than the test's: the refusal must not wait for it.
     const env = readEnv({ MONGODB_URL: url, MONGODB_DB: uniqueDb("rs"), SAVEPOINT_START_TIMEOUT_MS: "600000" });
     const opened = openStore(env, "config", createLogger({ test: "replica-set" }));
-    await expect(opened).rejects.toThrow(/not a member of replica set "rs0".*standalone server or FerretDB.*Drop replicaSet=rs0 from MONGODB_URL/s);
+    await expect(opened).rejects.toThrow(
+      /not a member of replica set "rs0".*standalone server or FerretDB.*Drop replicaSet=rs0 from MONGODB_URL/s,
+    );
   }, 30_000);
 
   test("a service started with it exits 1 with that message on stderr", async () => {
     const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "config"], {
-      env: { ...process.env, NATS_URL: nats.url, MONGODB_URL: url, MONGODB_DB: uniqueDb("rs"), SAVEPOINT_START_TIMEOUT_MS: "600000", LOG_LEVEL: "error" },
+      env: {
+        ...process.env,
+        NATS_URL: nats.url,
+        MONGODB_URL: url,
+        MONGODB_DB: uniqueDb("rs"),
+        SAVEPOINT_START_TIMEOUT_MS: "600000",
+        LOG_LEVEL: "error",
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -42,7 +51,11 @@ describe("MONGODB_URL with replicaSet= against FerretDB", () => {
   }, 30_000);
 
   test("a server that is down is still reported as unavailable, not as a replica-set mistake", async () => {
-    const env = readEnv({ MONGODB_URL: "mongodb://127.0.0.1:1/?replicaSet=rs0", MONGODB_DB: uniqueDb("rs"), SAVEPOINT_START_TIMEOUT_MS: "0" });
+    const env = readEnv({
+      MONGODB_URL: "mongodb://127.0.0.1:1/?replicaSet=rs0",
+      MONGODB_DB: uniqueDb("rs"),
+      SAVEPOINT_START_TIMEOUT_MS: "0",
+    });
     const opened = openStore(env, "config", createLogger({ test: "replica-set" }));
     await expect(opened).rejects.toThrow("store unavailable");
   }, 30_000);

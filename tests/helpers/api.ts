@@ -32,21 +32,33 @@ export async function call(d: Deployment, method: string, path: string, o: CallO
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
-export const admin = (d: Deployment, method: string, path: string, body?: unknown) => call(d, method, path, { key: adminToken, body });
+export const admin = (d: Deployment, method: string, path: string, body?: unknown) =>
+  call(d, method, path, { key: adminToken, body });
 
 /** A fresh workspace, project and stage key, so tests never share tenants. */
 export async function newTenant(d: Deployment, plan = "self_hosted", environment: "stage" | "prod" = "stage") {
   const ws = await admin(d, "POST", "/admin/v1/workspaces", { name: "test", plan });
   const project = await admin(d, "POST", `/admin/v1/workspaces/${ws.body.workspaceId}/projects`, { name: "game" });
-  const key = await admin(d, "POST", `/admin/v1/projects/${project.body.projectId}/environments/${environment}/runtime-keys`, { label: "t" });
+  const key = await admin(
+    d,
+    "POST",
+    `/admin/v1/projects/${project.body.projectId}/environments/${environment}/runtime-keys`,
+    { label: "t" },
+  );
   if (key.status !== 201) throw new Error(`tenant setup failed: ${JSON.stringify(key.body)}`);
-  return { workspaceId: ws.body.workspaceId as string, projectId: project.body.projectId as string, keyId: key.body.keyId as string, key: key.body.runtimeKey as string };
+  return {
+    workspaceId: ws.body.workspaceId as string,
+    projectId: project.body.projectId as string,
+    keyId: key.body.keyId as string,
+    key: key.body.runtimeKey as string,
+  };
 }
 
 /** Creates an account and returns a caller bound to its session. */
 export async function newAccount(d: Deployment, key: string, body: unknown = {}) {
   const created = await call(d, "POST", "/api/v1/accounts", { key, body });
-  if (created.status !== 201) throw new Error(`account creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`account creation failed: ${created.status} ${JSON.stringify(created.body)}`);
   const accountId: string = created.body.accountId;
   const session: string = created.body.accountSessionToken;
   return {

@@ -17,7 +17,11 @@ export interface BusTap {
   stop(): Promise<void>;
 }
 
-const tap = (seen: Tapped[], stop: () => Promise<void>): BusTap => ({ seen, on: (subject) => seen.filter((t) => t.subject === subject), stop });
+const tap = (seen: Tapped[], stop: () => Promise<void>): BusTap => ({
+  seen,
+  on: (subject) => seen.filter((t) => t.subject === subject),
+  stop,
+});
 
 /**
  * Records every request sent on the in-process bus (the gateway's calls included), sized as the JSON
@@ -28,7 +32,12 @@ export function tapLocalBus(bus: Bus): BusTap {
   const request = bus.request;
   bus.request = (subject, data, options) => {
     const text = JSON.stringify(data ?? null);
-    seen.push({ subject, bytes: Buffer.byteLength(text), data: JSON.parse(text), requestId: options?.headers?.["x-request-id"] });
+    seen.push({
+      subject,
+      bytes: Buffer.byteLength(text),
+      data: JSON.parse(text),
+      requestId: options?.headers?.["x-request-id"],
+    });
     return request.call(bus, subject, data, options);
   };
   return tap(seen, async () => {
@@ -45,7 +54,12 @@ export async function tapNats(url: string, subjects: readonly string[]): Promise
       callback: (err, msg) => {
         if (err) return;
         const { data, headers } = decodeRequest(msg);
-        seen.push({ subject: msg.subject, bytes: msg.data.byteLength, data: data as Record<string, unknown>, requestId: headers["x-request-id"] });
+        seen.push({
+          subject: msg.subject,
+          bytes: msg.data.byteLength,
+          data: data as Record<string, unknown>,
+          requestId: headers["x-request-id"],
+        });
       },
     });
   }

@@ -82,7 +82,9 @@ class Restartable {
 }
 
 async function tail(path: string, chars = 2000) {
-  const text = await Bun.file(path).text().catch(() => "");
+  const text = await Bun.file(path)
+    .text()
+    .catch(() => "");
   return text.slice(-chars);
 }
 
@@ -92,7 +94,12 @@ async function getJson(url: string): Promise<any> {
   return res.json();
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, onTimeout: () => Promise<string> = async () => "") {
+async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  onTimeout: () => Promise<string> = async () => "",
+) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
@@ -140,7 +147,12 @@ export async function startNatsCluster(options: { size?: number; clusterName?: s
   const size = options.size ?? 3;
   const clusterName = options.clusterName ?? `sp-${crypto.randomUUID().slice(0, 6)}`;
   const dir = tempDir("nats-cluster");
-  const specs = Array.from({ length: size }, (_, i) => ({ name: `n${i + 1}`, port: freePort(), routePort: freePort(), monitorPort: freePort() }));
+  const specs = Array.from({ length: size }, (_, i) => ({
+    name: `n${i + 1}`,
+    port: freePort(),
+    routePort: freePort(),
+    monitorPort: freePort(),
+  }));
   const servers: Restartable[] = [];
   const nodes: NatsNode[] = specs.map((spec) => {
     const storeDir = join(dir, spec.name, "jetstream");
@@ -191,13 +203,16 @@ export async function startNatsCluster(options: { size?: number; clusterName?: s
           if (peers.size < up.length - 1) return false;
           const jsz = await n.monitor("/jsz");
           if (!jsz.meta_cluster?.leader) return false;
-          const health = await fetch(`http://127.0.0.1:${n.monitorPort}/healthz`, { signal: AbortSignal.timeout(2_000) });
+          const health = await fetch(`http://127.0.0.1:${n.monitorPort}/healthz`, {
+            signal: AbortSignal.timeout(2_000),
+          });
           if (!health.ok) return false;
         }
         return true;
       },
       timeoutMs,
-      async () => (await Promise.all(nodes.map(async (n) => `${n.name} (${n.log}):\n${await tail(n.log, 1500)}`))).join("\n"),
+      async () =>
+        (await Promise.all(nodes.map(async (n) => `${n.name} (${n.log}):\n${await tail(n.log, 1500)}`))).join("\n"),
     );
   };
 
@@ -238,13 +253,20 @@ let orphansDropped = false;
 async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
   const bin = Bun.which("psql");
   if (!bin) return { ok: false, output: "psql is not installed" };
-  const proc = Bun.spawn([bin, "-h", pgHost, "-p", String(pgPort), "-U", pgUser, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql], {
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, PGCONNECT_TIMEOUT: "3" },
-  });
+  const proc = Bun.spawn(
+    [bin, "-h", pgHost, "-p", String(pgPort), "-U", pgUser, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", sql],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, PGCONNECT_TIMEOUT: "3" },
+    },
+  );
   const timer = setTimeout(() => proc.kill(), 10_000);
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   return { ok: code === 0, output: (out + err).trim() };
 }
@@ -255,7 +277,10 @@ async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
  * and says so (`handler`, `note`). `stop()` drops the database.
  */
 export async function startFerretOnPostgres(): Promise<FerretServer> {
-  if (!(await Bun.file(ferretdbBin).exists())) throw new Error(`FerretDB is not built at ${ferretdbBin}: run npm test or npm run bench once (each builds it), or set FERRETDB_BIN`);
+  if (!(await Bun.file(ferretdbBin).exists()))
+    throw new Error(
+      `FerretDB is not built at ${ferretdbBin}: run npm test or npm run bench once (each builds it), or set FERRETDB_BIN`,
+    );
   const port = freePort();
   const dir = tempDir("ferret");
   const log = join(dir, "ferretdb.log");
@@ -307,11 +332,15 @@ export async function startFerretOnPostgres(): Promise<FerretServer> {
  * Client connections per node whose name is `name` (the services name their bus connection after
  * themselves), with their subscription counts: how a test knows a respawned copy has subscribed.
  */
-export async function connectionsNamed(cluster: NatsCluster, name: string): Promise<{ node: string; cid: number; subs: number }[]> {
+export async function connectionsNamed(
+  cluster: NatsCluster,
+  name: string,
+): Promise<{ node: string; cid: number; subs: number }[]> {
   const out: { node: string; cid: number; subs: number }[] = [];
   for (const n of cluster.nodes.filter((x) => x.running())) {
     const connz = await n.monitor("/connz?limit=1024").catch(() => ({ connections: [] }));
-    for (const c of connz.connections ?? []) if (c.name === name) out.push({ node: n.name, cid: c.cid, subs: c.subscriptions ?? 0 });
+    for (const c of connz.connections ?? [])
+      if (c.name === name) out.push({ node: n.name, cid: c.cid, subs: c.subscriptions ?? 0 });
   }
   return out;
 }
@@ -320,7 +349,12 @@ export async function connectionsNamed(cluster: NatsCluster, name: string): Prom
  * Waits until `count` connections named `name` are on the cluster, each with subscriptions, and their
  * subscription counts hold still for half a second (a service subscribes in a burst at start).
  */
-export async function waitForSubscribers(cluster: NatsCluster, name: string, count: number, timeoutMs = 20_000): Promise<void> {
+export async function waitForSubscribers(
+  cluster: NatsCluster,
+  name: string,
+  count: number,
+  timeoutMs = 20_000,
+): Promise<void> {
   let last = "";
   let stableSince = 0;
   await until(

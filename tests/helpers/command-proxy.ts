@@ -1,4 +1,4 @@
-import { type Outbound, drainHeld } from "./held-bytes.ts";
+import { drainHeld, type Outbound } from "./held-bytes.ts";
 
 /**
  * A TCP proxy in front of a MongoDB-wire server that counts the commands clients send through it, by
@@ -6,7 +6,17 @@ import { type Outbound, drainHeld } from "./held-bytes.ts";
  * deployment talks to the server through it). Server monitoring (hello and its heartbeats) is not a
  * command of a request and is left out.
  */
-const monitoring = new Set(["hello", "ismaster", "isMaster", "buildInfo", "buildinfo", "ping", "endSessions", "saslStart", "saslContinue"]);
+const monitoring = new Set([
+  "hello",
+  "ismaster",
+  "isMaster",
+  "buildInfo",
+  "buildinfo",
+  "ping",
+  "endSessions",
+  "saslStart",
+  "saslContinue",
+]);
 
 /** OP_MSG: header (16 bytes), flag bits (4), then section kind 0 whose BSON body's first key names the command. */
 const opMsg = 2013;

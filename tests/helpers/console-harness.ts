@@ -1,9 +1,9 @@
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { createLogger } from "../../shared/process/log.ts";
-import { type Deployment, adminToken } from "./deployments.ts";
+import { adminToken, type Deployment } from "./deployments.ts";
 import { tempDir } from "./infra.ts";
 import { chromiumBin } from "./tools.ts";
 
@@ -24,17 +24,30 @@ export interface ConsoleHarness {
 
 export async function startConsoleHarness(name: string, env: Record<string, string> = {}): Promise<ConsoleHarness> {
   const dataDir = tempDir(name);
-  const started = await startAllInOne(readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, ...env }), createLogger({ test: name }));
+  const started = await startAllInOne(
+    readEnv({ SAVEPOINT_DATA_DIR: dataDir, SAVEPOINT_ADMIN_TOKEN: adminToken, ...env }),
+    createLogger({ test: name }),
+  );
   started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
   const base = `http://127.0.0.1:${started.gateway.server!.port}`;
   const d: Deployment = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   const context = await chromium.launchPersistentContext(tempDir(`${name}-chromium`), {
     executablePath,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
   });
   const blocked: string[] = [];
   const cspViolations: string[] = [];
@@ -67,5 +80,8 @@ export async function consoleCookie(base: string, cookieName: string, token = ad
     headers: { cookie: pre, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ _csrf: csrf, token }),
   });
-  return signedIn.headers.getSetCookie().find((c) => c.startsWith(`${cookieName}=`))!.split(";")[0]!;
+  return signedIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${cookieName}=`))!
+    .split(";")[0]!;
 }

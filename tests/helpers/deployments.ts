@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
+import { listenOptions } from "../../services/gateway/listen.ts";
+import { type ServiceName as BusServiceName, entryArgs, serviceNames } from "../../services/registry.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
-import { listenOptions } from "../../services/gateway/listen.ts";
-import { type ServiceName as BusServiceName, entryArgs, serviceNames } from "../../services/registry.ts";
-import { readinessSubject } from "../../shared/process/readiness.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { type Logger, createLogger } from "../../shared/process/log.ts";
+import { createLogger, type Logger } from "../../shared/process/log.ts";
+import { readinessSubject } from "../../shared/process/readiness.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
 
@@ -25,7 +25,6 @@ const testEnv = {
   // stderr); tests/api/request-log.test.ts turns them on.
   SAVEPOINT_REQUEST_LOG: process.env.SAVEPOINT_REQUEST_LOG ?? "off",
 };
-const root = join(import.meta.dir, "..", "..");
 
 export interface Deployment {
   name: "embedded" | "distributed";
@@ -43,7 +42,11 @@ export async function startEmbedded(
 ): Promise<Deployment & { dataDir: string; base: string; bus: Bus }> {
   const dataDir = extraEnv.SAVEPOINT_DATA_DIR ?? tempDir("embedded");
   const env = readEnv({ SAVEPOINT_DATA_DIR: dataDir, ...testEnv, ...extraEnv });
-  const { gateway, bus, stops } = await startAllInOne(env, options.log ?? createLogger({ test: "embedded" }), options.now);
+  const { gateway, bus, stops } = await startAllInOne(
+    env,
+    options.log ?? createLogger({ test: "embedded" }),
+    options.now,
+  );
   const server = gateway.listen(listenOptions({ HOST: "127.0.0.1", PORT: 0 })).server!;
   const base = `http://127.0.0.1:${server.port}`;
   return {
@@ -110,7 +113,10 @@ export interface DistributedOptions {
 export async function startDistributed(options: DistributedOptions = {}) {
   const natsServer = options.natsUrl ? undefined : await startNats();
   const natsUrl = options.natsUrl ?? natsServer!.url;
-  const natsUrls = natsUrl.split(",").map((u) => u.trim()).filter(Boolean);
+  const natsUrls = natsUrl
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
   const env = {
     ...process.env,
     NATS_URL: natsUrl,
@@ -132,7 +138,10 @@ export async function startDistributed(options: DistributedOptions = {}) {
   const processes: ServiceProcess[] = [];
   const metricsPorts: (number | undefined)[] = [];
   const logPaths: string[] = [];
-  const byName = Object.fromEntries(allServices.map((name) => [name, []])) as unknown as Record<ServiceName, Bun.Subprocess[]>;
+  const byName = Object.fromEntries(allServices.map((name) => [name, []])) as unknown as Record<
+    ServiceName,
+    Bun.Subprocess[]
+  >;
   const ports: number[] = [];
   const logs = tempDir("logs");
   const rotate = natsUrls.length > 1 && (options.natsUrlMode ?? "rotate") === "rotate";
@@ -151,7 +160,15 @@ export async function startDistributed(options: DistributedOptions = {}) {
     procs.push(proc);
     metricsPorts.push(metricsPort);
     logPaths.push(logPath);
-    processes.push({ name, proc, pid: proc.pid, log: logPath, natsUrl: procEnv.NATS_URL!, metricsPort, port: procEnv.PORT ? Number(procEnv.PORT) : undefined });
+    processes.push({
+      name,
+      proc,
+      pid: proc.pid,
+      log: logPath,
+      natsUrl: procEnv.NATS_URL!,
+      metricsPort,
+      port: procEnv.PORT ? Number(procEnv.PORT) : undefined,
+    });
     byName[name].push(proc);
     trackChild(proc);
     return proc;
@@ -203,11 +220,15 @@ export async function startDistributed(options: DistributedOptions = {}) {
       // SIGTERM first; a process still running after the grace period is named, then killed.
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 10_000)));
-      const outcomes = await Promise.all(procs.map((p) => Promise.race([p.exited.then(() => "exited" as const), grace])));
+      const outcomes = await Promise.all(
+        procs.map((p) => Promise.race([p.exited.then(() => "exited" as const), grace])),
+      );
       clearTimeout(timer);
       const late = outcomes.flatMap((r, i) => (r === "late" ? [processes[i]!] : []));
       if (late.length) {
-        console.warn(`startDistributed stop: still running 10 s after SIGTERM, killed: ${late.map((p) => `${p.name} pid ${p.pid} (log ${p.log})`).join("; ")}`);
+        console.warn(
+          `startDistributed stop: still running 10 s after SIGTERM, killed: ${late.map((p) => `${p.name} pid ${p.pid} (log ${p.log})`).join("; ")}`,
+        );
         for (const p of late) p.proc.kill("SIGKILL");
         await Promise.all(late.map((p) => p.proc.exited));
       }
@@ -220,7 +241,8 @@ export async function startDistributed(options: DistributedOptions = {}) {
   // One deadline for the whole start: a slow machine may take long over one service, then catch up.
   const deadline = Date.now() + readyTimeoutMs;
   const ready = (name: ServiceName, check: () => Promise<boolean>) => until(name, check, processes, deadline);
-  const answered = (err: unknown) => isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
+  const answered = (err: unknown) =>
+    isAppError(err) && err.code !== "service_unavailable" && err.code !== "service_timeout";
   const started = serviceNames.filter((name) => services.includes(name));
   // A deployment that never became ready is stopped here: its caller has nothing to stop.
   try {
@@ -228,7 +250,9 @@ export async function startDistributed(options: DistributedOptions = {}) {
     const probe = await createNatsBus({ url: probeUrl, name: "test-probe", log: createLogger({ test: "probe" }) });
     try {
       for (const name of started) {
-        await ready(name, () => probe.request(readinessSubject(name), {}, { timeoutMs: 5_000 }).then(() => true, answered));
+        await ready(name, () =>
+          probe.request(readinessSubject(name), {}, { timeoutMs: 5_000 }).then(() => true, answered),
+        );
       }
     } finally {
       await probe.close();
@@ -256,14 +280,23 @@ async function until(name: ServiceName, check: () => Promise<boolean>, processes
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
     const exited = processes.find((p) => p.proc.exitCode !== null || p.proc.signalCode !== null);
-    if (exited) throw notReady(`${exited.name} exited (${exited.proc.exitCode ?? exited.proc.signalCode}) during start-up`, [exited]);
+    if (exited)
+      throw notReady(`${exited.name} exited (${exited.proc.exitCode ?? exited.proc.signalCode}) during start-up`, [
+        exited,
+      ]);
     await Bun.sleep(50);
   }
-  throw notReady(`${name} did not answer in time`, processes.filter((p) => p.name === name));
+  throw notReady(
+    `${name} did not answer in time`,
+    processes.filter((p) => p.name === name),
+  );
 }
 
 function notReady(what: string, culprits: ServiceProcess[]): Error {
-  const tails = culprits.map((p) => `--- ${p.name} pid ${p.pid} (${p.log}) ---\n${readFileSync(p.log, "utf8").trimEnd().split("\n").slice(-15).join("\n")}`);
+  const tails = culprits.map(
+    (p) =>
+      `--- ${p.name} pid ${p.pid} (${p.log}) ---\n${readFileSync(p.log, "utf8").trimEnd().split("\n").slice(-15).join("\n")}`,
+  );
   return new Error([`deployment did not become ready: ${what}`, ...tails].join("\n"));
 }
 

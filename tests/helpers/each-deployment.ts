@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe } from "bun:test";
 import type { Logger } from "../../shared/process/log.ts";
 import { admin, newTenant } from "./api.ts";
-import { type Deployment, type DistributedOptions, deployment, deploymentNames, startDistributed, startEmbedded } from "./deployments.ts";
+import {
+  type Deployment,
+  type DistributedOptions,
+  deployment,
+  deploymentNames,
+  startDistributed,
+  startEmbedded,
+} from "./deployments.ts";
 
 export type DeploymentName = Deployment["name"];
 export type Tenant = Awaited<ReturnType<typeof newTenant>>;
@@ -62,7 +69,10 @@ export function forEachDeployment<S extends { d: Deployment } = Started, T exten
   body: (t: EachDeployment<S, T>) => void,
 ): void;
 export function forEachDeployment(title: string, ...args: unknown[]): void {
-  const [options, body] = (args.length === 1 ? [{}, args[0]] : args) as [EachDeploymentOptions<Started, object>, (t: EachDeployment<Started, object>) => void];
+  const [options, body] = (args.length === 1 ? [{}, args[0]] : args) as [
+    EachDeploymentOptions<Started, object>,
+    (t: EachDeployment<Started, object>) => void,
+  ];
   for (const name of deploymentNames) {
     describe(`${title} (${name})`, () => {
       let setup: (Started & { stop?: () => Promise<void> }) | undefined;
@@ -73,16 +83,26 @@ export function forEachDeployment(title: string, ...args: unknown[]): void {
         if (options.tenant) tenant = await makeTenant(setup.d, options.tenant);
       }, options.timeoutMs);
       const d = standIn(() => setup?.d, `the ${name} deployment`);
-      body({ name, d, setup: standIn(() => setup, `the ${name} setup`), tenant: standIn(() => tenant, `the ${name} tenant`) });
+      body({
+        name,
+        d,
+        setup: standIn(() => setup, `the ${name} setup`),
+        tenant: standIn(() => tenant, `the ${name} tenant`),
+      });
       // After the body's own afterAll hooks (they run in the order declared), which may still use it.
       if (own) afterAll(() => (setup?.stop ? setup.stop() : setup?.d.stop()));
     });
   }
 }
 
-const ownDeployments = (o: EachDeploymentOptions<Started, object>) => Boolean(o.own || o.env || o.embedded || o.distributed || o.start);
+const ownDeployments = (o: EachDeploymentOptions<Started, object>) =>
+  Boolean(o.own || o.env || o.embedded || o.distributed || o.start);
 
-async function startDefault(name: DeploymentName, o: EachDeploymentOptions<Started, object>, own: boolean): Promise<Started> {
+async function startDefault(
+  name: DeploymentName,
+  o: EachDeploymentOptions<Started, object>,
+  own: boolean,
+): Promise<Started> {
   if (!own) {
     const d = (await deployment(name)) as AnyDeployment;
     return { d, other: d };
@@ -96,7 +116,10 @@ async function startDefault(name: DeploymentName, o: EachDeploymentOptions<Start
   return { d, other: second ? { ...d, request: (path, init) => fetch(`${second}${path}`, init) } : d };
 }
 
-async function makeTenant(d: AnyDeployment, how: NonNullable<EachDeploymentOptions<Started, object>["tenant"]>): Promise<object> {
+async function makeTenant(
+  d: AnyDeployment,
+  how: NonNullable<EachDeploymentOptions<Started, object>["tenant"]>,
+): Promise<object> {
   if (typeof how === "function") return how(d);
   const o = how === true ? {} : how;
   const t = await newTenant(d, o.plan, o.environment);

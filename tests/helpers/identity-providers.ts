@@ -1,4 +1,4 @@
-import { type CryptoKey, type JWK, type JWTPayload, SignJWT, exportJWK, generateKeyPair } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { trackChild } from "./infra.ts";
 
 /**
@@ -39,7 +39,10 @@ export function startKeyServer() {
   return {
     /** A key set at a new path, starting with `signers`. */
     publish(path: string, signers: Signer[]) {
-      sets.set(path, signers.map((s) => s.publicJwk));
+      sets.set(
+        path,
+        signers.map((s) => s.publicJwk),
+      );
       return `http://127.0.0.1:${server.port}${path}`;
     },
     rotateIn(path: string, signer: Signer) {
@@ -51,27 +54,55 @@ export function startKeyServer() {
 
 /** A key-set address that accepts connections and never answers (a provider outage that hangs). */
 export function startHangingKeyServer() {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: () => new Promise<Response>(() => {}) });
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    fetch: () => new Promise<Response>(() => {}),
+  });
   trackChild({ kill: () => server.stop(true) });
   return `http://127.0.0.1:${server.port}/jwks`;
 }
 
 /** What each provider's settings and tokens look like in the tests. */
 export const testProviders = {
-  firebase: { alg: "RS256", settings: { projectId: "demo-game" }, iss: "https://securetoken.google.com/demo-game", aud: "demo-game" },
-  supabase: { alg: "ES256", settings: { projectRef: "abcdefghijklmnop" }, iss: "https://abcdefghijklmnop.supabase.co/auth/v1", aud: "authenticated" },
-  auth0: { alg: "RS256", settings: { domain: "savepoint-test.eu.auth0.com", audience: "https://api.savepoint.test" }, iss: "https://savepoint-test.eu.auth0.com/", aud: "https://api.savepoint.test" },
+  firebase: {
+    alg: "RS256",
+    settings: { projectId: "demo-game" },
+    iss: "https://securetoken.google.com/demo-game",
+    aud: "demo-game",
+  },
+  supabase: {
+    alg: "ES256",
+    settings: { projectRef: "abcdefghijklmnop" },
+    iss: "https://abcdefghijklmnop.supabase.co/auth/v1",
+    aud: "authenticated",
+  },
+  auth0: {
+    alg: "RS256",
+    settings: { domain: "savepoint-test.eu.auth0.com", audience: "https://api.savepoint.test" },
+    iss: "https://savepoint-test.eu.auth0.com/",
+    aud: "https://api.savepoint.test",
+  },
 } as const;
 
 /** A user's token as the provider would issue it, with `overrides` on top (undefined removes a claim). */
-export async function mint(provider: ProviderName, signer: Signer, sub: string, overrides: JWTPayload = {}): Promise<string> {
+export async function mint(
+  provider: ProviderName,
+  signer: Signer,
+  sub: string,
+  overrides: JWTPayload = {},
+): Promise<string> {
   const p = testProviders[provider];
   const now = Math.floor(Date.now() / 1000);
   const base: JWTPayload = { iss: p.iss, aud: p.aud, sub, iat: now, exp: now + 3600, email: "jane@example.com" };
-  if (provider === "firebase") Object.assign(base, { auth_time: now - 5, firebase: { sign_in_provider: "google.com" } });
+  if (provider === "firebase")
+    Object.assign(base, { auth_time: now - 5, firebase: { sign_in_provider: "google.com" } });
   if (provider === "supabase") Object.assign(base, { role: "authenticated", app_metadata: { provider: "apple" } });
   const claims = Object.fromEntries(Object.entries({ ...base, ...overrides }).filter(([, v]) => v !== undefined));
-  return new SignJWT(claims).setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: "JWT" }).sign(signer.privateKey);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: "JWT" })
+    .sign(signer.privateKey);
 }
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
@@ -94,11 +125,15 @@ export async function hostileTokens(provider: ProviderName, signer: Signer, sub:
       unknownKey: await mint(provider, stranger, sub),
       algNone: `${b64({ alg: "none", typ: "JWT" })}.${payload}.`,
       // Algorithm confusion: HMAC keyed with the public key a verifier might hold.
-      hs256WithPublicKey: await new SignJWT(claims).setProtectedHeader({ alg: "HS256", kid: signer.kid }).sign(new TextEncoder().encode(JSON.stringify(signer.publicJwk))),
+      hs256WithPublicKey: await new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256", kid: signer.kid })
+        .sign(new TextEncoder().encode(JSON.stringify(signer.publicJwk))),
       noExp: await mint(provider, signer, sub, { exp: undefined }),
       noSub: await mint(provider, signer, "", { sub: undefined }),
       tampered: `${header}.${b64({ ...claims, sub: "someone-else" })}.${signature}`,
-      embeddedKey: await new SignJWT(claims).setProtectedHeader({ alg: signer.alg, kid: signer.kid, jwk: stranger.publicJwk }).sign(stranger.privateKey),
+      embeddedKey: await new SignJWT(claims)
+        .setProtectedHeader({ alg: signer.alg, kid: signer.kid, jwk: stranger.publicJwk })
+        .sign(stranger.privateKey),
       garbage: "not-a-token",
     } as Record<string, string>,
     mismatch: {

@@ -48,7 +48,10 @@ let npxCache: string | undefined;
  * project path in its cache and never refreshes it: a checkout at a path that once had the CLI
  * elsewhere would run the old path. Its own cache per test run sees the repository as it is.
  */
-export const npxEnv = (env: Record<string, string>): Record<string, string> => ({ ...env, npm_config_cache: (npxCache ??= tempDir("npx-cache")) });
+export const npxEnv = (env: Record<string, string>): Record<string, string> => ({
+  ...env,
+  npm_config_cache: (npxCache ??= tempDir("npx-cache")),
+});
 
 async function spawnServer(cmd: string[], port: number, what: string) {
   const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe" });
@@ -82,7 +85,9 @@ export async function startNats(options: { maxPayload?: number } = {}): Promise<
     const c = await new GenericContainer("nats:2.10").withCommand(["-js"]).withExposedPorts(4222).start();
     return { url: `nats://${c.getHost()}:${c.getMappedPort(4222)}`, stop: () => void c.stop() };
   }
-  throw new Error("No NATS available: install nats-server (apt-get install nats-server), set NATS_URL, or run a Docker engine.");
+  throw new Error(
+    "No NATS available: install nats-server (apt-get install nats-server), set NATS_URL, or run a Docker engine.",
+  );
 }
 
 let sharedNats: Promise<{ url: string }> | undefined;
@@ -102,7 +107,9 @@ export function mongo(): Promise<{ url: string; kind: string }> {
       const { startFerretOnPostgres } = await import("./cluster.ts");
       const { dropDatabaseSync } = await import("./test-databases.ts");
       const ferret = await startFerretOnPostgres();
-      children.push({ kill: () => void ferret.kill("SIGKILL").then(() => ferret.database && dropDatabaseSync(ferret.database)) });
+      children.push({
+        kill: () => void ferret.kill("SIGKILL").then(() => ferret.database && dropDatabaseSync(ferret.database)),
+      });
       if (ferret.database) process.on("exit", () => dropDatabaseSync(ferret.database!));
       console.log(`tests: ${ferret.note}`);
       return { url: ferret.url, kind: `ferretdb-${ferret.handler}` };
@@ -112,7 +119,9 @@ export function mongo(): Promise<{ url: string; kind: string }> {
       const c = await new GenericContainer("mongo:7").withExposedPorts(27017).start();
       return { url: `mongodb://${c.getHost()}:${c.getMappedPort(27017)}/?directConnection=true`, kind: "mongodb" };
     }
-    throw new Error(`No MongoDB-wire server: FerretDB not built at ${ferretdbBin} (npm test builds it), no MONGODB_URL, no Docker engine.`);
+    throw new Error(
+      `No MongoDB-wire server: FerretDB not built at ${ferretdbBin} (npm test builds it), no MONGODB_URL, no Docker engine.`,
+    );
   })());
 }
 

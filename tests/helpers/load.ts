@@ -41,7 +41,12 @@ export interface LoadFleet {
 export interface Verification {
   /** Slots whose stored version is below the acknowledged one, or equal with other data. */
   lostWrites: number;
-  lost: { client: number; accountId: string; acked: { version: number; data: SlotData }; stored: { version: number; data: unknown } }[];
+  lost: {
+    client: number;
+    accountId: string;
+    acked: { version: number; data: SlotData };
+    stored: { version: number; data: unknown };
+  }[];
   /** Slots that could not be read back before the deadline (the read's last status). */
   unverified: { client: number; accountId: string; status: number | string }[];
 }
@@ -91,7 +96,14 @@ export interface LoadReport extends Verification {
    */
   ownWriteConflicts: { client: number; version: number; attempts: Attempt[] }[];
   /** Every other conflict: what the client sent and what the server held (the first 10). */
-  otherConflicts: { client: number; baseVersion: number; sent: SlotData; server: { version: number; data: unknown }; lastAcked: number; attempts: Attempt[] }[];
+  otherConflicts: {
+    client: number;
+    baseVersion: number;
+    sent: SlotData;
+    server: { version: number; data: unknown };
+    lastAcked: number;
+    attempts: Attempt[];
+  }[];
   /** Fetches that threw (refused, reset, timed out): no HTTP answer at all. */
   connectionErrors: number;
   connectionErrorsByCode: Record<string, number>;
@@ -118,7 +130,10 @@ export interface LoadReport extends Verification {
 }
 
 /** Creates a tenant with session limits out of the way and `clients` accounts, each with one slot. */
-export async function createLoadFleet(d: Deployment & { bases?: string[] }, options: { clients?: number; pin?: boolean } = {}): Promise<LoadFleet> {
+export async function createLoadFleet(
+  d: Deployment & { bases?: string[] },
+  options: { clients?: number; pin?: boolean } = {},
+): Promise<LoadFleet> {
   const count = options.clients ?? 20;
   const bases = d.bases ?? [];
   const { key, projectId } = await newTenant(d);
@@ -126,7 +141,8 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
   const settings = await admin(d, "PUT", `/admin/v1/projects/${projectId}/settings`, {
     rateLimits: { sessionRequestsPerMinute: 1_000_000, accountCreationsPerIpPerMinute: 10_000 },
   });
-  if (settings.status !== 200) throw new Error(`load settings failed: ${settings.status} ${JSON.stringify(settings.body)}`);
+  if (settings.status !== 200)
+    throw new Error(`load settings failed: ${settings.status} ${JSON.stringify(settings.body)}`);
   const clients: LoadClient[] = [];
   for (let i = 0; i < count; i++) {
     const data: SlotData = { n: 0, client: i };
@@ -142,14 +158,19 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
       counter: 1,
     });
   }
-  const headersOf = (c: LoadClient) => ({ authorization: `Bearer ${key}`, "x-service-account-session": c.session, "content-type": "application/json" });
+  const headersOf = (c: LoadClient) => ({
+    authorization: `Bearer ${key}`,
+    "x-service-account-session": c.session,
+    "content-type": "application/json",
+  });
   let rr = 0;
   const baseOf = (c: LoadClient) => c.base ?? bases[rr++ % Math.max(1, bases.length)];
   const url = (c: LoadClient, suffix = "") => {
     const path = `/api/v1/accounts/${c.accountId}/slots/${c.slotId}${suffix}`;
     return baseOf(c) ? `${baseOf(c)}${path}` : path;
   };
-  const send = (c: LoadClient, path: string, init: RequestInit) => (bases.length ? fetch(path, init) : d.request(path, init));
+  const send = (_c: LoadClient, path: string, init: RequestInit) =>
+    bases.length ? fetch(path, init) : d.request(path, init);
 
   const verify = async (timeoutMs = 20_000): Promise<Verification> => {
     const lost: Verification["lost"] = [];
@@ -208,7 +229,11 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
       while (!stopping) {
         // One logical write: a fresh key and data, the same key and body on every retry (also in the
         // next run, when this one stops before it is answered).
-        const write = c.pending ?? { key: crypto.randomUUID(), data: { n: c.counter++, client: c.index }, baseVersion: c.version };
+        const write = c.pending ?? {
+          key: crypto.randomUUID(),
+          data: { n: c.counter++, client: c.index },
+          baseVersion: c.version,
+        };
         c.pending = write;
         const { data, key: idempotencyKey, baseVersion } = write;
         const attempts: Attempt[] = [];
@@ -228,11 +253,20 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
             });
             status = res.status;
             text = await res.text();
-            attempts.push({ sentAtMs: Math.round(sent - startedAt), ms: Math.round(performance.now() - sent), status, requestId: res.headers.get("x-request-id") ?? undefined });
+            attempts.push({
+              sentAtMs: Math.round(sent - startedAt),
+              ms: Math.round(performance.now() - sent),
+              status,
+              requestId: res.headers.get("x-request-id") ?? undefined,
+            });
           } catch (err) {
             const code = errorCode(err);
             connectionErrorsByCode[code] = (connectionErrorsByCode[code] ?? 0) + 1;
-            attempts.push({ sentAtMs: Math.round(sent - startedAt), ms: Math.round(performance.now() - sent), status: code });
+            attempts.push({
+              sentAtMs: Math.round(sent - startedAt),
+              ms: Math.round(performance.now() - sent),
+              status: code,
+            });
             timeline.push({ t: performance.now(), status: "error", ms: performance.now() - sent, client: c.index });
             sample(`error:${code}`, String((err as Error).message ?? err));
             await Bun.sleep(retryDelayMs);
@@ -253,14 +287,29 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
           }
           if (status === 409 && parsed?.status === "conflict") {
             conflicts++;
-            if (JSON.stringify(parsed.slot?.data) === JSON.stringify(data)) ownWriteConflicts.push({ client: c.index, version: parsed.slot.version, attempts });
-            else if (otherConflicts.length < 10) otherConflicts.push({ client: c.index, baseVersion, sent: data, server: { version: parsed.slot?.version, data: parsed.slot?.data }, lastAcked: c.acked.version, attempts });
+            if (JSON.stringify(parsed.slot?.data) === JSON.stringify(data))
+              ownWriteConflicts.push({ client: c.index, version: parsed.slot.version, attempts });
+            else if (otherConflicts.length < 10)
+              otherConflicts.push({
+                client: c.index,
+                baseVersion,
+                sent: data,
+                server: { version: parsed.slot?.version, data: parsed.slot?.data },
+                lastAcked: c.acked.version,
+                attempts,
+              });
             c.version = parsed.slot?.version ?? parsed.version;
             c.pending = undefined;
             break;
           }
-          if (status === 409 && parsed?.error?.code === "idempotency_key_reused" && parsed.error.details?.reason === "in_progress") keyInProgress++;
-          else if (status === 409) other409[parsed?.error?.code ?? "?"] = (other409[parsed?.error?.code ?? "?"] ?? 0) + 1;
+          if (
+            status === 409 &&
+            parsed?.error?.code === "idempotency_key_reused" &&
+            parsed.error.details?.reason === "in_progress"
+          )
+            keyInProgress++;
+          else if (status === 409)
+            other409[parsed?.error?.code ?? "?"] = (other409[parsed?.error?.code ?? "?"] ?? 0) + 1;
           if (status !== 503) sample(String(status), text);
           else if (!samples["503"] || samples["503"].length < 3) sample("503", text);
           // 503, 504, 429, an in-progress 409, anything else: the same logical write again, same key.
@@ -293,7 +342,9 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
         }
         return out;
       };
-      const firstFault = stopOptions.baselineUntil ? marks.find((m) => m.name === stopOptions.baselineUntil)?.t : marks[0]?.t;
+      const firstFault = stopOptions.baselineUntil
+        ? marks.find((m) => m.name === stopOptions.baselineUntil)?.t
+        : marks[0]?.t;
       const baselineBuckets = bucketsOf(startedAt, firstFault ?? endedAt);
       const baselinePerSecond = median(baselineBuckets);
       const recoveryFrom = stopOptions.recoveryFrom ?? marks.map((m) => m.name);
@@ -303,20 +354,30 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
         return recoveryOf(timeline, from, endedAt, baselinePerSecond / 2, name);
       });
       const latencies = timeline.map((a) => a.ms).sort((a, b) => a - b);
-      const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
+      const at = (q: number) =>
+        Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN);
       const latencyByStatus: LoadReport["latencyByStatus"] = {};
       for (const status of new Set(timeline.map((a) => String(a.status)))) {
-        const ms = timeline.filter((a) => String(a.status) === status).map((a) => a.ms).sort((a, b) => a - b);
+        const ms = timeline
+          .filter((a) => String(a.status) === status)
+          .map((a) => a.ms)
+          .sort((a, b) => a - b);
         latencyByStatus[status] = { p50: Math.round(ms[Math.floor(ms.length / 2)]!), max: Math.round(ms.at(-1)!) };
       }
       let longestStall = { client: -1, ms: 0, fromMs: 0 };
       let clientsStalledOver2s = 0;
       for (const c of clients) {
-        const times = [startedAt, ...timeline.filter((a) => a.client === c.index && a.status === 200).map((a) => a.t), endedAt].sort((a, b) => a - b);
+        const times = [
+          startedAt,
+          ...timeline.filter((a) => a.client === c.index && a.status === 200).map((a) => a.t),
+          endedAt,
+        ].sort((a, b) => a - b);
         let worst = { ms: 0, from: startedAt };
-        for (let i = 1; i < times.length; i++) if (times[i]! - times[i - 1]! > worst.ms) worst = { ms: times[i]! - times[i - 1]!, from: times[i - 1]! };
+        for (let i = 1; i < times.length; i++)
+          if (times[i]! - times[i - 1]! > worst.ms) worst = { ms: times[i]! - times[i - 1]!, from: times[i - 1]! };
         if (worst.ms > 2_000) clientsStalledOver2s++;
-        if (worst.ms > longestStall.ms) longestStall = { client: c.index, ms: Math.round(worst.ms), fromMs: Math.round(worst.from - startedAt) };
+        if (worst.ms > longestStall.ms)
+          longestStall = { client: c.index, ms: Math.round(worst.ms), fromMs: Math.round(worst.from - startedAt) };
       }
       return {
         label,
@@ -361,7 +422,14 @@ export async function createLoadFleet(d: Deployment & { bases?: string[] }, opti
  * first from which every window for `holdMs` more reaches it (back and staying back), Infinity when
  * none does before the run ends.
  */
-export function recoveryOf(timeline: Answer[], from: number, end: number, threshold: number, name = "", holdMs = 2_000): Recovery {
+export function recoveryOf(
+  timeline: Answer[],
+  from: number,
+  end: number,
+  threshold: number,
+  name = "",
+  holdMs = 2_000,
+): Recovery {
   const accepted = timeline.filter((a) => a.status === 200 && a.t >= from).map((a) => a.t);
   const windows: boolean[] = [];
   for (let s = from; s + 1000 <= end; s += 100) {
@@ -407,17 +475,33 @@ export function formatReport(r: LoadReport, extra: string[] = []): string {
     `requests sent      ${r.requests}`,
     `answers by status  ${statuses || "none"}`,
     `  409 conflicts ${r.conflicts} (own write answered as conflict: ${r.ownWriteConflicts.length}), 409 key in progress ${r.keyInProgress}, other 409 ${JSON.stringify(r.other409)}`,
-    ...r.ownWriteConflicts.slice(0, 3).map((o) => `    own: client ${o.client} v${o.version} attempts ${JSON.stringify(o.attempts)}`),
-    ...r.otherConflicts.slice(0, 3).map((o) => `    other: client ${o.client} sent ${JSON.stringify(o.sent)} on v${o.baseVersion} (last acked v${o.lastAcked}), server v${o.server.version} ${JSON.stringify(o.server.data)}, attempts ${JSON.stringify(o.attempts)}`),
+    ...r.ownWriteConflicts
+      .slice(0, 3)
+      .map((o) => `    own: client ${o.client} v${o.version} attempts ${JSON.stringify(o.attempts)}`),
+    ...r.otherConflicts
+      .slice(0, 3)
+      .map(
+        (o) =>
+          `    other: client ${o.client} sent ${JSON.stringify(o.sent)} on v${o.baseVersion} (last acked v${o.lastAcked}), server v${o.server.version} ${JSON.stringify(o.server.data)}, attempts ${JSON.stringify(o.attempts)}`,
+      ),
     `connection errors  ${r.connectionErrors} ${JSON.stringify(r.connectionErrorsByCode)}`,
     `accepted writes    ${r.accepted} (retried attempts ${r.retries})`,
     `baseline           ${r.baselinePerSecond} accepted/s (median of [${r.baselineBuckets.join(", ")}])`,
     `accepted per s     [${r.perSecond.join(", ")}]`,
-    ...r.recovery.map((x) => `recovery from "${x.from}": back >= 50% after ${fmtMs(x.firstBackMs)}, and staying there (2 s) after ${fmtMs(x.recoveryMs)}`),
-    `latency            p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; by status ${Object.entries(r.latencyByStatus).map(([s, l]) => `${s} p50 ${l.p50}/max ${l.max}`).join(", ")}`,
+    ...r.recovery.map(
+      (x) =>
+        `recovery from "${x.from}": back >= 50% after ${fmtMs(x.firstBackMs)}, and staying there (2 s) after ${fmtMs(x.recoveryMs)}`,
+    ),
+    `latency            p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; by status ${Object.entries(
+      r.latencyByStatus,
+    )
+      .map(([s, l]) => `${s} p50 ${l.p50}/max ${l.max}`)
+      .join(", ")}`,
     `stalls             ${r.clientsStalledOver2s} clients went > 2 s without an accepted write; longest: client ${r.longestStall.client}, ${(r.longestStall.ms / 1000).toFixed(1)} s from +${(r.longestStall.fromMs / 1000).toFixed(1)} s`,
     `lost writes        ${r.lostWrites}${r.lost.length ? ` ${JSON.stringify(r.lost.slice(0, 5))}` : ""}`,
-    ...(r.unverified.length ? [`unverified slots   ${r.unverified.length} ${JSON.stringify(r.unverified.slice(0, 5))}`] : []),
+    ...(r.unverified.length
+      ? [`unverified slots   ${r.unverified.length} ${JSON.stringify(r.unverified.slice(0, 5))}`]
+      : []),
     ...Object.entries(r.samples).flatMap(([s, list]) => [`sample ${s}:`, ...list.map((l) => `    ${l}`)]),
     ...extra,
   ];

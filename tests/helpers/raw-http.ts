@@ -26,6 +26,10 @@ export function rawRequest(port: number, requestHead: string): Promise<RawAnswer
 
 /** GET `path` as written, with `host` (none when undefined) and `Connection: close`. */
 export function rawGet(port: number, path: string, host: string | undefined, headers: Record<string, string> = {}) {
-  const lines = [`GET ${path} HTTP/1.1`, ...(host === undefined ? [] : [`Host: ${host}`]), ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    ...(host === undefined ? [] : [`Host: ${host}`]),
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   return rawRequest(port, `${[...lines, "Connection: close"].join("\r\n")}\r\n\r\n`);
 }

@@ -18,7 +18,10 @@ if (!timeoutGivenOnCommandLine()) {
     name: "default test timeout",
     setup(build) {
       const prefix = `import { setDefaultTimeout as __setDefaultTimeout } from "bun:test"; __setDefaultTimeout(${defaultTestTimeoutMs}); `;
-      build.onLoad({ filter: /\.test\.ts$/ }, async ({ path }) => ({ loader: "ts", contents: prefix + (await Bun.file(path).text()) }));
+      build.onLoad({ filter: /\.test\.ts$/ }, async ({ path }) => ({
+        loader: "ts",
+        contents: prefix + (await Bun.file(path).text()),
+      }));
     },
   });
 }

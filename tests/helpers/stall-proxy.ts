@@ -1,4 +1,4 @@
-import { type Outbound, drainHeld } from "./held-bytes.ts";
+import { drainHeld, type Outbound } from "./held-bytes.ts";
 
 /**
  * A TCP proxy that can stall: while stalled, bytes in both directions are held (the connections stay

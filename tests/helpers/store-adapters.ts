@@ -11,7 +11,10 @@ export type StoreAdapterName = "sqlite" | "mongo";
  * in a directory of its own (`sqliteFile` in it), and a database of its own on the run's MongoDB-wire
  * server. `label` names both, so a left-over directory or database says which suite made it.
  */
-export function storeAdapters(label: string, sqliteFile = `${label}.sqlite`): [StoreAdapterName, () => Promise<Store>][] {
+export function storeAdapters(
+  label: string,
+  sqliteFile = `${label}.sqlite`,
+): [StoreAdapterName, () => Promise<Store>][] {
   return [
     ["sqlite", async () => createSqliteStore(join(tempDir(label), sqliteFile))],
     ["mongo", async () => createMongoStore((await mongo()).url, uniqueDb(label))],

@@ -20,7 +20,11 @@ function psqlSync(sql: string): string | undefined {
   const bin = Bun.which("psql");
   if (!bin) return undefined;
   const args = [bin, "-h", pgHost, "-p", String(pgPort), "-U", pgUser, "-d", "postgres", "-Atc", sql];
-  const out = Bun.spawnSync(args, { stdout: "pipe", stderr: "ignore", env: { ...process.env, PGCONNECT_TIMEOUT: "3" } });
+  const out = Bun.spawnSync(args, {
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { ...process.env, PGCONNECT_TIMEOUT: "3" },
+  });
   return out.exitCode === 0 ? out.stdout.toString() : undefined;
 }
 
@@ -59,7 +63,9 @@ export function dropOrphanDatabases(): string[] {
     const pid = Number(/^sp_r(\d+)_/.exec(name)?.[1]);
     if (Number.isInteger(pid) && !alive(pid)) dropped.push(name);
   }
-  const busy = new Set((psqlSync("select distinct datname from pg_stat_activity where datname is not null") ?? "").split("\n"));
+  const busy = new Set(
+    (psqlSync("select distinct datname from pg_stat_activity where datname is not null") ?? "").split("\n"),
+  );
   dropped.push(...databasesLike("sp\\_faults\\_%").filter((name) => !busy.has(name)));
   for (const name of dropped) dropDatabaseSync(name);
   return dropped;

@@ -32,7 +32,10 @@ export async function dockerAnswers(): Promise<boolean> {
   const socket = process.env.DOCKER_HOST?.replace(/^unix:\/\//, "") ?? "/var/run/docker.sock";
   if (!existsSync(socket)) return false;
   try {
-    const res = await fetch("http://localhost/_ping", { unix: socket, signal: AbortSignal.timeout(2_000) } as RequestInit);
+    const res = await fetch("http://localhost/_ping", {
+      unix: socket,
+      signal: AbortSignal.timeout(2_000),
+    } as RequestInit);
     return res.ok;
   } catch {
     return false;
@@ -40,7 +43,9 @@ export async function dockerAnswers(): Promise<boolean> {
 }
 
 /** Mono and the C# client's test references (Debian: mono-complete, libnewtonsoft-json-cil-dev, nunit-console). */
-export function monoTools(): { mcs: string; mono: string; nunitConsole: string; nunitFramework: string; newtonsoft: string } | undefined {
+export function monoTools():
+  | { mcs: string; mono: string; nunitConsole: string; nunitFramework: string; newtonsoft: string }
+  | undefined {
   const mcs = Bun.which("mcs");
   const mono = Bun.which("mono");
   const nunitConsole = existsSync("/usr/lib/nunit/nunit-console.exe") ? "/usr/lib/nunit/nunit-console.exe" : undefined;

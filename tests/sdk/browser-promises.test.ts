@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { admin } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
-import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // The built bundle in real Chromium on another origin than the API: what only a browser decides (CORS, page events).
 let d: Server;
@@ -45,16 +45,27 @@ beforeAll(async () => {
       // The example game as `npm run sdk:example` serves it (sdk/example/serve.ts), on this test's server.
       if (path === "/config.json") return Response.json({ api: d.base, key: exampleKey });
       if (path === "/game.js") return new Response(readFileSync(join(example, "game.js")), { headers: js });
-      const html = new URL(req.url).pathname.startsWith("/example") ? readFileSync(join(example, "index.html"), "utf8") : gamePage;
+      const html = new URL(req.url).pathname.startsWith("/example")
+        ? readFileSync(join(example, "index.html"), "utf8")
+        : gamePage;
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
     },
   });
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-promises-chromium"), {
     executablePath,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   page = context.pages()[0] ?? (await context.newPage());
 }, 300_000); // the declarations type-check the whole SDK: slow on a busy machine
@@ -64,10 +75,12 @@ afterAll(async () => {
   await d?.stop();
 });
 
-const sp = <T>(script: string): Promise<T> => page.evaluate(`(async () => { const sp = await window.started; ${script} })()`) as Promise<T>;
+const sp = <T>(script: string): Promise<T> =>
+  page.evaluate(`(async () => { const sp = await window.started; ${script} })()`) as Promise<T>;
 const open = (key: string, skew = 0) =>
-  page.goto(`http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(key)}&skew=${skew}`);
-
+  page.goto(
+    `http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(key)}&skew=${skew}`,
+  );
 
 describe("sdk in headless Chromium: promises kept", () => {
   test("a page whose clock is a day ahead saves on the server's clock: the Date of cross-origin answers is readable", async () => {
@@ -91,12 +104,18 @@ describe("sdk in headless Chromium: promises kept", () => {
     await open(t.key);
     await sp("await sp.ensureAccount(); await sp.ready();");
     expect(await sp<boolean>("return sp.config.policy.syncOnAppForeground;")).toBe(false);
-    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { syncOnAppForeground: true, minRemoteSyncIntervalSeconds: 7 });
+    const set = await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, {
+      syncOnAppForeground: true,
+      minRemoteSyncIntervalSeconds: 7,
+    });
     expect(set.status).toBe(200);
     // What coming back to the tab does to the page: visibilityState becomes visible and visibilitychange fires.
     await page.evaluate(`Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true });
       document.dispatchEvent(new Event("visibilitychange"));`);
-    await waitUntil(async () => (await sp<number>("return sp.config.policy.minRemoteSyncIntervalSeconds;")) === 7, "the new policy after visibilitychange");
+    await waitUntil(
+      async () => (await sp<number>("return sp.config.policy.minRemoteSyncIntervalSeconds;")) === 7,
+      "the new policy after visibilitychange",
+    );
     expect(await sp<boolean>("return sp.config.policy.syncOnAppForeground;")).toBe(true);
   }, 60_000);
 
@@ -104,8 +123,12 @@ describe("sdk in headless Chromium: promises kept", () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 1 });
     exampleKey = t.key;
     await page.goto(`http://127.0.0.1:${pages.port}/example/`);
-    const game = <T>(script: string) => page.evaluate(`(async () => { const savepoint = window.savepoint; ${script} })()`) as Promise<T>;
-    await waitUntil(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start");
+    const game = <T>(script: string) =>
+      page.evaluate(`(async () => { const savepoint = window.savepoint; ${script} })()`) as Promise<T>;
+    await waitUntil(
+      async () => (await page.evaluate("typeof window.savepoint")) === "object",
+      "the example game to start",
+    );
     for (let i = 0; i < 5; i++) await page.click("#tap");
     await page.click("#save-now");
     await waitUntil(async () => (await page.textContent("#saved")) === "✓ saved to cloud", "the cloud tick");
@@ -113,12 +136,20 @@ describe("sdk in headless Chromium: promises kept", () => {
     expect(onServer.coins).toBeGreaterThanOrEqual(5);
     const box = (await page.locator("main").boundingBox())!;
     const clip = { x: box.x - 24, y: box.y - 24, width: box.width + 48, height: box.height + 48 };
-    await page.screenshot({ path: process.env.SDK_EXAMPLE_SCREENSHOT ?? join(tempDir("sdk-example-shot"), "example.png"), clip });
+    await page.screenshot({
+      path: process.env.SDK_EXAMPLE_SCREENSHOT ?? join(tempDir("sdk-example-shot"), "example.png"),
+      clip,
+    });
 
     await page.reload();
-    await waitUntil(async () => (await page.evaluate("typeof window.savepoint")) === "object", "the example game to start again");
+    await waitUntil(
+      async () => (await page.evaluate("typeof window.savepoint")) === "object",
+      "the example game to start again",
+    );
     // Loaded before the first frame: the game continues from the saved coins, it does not start over at 0.
     expect(Number((await page.textContent("#coins"))!.replace(/\D/g, ""))).toBeGreaterThanOrEqual(onServer.coins);
-    expect(await game<string[]>("return (await savepoint.account.devices()).map((s) => s.deviceLabel);")).toEqual(["Idle clicker (browser)"]);
+    expect(await game<string[]>("return (await savepoint.account.devices()).map((s) => s.deviceLabel);")).toEqual([
+      "Idle clicker (browser)",
+    ]);
   }, 60_000);
 });

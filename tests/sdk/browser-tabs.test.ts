@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { call } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
-import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // Two tabs of one game: one origin, one IndexedDB, one Web Lock (sdk/README.md, Several tabs).
 let d: Server;
@@ -49,11 +49,20 @@ beforeAll(async () => {
         : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }),
   });
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-tabs-chromium"), {
     executablePath,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 300_000); // the declarations type-check the whole SDK: slow on a busy machine
 afterAll(async () => {
@@ -65,17 +74,18 @@ afterAll(async () => {
 const inTab = <T>(page: Page, script: string): Promise<T> =>
   page.evaluate(`(async () => { const sp = await window.started; ${script} })()`) as Promise<T>;
 
-
 describe("sdk in headless Chromium: two tabs of one game", () => {
   test("one tab syncs the saves of both, each change once; when it closes mid-push the other takes over and loses nothing", async () => {
     // Inside the interval a tab holds its saves, and closing a tab pushes nothing: only a sync or a new syncing tab does.
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, syncOnAppBackground: false });
-    const url = (tab: string) => `http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(t.key)}&tab=${tab}`;
+    const url = (tab: string) =>
+      `http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(t.key)}&tab=${tab}`;
     const a = await context.newPage();
     await a.goto(url("Tab A"));
     const accountId = await inTab<string>(a, "return sp.ensureAccount();");
     const session = await inTab<string>(a, "return (await sp.store.getValue('session')).token;");
-    const slot = async (id: string) => (await call(d, "GET", `/api/v1/accounts/${accountId}/slots/${id}`, { key: t.key, session })).body;
+    const slot = async (id: string) =>
+      (await call(d, "GET", `/api/v1/accounts/${accountId}/slots/${id}`, { key: t.key, session })).body;
     await inTab(a, "await sp.save('a', { n: 1 });");
     await waitUntil(async () => (await slot("a")).version === 1, "the first save on the server", 15_000);
 
@@ -84,12 +94,19 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
     // A save in each tab; the sync asked for in B pushes both, each once.
     await inTab(a, "await sp.save('a', { n: 2 });");
     await inTab(b, "await sp.save('b', { n: 1 });");
-    const result = await inTab<{ status: string; targets: Record<string, { status: string }> }>(b, "return sp.sync({ force: true });");
+    const result = await inTab<{ status: string; targets: Record<string, { status: string }> }>(
+      b,
+      "return sp.sync({ force: true });",
+    );
     expect(await slot("a")).toMatchObject({ version: 2, data: { n: 2 } });
     expect(await slot("b")).toMatchObject({ version: 1, data: { n: 1 } });
     expect(result).toMatchObject({ status: "synced", targets: { a: { status: "synced" }, b: { status: "synced" } } });
     // B reads what A's push wrote: every change is acknowledged, in both tabs.
-    await waitUntil(async () => (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B to see the push", 15_000);
+    await waitUntil(
+      async () => (await inTab<string[]>(b, "return sp.status().pending;")).length === 0,
+      "tab B to see the push",
+      15_000,
+    );
     expect(await inTab<unknown>(b, "return sp.load('a');")).toEqual({ n: 2 });
 
     // Again a save in each tab; A's push is on its way (the server writes it, the answer never reaches A) when A closes.
@@ -106,12 +123,20 @@ describe("sdk in headless Chromium: two tabs of one game", () => {
     await waitUntil(async () => reachedServer === 1, "tab A's push to reach the server", 15_000);
     const shots = process.env.SDK_TABS_SHOTS ?? tempDir("sdk-tabs-shots");
     await a.screenshot({ path: join(shots, "tab-a.png") });
-    expect([await inTab<boolean>(a, "return sp.isSyncingTab;"), await inTab<boolean>(b, "return sp.isSyncingTab;")]).toEqual([true, false]);
+    expect([
+      await inTab<boolean>(a, "return sp.isSyncingTab;"),
+      await inTab<boolean>(b, "return sp.isSyncingTab;"),
+    ]).toEqual([true, false]);
     await b.screenshot({ path: join(shots, "tab-b.png") });
     await a.close();
 
     // B takes the lock and pushes what A left: the write A began under its stored key, and B's own save.
-    await waitUntil(async () => (await slot("b")).version === 2 && (await inTab<string[]>(b, "return sp.status().pending;")).length === 0, "tab B's push", 15_000);
+    await waitUntil(
+      async () =>
+        (await slot("b")).version === 2 && (await inTab<string[]>(b, "return sp.status().pending;")).length === 0,
+      "tab B's push",
+      15_000,
+    );
     expect(await slot("a")).toMatchObject({ version: 3, data: { n: 3 } });
     expect(await slot("b")).toMatchObject({ version: 2, data: { n: 2 } });
     expect(await inTab<boolean>(b, "return sp.isSyncingTab;")).toBe(true);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { call } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
-import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
+import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // The built browser bundle in real Chromium, on a page whose origin is not the API's (sdk/README.md).
 let d: Server;
@@ -45,11 +45,20 @@ beforeAll(async () => {
         : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8", ...cache } }),
   });
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-chromium-profile"), {
     executablePath,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => consoleLines.push(m.text()));
@@ -60,7 +69,8 @@ afterAll(async () => {
   await d?.stop();
 });
 
-const sp = <T>(script: string): Promise<T> => page.evaluate(`(async () => { await window.started; const sp = window.sp; ${script} })()`) as Promise<T>;
+const sp = <T>(script: string): Promise<T> =>
+  page.evaluate(`(async () => { await window.started; const sp = window.sp; ${script} })()`) as Promise<T>;
 
 async function until(check: () => Promise<boolean>, what: string) {
   for (let i = 0; i < 200; i++) {
@@ -78,7 +88,8 @@ describe("sdk in headless Chromium", () => {
     await page.goto(gameUrl);
     const accountId = await sp<string>("return sp.ensureAccount();");
     const session = await sp<string>("return (await sp.store.getValue('session')).token;");
-    const server = async () => (await call(d, "GET", `/api/v1/accounts/${accountId}/slots/main`, { key: t.key, session })).body;
+    const server = async () =>
+      (await call(d, "GET", `/api/v1/accounts/${accountId}/slots/main`, { key: t.key, session })).body;
 
     await sp("await sp.save('main', { log: [1] }); await sp.settled();");
     await until(async () => (await server()).version === 1, "the first save on the server");
@@ -93,7 +104,10 @@ describe("sdk in headless Chromium", () => {
     expect((await server()).data.log).not.toContain(3);
 
     await context.setOffline(false);
-    await until(async () => JSON.stringify((await server()).data) === JSON.stringify({ log: [1, 2, 3] }), "the offline saves after the online event");
+    await until(
+      async () => JSON.stringify((await server()).data) === JSON.stringify({ log: [1, 2, 3] }),
+      "the offline saves after the online event",
+    );
     await until(async () => (await sp<string>("return sp.status().state;")) === "idle", "idle");
 
     // Inside the interval nothing is pushed, until the page is hidden.
@@ -103,6 +117,9 @@ describe("sdk in headless Chromium", () => {
     // What a tab switch does to the page: visibilityState becomes hidden and visibilitychange fires.
     await page.evaluate(`Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
       document.dispatchEvent(new Event("visibilitychange"));`);
-    await until(async () => JSON.stringify((await server()).data) === JSON.stringify({ log: [1, 2, 3, 4] }), "the flush on hidden");
+    await until(
+      async () => JSON.stringify((await server()).data) === JSON.stringify({ log: [1, 2, 3, 4] }),
+      "the flush on hidden",
+    );
   }, 120_000);
 });

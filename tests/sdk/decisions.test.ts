@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { decide, defaultSyncPolicy, manualClock, offsetFromDate, SavepointError, ServerClock, summarize, targetResult } from "../../sdk/src/index.ts";
+import {
+  decide,
+  defaultSyncPolicy,
+  manualClock,
+  offsetFromDate,
+  SavepointError,
+  ServerClock,
+  summarize,
+  targetResult,
+} from "../../sdk/src/index.ts";
 
 // The SDK's decisions as pure functions of plain values (sdk/README.md, Sync results and Policy flags).
 describe("sdk decisions", () => {
@@ -9,14 +18,22 @@ describe("sdk decisions", () => {
 
   test("decide sync: at once after the interval, else deferred until it ends", () => {
     expect(decide(policy, state, "sync", 100_000, options)).toEqual({ action: "push" });
-    expect(decide(policy, { ...state, lastRemoteSyncAt: 90_000 }, "sync", 100_000, options)).toEqual({ action: "defer", until: 150_000 });
-    expect(decide(policy, { ...state, lastRemoteSyncAt: 40_000 }, "sync", 100_000, options)).toEqual({ action: "push" });
+    expect(decide(policy, { ...state, lastRemoteSyncAt: 90_000 }, "sync", 100_000, options)).toEqual({
+      action: "defer",
+      until: 150_000,
+    });
+    expect(decide(policy, { ...state, lastRemoteSyncAt: 40_000 }, "sync", 100_000, options)).toEqual({
+      action: "push",
+    });
   });
 
   test("decide force: push outside the cooldown; inside it, defer or refuse until its end", () => {
     const at = { ...state, lastForcedAt: 95_000 };
     expect(decide(policy, at, "force", 100_000, options)).toEqual({ action: "defer", until: 105_000 });
-    expect(decide(policy, at, "force", 100_000, { ...options, onCooldown: "refuse" })).toEqual({ action: "refuse", retryAt: 105_000 });
+    expect(decide(policy, at, "force", 100_000, { ...options, onCooldown: "refuse" })).toEqual({
+      action: "refuse",
+      retryAt: 105_000,
+    });
     expect(decide(policy, at, "force", 105_000, { ...options, onCooldown: "refuse" })).toEqual({ action: "push" });
     expect(decide(policy, state, "force", 100_000, options)).toEqual({ action: "push" });
   });
@@ -31,23 +48,42 @@ describe("sdk decisions", () => {
   test("targetResult: synced only when the change pending at the call is acknowledged", () => {
     const engine = { stopped: false, hasSession: true, offline: false };
     const net = new SavepointError("network_error", "no answer", 0);
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 3, version: 7 }, engine)).toEqual({ status: "synced", version: 7 });
+    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 3, version: 7 }, engine)).toEqual({
+      status: "synced",
+      version: 7,
+    });
     // A write of seq 3 begun and not answered is not acknowledged, whatever syncedSeq says.
     const begun = { target: "main", seqAtCall: 3, syncedSeq: 3, inflightSeq: 3, version: 7 };
     expect(targetResult(begun, { ...engine, retryAt: 9 })).toEqual({ status: "deferred", retryAt: 9 });
     const behind = { target: "main", seqAtCall: 3, syncedSeq: 2 };
-    expect(targetResult(behind, { ...engine, offline: true, lastError: net })).toEqual({ status: "offline", error: net });
-    expect(targetResult(behind, { ...engine, hasSession: false })).toMatchObject({ status: "refused", error: { code: "unauthorized" } });
+    expect(targetResult(behind, { ...engine, offline: true, lastError: net })).toEqual({
+      status: "offline",
+      error: net,
+    });
+    expect(targetResult(behind, { ...engine, hasSession: false })).toMatchObject({
+      status: "refused",
+      error: { code: "unauthorized" },
+    });
     const tooBig = new SavepointError("payload_too_large", "too large", 413);
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, refused: tooBig }, engine)).toEqual({ status: "refused", error: tooBig });
+    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, refused: tooBig }, engine)).toEqual({
+      status: "refused",
+      error: tooBig,
+    });
     const conflict = new SavepointError("conflict", "merges ran out", 409);
-    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, refused: conflict }, engine)).toEqual({ status: "conflict", error: conflict });
+    expect(targetResult({ target: "main", seqAtCall: 3, syncedSeq: 2, refused: conflict }, engine)).toEqual({
+      status: "conflict",
+      error: conflict,
+    });
   });
 
   test("summarize: synced only when every target is; else the most serious; the earliest retryAt", () => {
     expect(summarize({})).toEqual({ status: "synced", targets: {} });
     const net = new SavepointError("network_error", "no answer", 0);
-    const targets = { a: { status: "synced", version: 1 }, b: { status: "deferred", retryAt: 50 }, c: { status: "offline", error: net, retryAt: 20 } } as const;
+    const targets = {
+      a: { status: "synced", version: 1 },
+      b: { status: "deferred", retryAt: 50 },
+      c: { status: "offline", error: net, retryAt: 20 },
+    } as const;
     expect(summarize(targets)).toEqual({ status: "offline", retryAt: 20, targets });
     expect(summarize({ ...targets, d: { status: "refused", error: net } }).status).toBe("refused");
   });

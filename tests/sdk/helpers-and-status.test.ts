@@ -1,8 +1,8 @@
 import { beforeAll, expect, test } from "bun:test";
 import type { Status, TransferPrompt } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
-import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
 
 let d: AnyServer;
@@ -24,8 +24,13 @@ forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
 
     const declined = await old.client.account.createTransferCode();
     const prompts: TransferPrompt[] = [];
-    expect(await other.client.account.attachTransferCode(declined.transferCode, (p) => (prompts.push(p), false))).toBe(false);
-    expect(prompts[0]).toMatchObject({ currentAccountId: mine, incoming: { accountId: old.client.accountId, slots: [{ slotId: "main", version: 1 }] } });
+    expect(await other.client.account.attachTransferCode(declined.transferCode, (p) => (prompts.push(p), false))).toBe(
+      false,
+    );
+    expect(prompts[0]).toMatchObject({
+      currentAccountId: mine,
+      incoming: { accountId: old.client.accountId, slots: [{ slotId: "main", version: 1 }] },
+    });
     expect(other.client.accountId).toBe(mine);
     expect(other.client.load("main")).toEqual({ level: 1 });
 
@@ -49,7 +54,9 @@ forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
     await first.client.ensureAccount();
     await first.client.save("main", { gems: 3 });
     await first.client.sync({ force: true });
-    expect(await first.client.account.linkProvider("firebase", await mint("firebase", signer, subject))).toEqual({ linked: true });
+    expect(await first.client.account.linkProvider("firebase", await mint("firebase", signer, subject))).toEqual({
+      linked: true,
+    });
     expect((await first.client.account.providers()).map((p) => p.provider)).toEqual(["firebase"]);
 
     const second = testClient(d, t.key);
@@ -72,7 +79,11 @@ forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
     net.state.online = false;
     await clock.advance(0);
     await client.settled();
-    expect(client.status()).toMatchObject({ state: "offline", pending: ["main"], lastError: { code: "network_error", status: 0 } });
+    expect(client.status()).toMatchObject({
+      state: "offline",
+      pending: ["main"],
+      lastError: { code: "network_error", status: 0 },
+    });
     net.state.online = true;
     await client.reconnected();
     expect(client.status()).toMatchObject({ state: "idle", pending: [] });
@@ -93,7 +104,11 @@ forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
     expect(errors).toEqual([{ target: "huge", code: "payload_too_large" }]);
     expect((await client.api.getSlot("small")).data).toEqual({ n: 1 });
     const status = client.status();
-    expect(status).toMatchObject({ state: "error", pending: ["huge"], refused: { huge: { code: "payload_too_large", status: 413 } } });
+    expect(status).toMatchObject({
+      state: "error",
+      pending: ["huge"],
+      refused: { huge: { code: "payload_too_large", status: 413 } },
+    });
     // Not sent again until the game saves it again.
     await clock.advance(60_000);
     await client.settled();

@@ -1,7 +1,7 @@
-import { type ClientOptions, SavepointClient, manualClock, memoryStorage } from "../../sdk/src/index.ts";
 import { buildSdk } from "../../sdk/scripts/build.ts";
+import { type ClientOptions, manualClock, memoryStorage, SavepointClient } from "../../sdk/src/index.ts";
 import { admin, newTenant } from "../helpers/api.ts";
-import { type Deployment, startEmbedded } from "../helpers/deployments.ts";
+import type { Deployment, startEmbedded } from "../helpers/deployments.ts";
 
 export type Server = Awaited<ReturnType<typeof startEmbedded>>;
 /** Any deployment with a base URL: the embedded one here, or either of `forEachDeployment`'s. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { SavepointClient, systemClock } from "../../sdk/src/index.ts";
 import { fileStorage } from "../../sdk/src/file.ts";
+import { SavepointClient, systemClock } from "../../sdk/src/index.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
+import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 let d: Server;
 beforeAll(async () => {
@@ -17,7 +17,10 @@ afterAll(() => d.stop());
 const game = join(import.meta.dir, "fixtures", "node-game.mjs");
 
 /** Reads a child's stdout line by line until `until` matches one. */
-async function readUntil(proc: Bun.Subprocess<"ignore", "pipe", "pipe">, until: (line: string) => boolean): Promise<string[]> {
+async function readUntil(
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">,
+  until: (line: string) => boolean,
+): Promise<string[]> {
   const lines: string[] = [];
   let rest = "";
   const decoder = new TextDecoder();
@@ -37,7 +40,13 @@ describe("sdk: a killed Node process", () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1 });
     const dir = tempDir("sdk-node-game");
     // The account is made first; then the game runs against a server that takes requests and never answers.
-    const setup = new SavepointClient({ baseUrl: d.base, runtimeKey: t.key, storage: fileStorage(dir), clock: systemClock, browserLifecycle: false });
+    const setup = new SavepointClient({
+      baseUrl: d.base,
+      runtimeKey: t.key,
+      storage: fileStorage(dir),
+      clock: systemClock,
+      browserLifecycle: false,
+    });
     const accountId = await setup.ensureAccount();
     setup.close();
     const sockets = new Set<import("node:net").Socket>();

@@ -10,7 +10,10 @@ function configReads() {
   const fetchFn = async (url: string, init: RequestInit) => {
     const res = await fetch(url, init);
     if (new URL(url).pathname === "/api/v1/runtime-config") {
-      reads.push({ status: res.status, conditional: "if-none-match" in ((init.headers ?? {}) as Record<string, string>) });
+      reads.push({
+        status: res.status,
+        conditional: "if-none-match" in ((init.headers ?? {}) as Record<string, string>),
+      });
     }
     return res;
   };
@@ -25,13 +28,20 @@ forEachDeployment("sdk: the sync policy while the game runs", ({ d }) => {
     const accountId = await client.ensureAccount();
     await client.save("main", { n: 1 });
     await client.sync({ force: true });
-    const setPolicy = (p: Record<string, unknown>) => admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, p);
+    const setPolicy = (p: Record<string, unknown>) =>
+      admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, p);
 
     expect((await setPolicy({ syncOnAppForeground: false })).status).toBe(200);
     await client.foreground();
     expect(client.config.policy.syncOnAppForeground).toBe(false);
     const token = (await client.store.getValue<{ token: string }>("session"))!.token;
-    const other = new SavepointApi({ baseUrl: d.base, runtimeKey: t.key, clock: systemClock, retry: { attempts: 1 }, session: () => ({ accountId, token }) });
+    const other = new SavepointApi({
+      baseUrl: d.base,
+      runtimeKey: t.key,
+      clock: systemClock,
+      retry: { attempts: 1 },
+      session: () => ({ accountId, token }),
+    });
     await other.syncSlot("main", { baseVersion: 1, data: { n: "other device" } });
     await client.foreground();
     // Flag off: no pull.
@@ -60,9 +70,15 @@ forEachDeployment("sdk: the sync policy while the game runs", ({ d }) => {
     await clock.advance(300_000);
     await client.ready(); // the timer's read has answered
     // Unchanged: the server answers 304 to the ETag the client holds.
-    expect(counted.reads).toEqual([{ status: 200, conditional: false }, { status: 304, conditional: true }]);
+    expect(counted.reads).toEqual([
+      { status: 200, conditional: false },
+      { status: 304, conditional: true },
+    ]);
 
-    expect((await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { minRemoteSyncIntervalSeconds: 10 })).status).toBe(200);
+    expect(
+      (await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/sync-policy`, { minRemoteSyncIntervalSeconds: 10 }))
+        .status,
+    ).toBe(200);
     await clock.advance(300_000);
     await client.ready(); // the timer's read has answered
     expect(counted.reads.at(-1)).toEqual({ status: 200, conditional: true });

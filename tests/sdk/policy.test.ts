@@ -10,7 +10,11 @@ let d: AnyServer;
 function counted(inner: (url: string, init: RequestInit) => Promise<Response> = fetch) {
   const calls: { method: string; path: string; keepalive: boolean; status?: number }[] = [];
   const fetchFn = async (url: string, init: RequestInit) => {
-    const call = { method: init.method ?? "GET", path: new URL(url).pathname, keepalive: init.keepalive === true } as (typeof calls)[number];
+    const call = {
+      method: init.method ?? "GET",
+      path: new URL(url).pathname,
+      keepalive: init.keepalive === true,
+    } as (typeof calls)[number];
     calls.push(call);
     const res = await inner(url, init);
     call.status = res.status;
@@ -28,7 +32,13 @@ async function setup(policy: Record<string, unknown>, options: Parameters<typeof
   const { client, clock } = testClient(d, t.key, { fetch: c.fetch, ...options });
   const accountId = await client.ensureAccount();
   const token = (await client.store.getValue<{ token: string }>("session"))!.token;
-  const api = new SavepointApi({ baseUrl: d.base, runtimeKey: t.key, clock: systemClock, retry: { attempts: 1 }, session: () => ({ accountId, token }) });
+  const api = new SavepointApi({
+    baseUrl: d.base,
+    runtimeKey: t.key,
+    clock: systemClock,
+    retry: { attempts: 1 },
+    session: () => ({ accountId, token }),
+  });
   const version = async (slotId = "main") => (await api.getSlot(slotId).catch(() => ({ version: 0 }))).version;
   const tick = async (ms: number) => {
     await clock.advance(ms);
@@ -43,7 +53,9 @@ forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
   test("the policy comes from route 2 and is cached with its ETag", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });
     expect(s.client.config.policy).toMatchObject({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });
-    await admin(d, "POST", `/admin/v1/projects/${s.t.projectId}/environments/stage/game-config`, { data: { boss: "dragon" } });
+    await admin(d, "POST", `/admin/v1/projects/${s.t.projectId}/environments/stage/game-config`, {
+      data: { boss: "dragon" },
+    });
     await s.client.config.refresh();
     expect(s.client.config.gameConfig).toMatchObject({ version: 1, data: { boss: "dragon" } });
     await s.client.config.refresh();
@@ -75,7 +87,10 @@ forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
   test("forceSyncCooldownSeconds: a forced sync inside the cooldown is deferred to its end, or refused", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 });
     await s.client.save("main", { n: 1 });
-    expect(await s.client.sync({ force: true })).toEqual({ status: "synced", targets: { main: { status: "synced", version: 1 } } });
+    expect(await s.client.sync({ force: true })).toEqual({
+      status: "synced",
+      targets: { main: { status: "synced", version: 1 } },
+    });
     await s.client.save("main", { n: 2 });
     await s.tick(5_000);
     const deferred = await s.client.sync({ force: true });
@@ -86,7 +101,10 @@ forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
     await s.tick(1_000);
     expect(await s.version()).toBe(2);
 
-    const r = await setup({ minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 }, { onCooldown: "refuse" });
+    const r = await setup(
+      { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 },
+      { onCooldown: "refuse" },
+    );
     await r.client.save("main", { n: 1 });
     await r.client.sync({ force: true });
     await r.client.save("main", { n: 2 });
@@ -119,7 +137,10 @@ forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
 
     const retried = on ? "is retried with backoff, and on the online event" : "waits for the next save or forced sync";
     test(`syncOnReconnect ${on}: a failed sync ${retried}`, async () => {
-      const s = await setup({ minRemoteSyncIntervalSeconds: 1, syncOnReconnect: on }, { reconnectBackoff: { baseMs: 1_000, maxMs: 8_000 } });
+      const s = await setup(
+        { minRemoteSyncIntervalSeconds: 1, syncOnReconnect: on },
+        { reconnectBackoff: { baseMs: 1_000, maxMs: 8_000 } },
+      );
       s.net.state.online = false;
       await s.client.save("main", { n: 1 });
       await s.tick(0);

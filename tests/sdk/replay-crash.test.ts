@@ -1,8 +1,8 @@
 import { beforeAll, expect, test } from "bun:test";
 import { fileStorage } from "../../sdk/src/file.ts";
 import type { FetchFn } from "../../sdk/src/index.ts";
-import { tempDir } from "../helpers/infra.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
+import { tempDir } from "../helpers/infra.ts";
 import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
 let d: AnyServer;
@@ -64,7 +64,10 @@ forEachDeployment("sdk: a replay cut short", ({ d: deployed }) => {
     const slot = await second.client.api.getSlot("main");
     expect(slot).toMatchObject({ version: queued + 1, data: { n: queued } });
     const history = await second.client.api.slotHistory("main", { limit: 100 });
-    expect(history.restorePoints.map((p) => p.version)).toEqual(Array.from({ length: queued + 1 }, (_, i) => queued + 1 - i));
-    for (const v of [2, lostAt + 1, lostAt + 2, queued + 1]) expect((await second.client.api.slotHistoryVersion("main", v)).data).toEqual({ n: v - 1 });
+    expect(history.restorePoints.map((p) => p.version)).toEqual(
+      Array.from({ length: queued + 1 }, (_, i) => queued + 1 - i),
+    );
+    for (const v of [2, lostAt + 1, lostAt + 2, queued + 1])
+      expect((await second.client.api.slotHistoryVersion("main", v)).data).toEqual({ n: v - 1 });
   });
 });

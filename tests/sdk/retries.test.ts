@@ -1,6 +1,6 @@
 import { beforeAll, expect, test } from "bun:test";
-import { type Socket, createServer } from "node:net";
-import { SavepointError, mergeRules, systemClock } from "../../sdk/src/index.ts";
+import { createServer, type Socket } from "node:net";
+import { mergeRules, type SavepointError, systemClock } from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
@@ -64,11 +64,18 @@ forEachDeployment("sdk: retries", ({ d: deployed }) => {
   beforeAll(() => void (d = deployed));
   test("a connection cut after the request is sent and before the answer: the retry adds exactly one version", async () => {
     const t = await tenantWithPolicy(d);
-    const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts\/[^/]+\/slots\/main\/sync /, { kind: "drop-answer" });
+    const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts\/[^/]+\/slots\/main\/sync /, {
+      kind: "drop-answer",
+    });
     try {
       // With a "sum" rule, a retry that the server took for a new write would conflict with itself and count the gold twice.
       const resolve = mergeRules({ gold: "sum" });
-      const { client } = testClient(d, t.key, { baseUrl: p.base, clock: systemClock, resolve, retry: { attempts: 5, baseDelayMs: 5 } });
+      const { client } = testClient(d, t.key, {
+        baseUrl: p.base,
+        clock: systemClock,
+        resolve,
+        retry: { attempts: 5, baseDelayMs: 5 },
+      });
       await client.ensureAccount();
       await client.save("main", { gold: 1 });
       await client.sync({ force: true });
@@ -92,9 +99,17 @@ forEachDeployment("sdk: retries", ({ d: deployed }) => {
 
   test("a 503 with Retry-After is retried no sooner than it says, with the same key; a 400 is never retried", async () => {
     const t = await tenantWithPolicy(d);
-    const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts /, { kind: "answer", status: 503, headers: "retry-after: 3\r\n", times: 2 });
+    const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts /, {
+      kind: "answer",
+      status: 503,
+      headers: "retry-after: 3\r\n",
+      times: 2,
+    });
     try {
-      const { client, clock } = testClient(d, t.key, { baseUrl: p.base, retry: { attempts: 5, baseDelayMs: 100, random: () => 0 } });
+      const { client, clock } = testClient(d, t.key, {
+        baseUrl: p.base,
+        retry: { attempts: 5, baseDelayMs: 100, random: () => 0 },
+      });
       await client.ready();
       // The wait before a retry starts when the 503 has been read: the clock moves only once it has.
       const timers = clock.pending();
@@ -116,7 +131,9 @@ forEachDeployment("sdk: retries", ({ d: deployed }) => {
       const keys = p.heads.filter((h) => h.startsWith("POST /api/v1/accounts ")).map(keyOf);
       expect(new Set(keys).size).toBe(1);
 
-      const bad = await client.api.createSlot({ slotId: "no spaces allowed", data: {} }).catch((e) => e as SavepointError);
+      const bad = await client.api
+        .createSlot({ slotId: "no spaces allowed", data: {} })
+        .catch((e) => e as SavepointError);
       expect(bad).toMatchObject({ code: "invalid_request", status: 400 });
       expect(p.heads.filter((h) => h.startsWith("POST /api/v1/accounts/") && h.includes("/slots "))).toHaveLength(1);
     } finally {

@@ -2,9 +2,9 @@ import { beforeAll, expect, test } from "bun:test";
 import { SavepointApi, SavepointError, systemClock } from "../../sdk/src/index.ts";
 import { admin, newTenant } from "../helpers/api.ts";
 import { stripeTestSecret } from "../helpers/deployments.ts";
+import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { event, sign } from "../helpers/stripe-events.ts";
-import { forEachDeployment } from "../helpers/each-deployment.ts";
 import type { AnyServer } from "./helpers.ts";
 
 let d: AnyServer;
@@ -12,11 +12,21 @@ let d: AnyServer;
 /** A raw API client holding one device's session, as the SDK's client does. */
 function device(key: string) {
   const holder: { session?: { accountId: string; token: string } } = {};
-  const api = new SavepointApi({ baseUrl: d.base, runtimeKey: key, clock: systemClock, retry: { attempts: 1 }, session: () => holder.session });
+  const api = new SavepointApi({
+    baseUrl: d.base,
+    runtimeKey: key,
+    clock: systemClock,
+    retry: { attempts: 1 },
+    session: () => holder.session,
+  });
   return { api, holder };
 }
 
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as SavepointError);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e as SavepointError,
+  );
 
 // Every runtime route through the SDK against both real deployments (sdk/README.md).
 forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
@@ -24,7 +34,9 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
   test("routes 1-3, 6, 8, 11-16: health, config, accounts, account data and slots; conflicts are values, errors typed", async () => {
     const t = await newTenant(d);
     expect(await device(t.key).api.health()).toEqual({ ok: true });
-    await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/stage/game-config`, { data: { difficulty: 3 } });
+    await admin(d, "POST", `/admin/v1/projects/${t.projectId}/environments/stage/game-config`, {
+      data: { difficulty: 3 },
+    });
     const { api, holder } = device(t.key);
     const config = await api.runtimeConfig();
     expect(config.config!.syncPolicy.maxQueuedLocalSnapshots).toBe(25);
@@ -32,7 +44,10 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
     expect((await api.runtimeConfig(1)).config!.gameConfig).toMatchObject({ unchanged: true, version: 1 });
     expect((await api.runtimeConfig(undefined, config.etag)).notModified).toBe(true);
 
-    const created = await api.createAccount({ accountData: { coins: 1 }, slot: { slotId: "main", data: { level: 1 } } });
+    const created = await api.createAccount({
+      accountData: { coins: 1 },
+      slot: { slotId: "main", data: { level: 1 } },
+    });
     expect(created.slot!.version).toBe(1);
     holder.session = { accountId: created.accountId, token: created.accountSessionToken };
     expect((await api.getAccount()).accountData).toEqual({ coins: 1 });
@@ -58,8 +73,14 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
     expect(onArchived).toBeInstanceOf(SavepointError);
     expect(onArchived).toMatchObject({ code: "slot_archived", status: 409, details: { slotId: "side" } });
     expect(await api.deleteSlot("side")).toMatchObject({ slotId: "side", alreadyDeleted: false });
-    expect(await caught(api.createSlot({ slotId: "main", data: {} }))).toMatchObject({ code: "slot_already_exists", status: 409 });
-    expect(await caught(api.createSlot({ slotId: "bad id", data: {} }))).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(await caught(api.createSlot({ slotId: "main", data: {} }))).toMatchObject({
+      code: "slot_already_exists",
+      status: 409,
+    });
+    expect(await caught(api.createSlot({ slotId: "bad id", data: {} }))).toMatchObject({
+      code: "invalid_request",
+      status: 400,
+    });
   });
 
   test("routes 9, 10 and 7: a transfer code moves the account; a deleted account is a typed 410", async () => {
@@ -72,7 +93,10 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
     const fresh = device(t.key);
     const moved = await fresh.api.consumeTransferCode({ transferCode: code.transferCode, deviceLabel: "new phone" });
     expect(moved.account.accountData).toEqual({ gems: 5 });
-    expect(await caught(fresh.api.consumeTransferCode({ transferCode: code.transferCode }))).toMatchObject({ code: "transfer_code_consumed", status: 400 });
+    expect(await caught(fresh.api.consumeTransferCode({ transferCode: code.transferCode }))).toMatchObject({
+      code: "transfer_code_consumed",
+      status: 400,
+    });
 
     expect(await old.api.deleteAccount()).toMatchObject({ accountId: created.accountId, alreadyDeleted: false });
     expect(await caught(old.api.getAccount())).toMatchObject({ code: "account_deleted", status: 410 });
@@ -86,7 +110,10 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
     const settings = { enabled: true, ...testProviders.firebase.settings, jwksUrl };
     await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/environments/stage/auth-providers/firebase`, settings);
     const { api, holder } = device(t.key);
-    const signedIn = await api.exchangeAuthSession({ provider: "firebase", token: await mint("firebase", signer, `u-${crypto.randomUUID()}`) });
+    const signedIn = await api.exchangeAuthSession({
+      provider: "firebase",
+      token: await mint("firebase", signer, `u-${crypto.randomUUID()}`),
+    });
     expect(signedIn).toMatchObject({ isNewAccount: true, linkedProvider: "firebase" });
     holder.session = { accountId: signedIn.accountId, token: signedIn.accountSessionToken };
     const providers = await api.listLinkedProviders();
@@ -100,7 +127,10 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
     const { api } = device(t.key);
     const payload = JSON.stringify(event("product.created", { id: "prod_1", object: "product" }));
     expect(await api.stripeWebhook(payload, await sign(payload, stripeTestSecret))).toEqual({ received: false });
-    expect(await caught(api.stripeWebhook(payload, "t=1,v1=bad"))).toMatchObject({ code: "invalid_signature", status: 400 });
+    expect(await caught(api.stripeWebhook(payload, "t=1,v1=bad"))).toMatchObject({
+      code: "invalid_signature",
+      status: 400,
+    });
 
     const saveId = `save_${crypto.randomUUID()}`;
     const first = await api.syncSave(saveId, { baseVersion: 0, externalUserId: "player-1", state: { hp: 10 } });
@@ -117,12 +147,25 @@ forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
       hostname: "127.0.0.1",
       fetch: (req) =>
         new URL(req.url).pathname === "/healthz"
-          ? Response.json({ error: { code: "brand_new_code", message: "newer", details: { hint: 1 } } }, { status: 422, headers: { "retry-after": "7" } })
+          ? Response.json(
+              { error: { code: "brand_new_code", message: "newer", details: { hint: 1 } } },
+              { status: 422, headers: { "retry-after": "7" } },
+            )
           : new Response("<html>bad gateway</html>", { status: 502 }),
     });
     try {
-      const api = new SavepointApi({ baseUrl: `http://127.0.0.1:${odd.port}`, runtimeKey: "k", clock: systemClock, retry: { attempts: 1 } });
-      expect(await caught(api.health())).toMatchObject({ code: "brand_new_code", status: 422, details: { hint: 1 }, retryAfterSeconds: 7 });
+      const api = new SavepointApi({
+        baseUrl: `http://127.0.0.1:${odd.port}`,
+        runtimeKey: "k",
+        clock: systemClock,
+        retry: { attempts: 1 },
+      });
+      expect(await caught(api.health())).toMatchObject({
+        code: "brand_new_code",
+        status: 422,
+        details: { hint: 1 },
+        retryAfterSeconds: 7,
+      });
       expect(await caught(api.createAccount())).toMatchObject({ code: "http_502", status: 502 });
     } finally {
       odd.stop(true);

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { call } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
-import { type Server, builtSdk, tenantWithPolicy } from "./helpers.ts";
+import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // The `<script>` build (dist/savepoint.global.min.js) in real Chromium: a page without modules uses `window.Savepoint`.
 let d: Server;
@@ -54,11 +54,20 @@ beforeAll(async () => {
         : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }),
   });
   const executablePath = chromiumBin();
-  if (!executablePath) throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  if (!executablePath)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-script-tag-profile"), {
     executablePath,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => consoleLines.push(m.text()));
@@ -73,16 +82,32 @@ afterAll(async () => {
 describe("sdk: the <script> build in headless Chromium", () => {
   test("a page without modules creates a client from window.Savepoint, saves, syncs to the real server, and gets typed errors", async () => {
     const t = await tenantWithPolicy(d);
-    await page.goto(`http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(t.key)}`);
-    const report = (await page.evaluate("window.run")) as { accountId: string; state: string; loaded: unknown; refused: unknown; exports: number };
+    await page.goto(
+      `http://127.0.0.1:${pages.port}/?api=${encodeURIComponent(d.base)}&key=${encodeURIComponent(t.key)}`,
+    );
+    const report = (await page.evaluate("window.run")) as {
+      accountId: string;
+      state: string;
+      loaded: unknown;
+      refused: unknown;
+      exports: number;
+    };
     expect(consoleLines.filter((l) => l.startsWith("pageerror"))).toEqual([]);
     expect(report).toMatchObject({ state: "idle", loaded: { coins: 12, unlocks: ["forest"] } });
     expect(report.refused).toEqual({ isSavepointError: true, code: "invalid_json", path: ["coins"] });
     expect(report.exports).toBeGreaterThan(10);
     // The save reached the server through the global's client.
     const session = (await page.evaluate("sp.store.getValue('session')")) as { token: string };
-    const slot = await call(d, "GET", `/api/v1/accounts/${report.accountId}/slots/main`, { key: t.key, session: session.token });
-    expect({ status: slot.status, version: slot.body.version, data: slot.body.data, slotInfo: slot.body.slotInfo }).toEqual({
+    const slot = await call(d, "GET", `/api/v1/accounts/${report.accountId}/slots/main`, {
+      key: t.key,
+      session: session.token,
+    });
+    expect({
+      status: slot.status,
+      version: slot.body.version,
+      data: slot.body.data,
+      slotInfo: slot.body.slotInfo,
+    }).toEqual({
       status: 200,
       version: 1,
       data: { coins: 12, unlocks: ["forest"] },

@@ -1,11 +1,22 @@
 import { beforeAll, expect, test } from "bun:test";
-import { type ClientOptions, type ConflictEvent, type Events, type SavepointClient, SavepointError, type Session } from "../../sdk/src/index.ts";
+import {
+  type ClientOptions,
+  type ConflictEvent,
+  type Events,
+  type SavepointClient,
+  SavepointError,
+  type Session,
+} from "../../sdk/src/index.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
 let d: AnyServer;
 
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as SavepointError);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e as SavepointError,
+  );
 const policy = { minRemoteSyncIntervalSeconds: 1, forceSyncCooldownSeconds: 1 };
 
 /** One device on a fresh tenant (self_hosted keeps a restore point of every version). */
@@ -46,7 +57,11 @@ forEachDeployment("sdk: player self-service", ({ d: deployed }) => {
     expect(page.restorePoints.map((p) => p.version)).toEqual([3, 2]);
     const rest = await phone.client.account.history("main", { limit: 2, cursor: page.next! });
     expect(rest.restorePoints.map((p) => p.version)).toEqual([1]);
-    expect(await phone.client.api.slotHistoryVersion("main", 1)).toMatchObject({ slotId: "main", version: 1, data: { n: 1, gems: 10 } });
+    expect(await phone.client.api.slotHistoryVersion("main", 1)).toMatchObject({
+      slotId: "main",
+      version: 1,
+      data: { n: 1, gems: 10 },
+    });
 
     // A stale restore is a conflict value carrying the server's slot, not a throw.
     const stale = await phone.client.api.restoreSlot("main", { version: 1, baseVersion: 2 });
@@ -64,14 +79,19 @@ forEachDeployment("sdk: player self-service", ({ d: deployed }) => {
     await tablet.client.settled();
     // The default resolution merges three ways against the base (version 3): the tablet's change wins its fields.
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]).toMatchObject({ serverVersion: 4, base: { n: 3, gems: 30 }, server: { n: 1, gems: 10 }, local: { n: 4, gems: 35 } });
+    expect(conflicts[0]).toMatchObject({
+      serverVersion: 4,
+      base: { n: 3, gems: 30 },
+      server: { n: 1, gems: 10 },
+      local: { n: 4, gems: 35 },
+    });
     const onServer = await phone.client.api.getSlot("main");
     expect(onServer).toMatchObject({ version: 5, data: conflicts[0]!.merged });
     expect(tablet.client.load("main")).toEqual(conflicts[0]!.merged);
     expect((await phone.client.api.slotHistory("main")).restorePoints.map((p) => p.version)).toEqual([5, 4, 3, 2, 1]);
   });
 
-  test("a restore the other device resolves with resolve: \"server\" ends with the restored content on both", async () => {
+  test('a restore the other device resolves with resolve: "server" ends with the restored content on both', async () => {
     const t = await tenantWithPolicy(d, policy);
     const phone = await device(t.key);
     await phone.client.ensureAccount();
@@ -146,7 +166,11 @@ forEachDeployment("sdk: player self-service", ({ d: deployed }) => {
     const { client } = await device(t.key);
     const saveId = `save_${crypto.randomUUID()}`;
     await client.api.syncSave(saveId, { baseVersion: 0, externalUserId: "player-1", state: { hp: 10 } });
-    expect(await client.api.deleteSave(saveId)).toMatchObject({ saveId, alreadyDeleted: false, deletedAt: expect.any(String) });
+    expect(await client.api.deleteSave(saveId)).toMatchObject({
+      saveId,
+      alreadyDeleted: false,
+      deletedAt: expect.any(String),
+    });
     expect(await client.api.deleteSave(saveId)).toMatchObject({ saveId, alreadyDeleted: true });
     expect(await caught(client.api.getSave(saveId))).toMatchObject({ code: "not_found", status: 404 });
   });

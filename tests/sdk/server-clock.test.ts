@@ -1,5 +1,5 @@
 import { beforeAll, expect, test } from "bun:test";
-import { type Clock, SavepointApi, mergeRules, systemClock } from "../../sdk/src/index.ts";
+import { type Clock, mergeRules, SavepointApi, systemClock } from "../../sdk/src/index.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
@@ -12,7 +12,10 @@ const skewed = (skewMs: number): Clock => ({ ...systemClock, now: () => Date.now
 // `latest` compares the device's save time with the server's updatedAt on the server's clock (sdk/README.md, Conflicts).
 forEachDeployment("sdk: the server's clock, not the device's", ({ d: deployed }) => {
   beforeAll(() => void (d = deployed));
-  for (const [skew, name] of [[day, "a day ahead"], [-day, "a day behind"]] as const) {
+  for (const [skew, name] of [
+    [day, "a day ahead"],
+    [-day, "a day behind"],
+  ] as const) {
     test(`a device ${name} neither wins nor loses every latest merge`, async () => {
       const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 1 });
       const { client } = testClient(d, t.key, { clock: skewed(skew), resolve: mergeRules({ settings: "latest" }) });
@@ -23,10 +26,17 @@ forEachDeployment("sdk: the server's clock, not the device's", ({ d: deployed })
       expect(Math.abs(client.serverTime() - Date.now())).toBeLessThan(1_500);
 
       const token = (await client.store.getValue<{ token: string }>("session"))!.token;
-      const other = new SavepointApi({ baseUrl: d.base, runtimeKey: t.key, clock: systemClock, retry: { attempts: 1 }, session: () => ({ accountId, token }) });
+      const other = new SavepointApi({
+        baseUrl: d.base,
+        runtimeKey: t.key,
+        clock: systemClock,
+        retry: { attempts: 1 },
+        session: () => ({ accountId, token }),
+      });
       // Ahead: this device saves first and the other device writes later, so the other's setting is the latest.
       // Behind: the other device writes first and this device saves later, so this device's setting is.
-      const otherWrites = () => other.syncSlot("main", { baseVersion: 1, data: { settings: { music: "other device" } } });
+      const otherWrites = () =>
+        other.syncSlot("main", { baseVersion: 1, data: { settings: { music: "other device" } } });
       if (skew > 0) await client.save("main", { settings: { music: "this device" } });
       else await otherWrites();
       // Longer than the estimate may be off (1.5 s, checked above): which came first is not in doubt, even under load.

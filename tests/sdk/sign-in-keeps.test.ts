@@ -16,7 +16,11 @@ async function withFirebase(d: AnyServer) {
   return { t, token: (subject: string) => mint("firebase", signer, subject) };
 }
 
-const caught = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as SavepointError);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => e as SavepointError,
+  );
 
 // Signing in never drops saves the server does not have without saying so (sdk/README.md, Moving devices).
 forEachDeployment("sdk: provider sign-in keeps unsynced saves", ({ d }) => {
@@ -69,8 +73,13 @@ forEachDeployment("sdk: provider sign-in keeps unsynced saves", ({ d }) => {
     expect(client.load("main")).toEqual({ level: 4 });
 
     const prompts: TransferPrompt[] = [];
-    expect(await client.account.signIn("firebase", await token(subject), (p) => (prompts.push(p), true))).toEqual({ accountId: theirs, isNewAccount: false });
-    expect(prompts.map((p) => [p.incoming.accountId, p.unsynced])).toEqual([[theirs, [{ target: "main", data: { level: 4 }, saves: 1 }]]]);
+    expect(await client.account.signIn("firebase", await token(subject), (p) => (prompts.push(p), true))).toEqual({
+      accountId: theirs,
+      isNewAccount: false,
+    });
+    expect(prompts.map((p) => [p.incoming.accountId, p.unsynced])).toEqual([
+      [theirs, [{ target: "main", data: { level: 4 }, saves: 1 }]],
+    ]);
     expect(client.accountId).toBe(theirs);
     expect(client.slots()).toEqual([]);
   });
@@ -85,7 +94,10 @@ forEachDeployment("sdk: provider sign-in keeps unsynced saves", ({ d }) => {
     const { client } = testClient(d, t.key);
     const accountId = await client.ensureAccount();
     await client.account.linkProvider("firebase", await token(mine));
-    expect(await client.account.signIn("firebase", await token(theirs))).toEqual({ accountId: ownerAccount, isNewAccount: false });
+    expect(await client.account.signIn("firebase", await token(theirs))).toEqual({
+      accountId: ownerAccount,
+      isNewAccount: false,
+    });
     expect(client.accountId).toBe(ownerAccount);
     expect(accountId).not.toBe(ownerAccount);
     // A subject no account has yet: a new account, not a second identity of the provider on this one.

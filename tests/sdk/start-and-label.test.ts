@@ -1,11 +1,17 @@
 import { beforeAll, expect, test } from "bun:test";
-import { SavepointError, createClient, memoryStorage, openClient } from "../../sdk/src/index.ts";
+import { createClient, memoryStorage, openClient, SavepointError } from "../../sdk/src/index.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, tenantWithPolicy } from "./helpers.ts";
 
 let d: AnyServer;
 
-const options = (key: string, storage = memoryStorage()) => ({ baseUrl: d.base, runtimeKey: key, storage, browserLifecycle: false, retry: { attempts: 1 } });
+const options = (key: string, storage = memoryStorage()) => ({
+  baseUrl: d.base,
+  runtimeKey: key,
+  storage,
+  browserLifecycle: false,
+  retry: { attempts: 1 },
+});
 
 // The quick start's first lines (sdk/README.md): a game cannot read "no save" before the device's saves are loaded.
 forEachDeployment("sdk: starting a client", ({ d: deployed }) => {

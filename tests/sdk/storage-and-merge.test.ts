@@ -1,6 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { SavepointClient, type StorageAdapter, asyncStorage, localStorageAdapter, manualClock, mergeRules, memoryStorage } from "../../sdk/src/index.ts";
 import { fileStorage } from "../../sdk/src/file.ts";
+import {
+  asyncStorage,
+  localStorageAdapter,
+  manualClock,
+  memoryStorage,
+  mergeRules,
+  SavepointClient,
+  type StorageAdapter,
+} from "../../sdk/src/index.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 /** A Web Storage with the browser's synchronous interface, backed by a Map (no browser in this runner). */
@@ -69,7 +77,13 @@ describe("sdk local store layout", () => {
     const inner = fileStorage(dir);
     const counting: StorageAdapter = { ...inner, set: (k, v) => ((bytes += v.length), inner.set(k, v)) };
     // No server: the saves stay local (the address refuses connections).
-    const options = { baseUrl: "http://127.0.0.1:9", runtimeKey: "k", clock: manualClock(), browserLifecycle: false, retry: { attempts: 1 } };
+    const options = {
+      baseUrl: "http://127.0.0.1:9",
+      runtimeKey: "k",
+      clock: manualClock(),
+      browserLifecycle: false,
+      retry: { attempts: 1 },
+    };
     const client = new SavepointClient({ ...options, storage: counting });
     const blob = "x".repeat(10_000);
     const perSave: number[] = [];
@@ -105,7 +119,12 @@ describe("sdk merge rules", () => {
     const base = { stats: { best: 10, runs: 1 }, bag: { items: ["a", "b"] }, settings: { v: 1 }, title: "x" };
     const server = { stats: { best: 30, runs: 1 }, bag: { items: ["a", "b", "c"] }, settings: { v: 2 }, title: "x" };
     const local = { stats: { best: 20, runs: 2 }, bag: { items: ["b", "d"] }, settings: { v: 3 }, title: "y" };
-    expect(rules(base, server, local, c)).toEqual({ stats: { best: 30, runs: 2 }, bag: { items: ["b", "c", "d"] }, settings: { v: 3 }, title: "y" });
+    expect(rules(base, server, local, c)).toEqual({
+      stats: { best: 30, runs: 2 },
+      bag: { items: ["b", "c", "d"] },
+      settings: { v: 3 },
+      title: "y",
+    });
     expect(rules(base, server, local, { ...c, serverUpdatedAt: 3 }).settings).toEqual({ v: 2 });
   });
 

@@ -61,7 +61,10 @@ forEachDeployment("sdk: sync() tells what happened", ({ d: deployed }) => {
   });
 
   test("merges that run out answer conflict; a signed-out session answers refused; a cooldown refusal carries its error", async () => {
-    const s = await device({ minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 1 }, { maxConflictRetries: 0 });
+    const s = await device(
+      { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 1 },
+      { maxConflictRetries: 0 },
+    );
     await s.client.save("main", { n: 1 });
     await s.client.sync({ force: true });
     // Another write lands on version 1 first.
@@ -69,7 +72,10 @@ forEachDeployment("sdk: sync() tells what happened", ({ d: deployed }) => {
     await s.client.save("main", { n: 2 });
     await s.clock.advance(1_000);
     const conflict = await s.client.sync({ force: true });
-    expect(conflict).toMatchObject({ status: "conflict", targets: { main: { status: "conflict", error: { code: "conflict" } } } });
+    expect(conflict).toMatchObject({
+      status: "conflict",
+      targets: { main: { status: "conflict", error: { code: "conflict" } } },
+    });
 
     await s.client.api.signOutCurrent();
     await s.client.save("other", { n: 1 });
@@ -78,12 +84,19 @@ forEachDeployment("sdk: sync() tells what happened", ({ d: deployed }) => {
     expect(signedOut.status).toBe("refused");
     expect(signedOut.targets.other).toMatchObject({ status: "refused", error: { code: "session_revoked" } });
 
-    const r = await device({ minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 }, { onCooldown: "refuse" });
+    const r = await device(
+      { minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 20 },
+      { onCooldown: "refuse" },
+    );
     await r.client.save("main", { n: 1 });
     await r.client.sync({ force: true });
     await r.client.save("main", { n: 2 });
     const cooled = await r.client.sync({ force: true });
     expect(cooled).toMatchObject({ status: "refused", retryAt: r.clock.now() + 20_000 });
-    expect(cooled.targets.main).toMatchObject({ status: "refused", error: { code: "sync_cooldown", retryAfterSeconds: 20 }, retryAt: r.clock.now() + 20_000 });
+    expect(cooled.targets.main).toMatchObject({
+      status: "refused",
+      error: { code: "sync_cooldown", retryAfterSeconds: 20 },
+      retryAt: r.clock.now() + 20_000,
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { beforeAll, expect, test } from "bun:test";
-import { type ConflictEvent, type JsonObject, type Resolution, SavepointApi, mergeRules, systemClock } from "../../sdk/src/index.ts";
+import {
+  type ConflictEvent,
+  type JsonObject,
+  mergeRules,
+  type Resolution,
+  SavepointApi,
+  systemClock,
+} from "../../sdk/src/index.ts";
 import { admin } from "../helpers/api.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, switchableNetwork, tenantWithPolicy, testClient } from "./helpers.ts";
@@ -8,7 +15,13 @@ let d: AnyServer;
 
 /** The server's view of an account, read with the raw API and the given session. */
 const serverView = (key: string, accountId: string, token: string) =>
-  new SavepointApi({ baseUrl: d.base, runtimeKey: key, clock: systemClock, retry: { attempts: 1 }, session: () => ({ accountId, token }) });
+  new SavepointApi({
+    baseUrl: d.base,
+    runtimeKey: key,
+    clock: systemClock,
+    retry: { attempts: 1 },
+    session: () => ({ accountId, token }),
+  });
 
 /** Records the slot and account-data writes the SDK sent, in order, whether or not they arrived. */
 function observed(inner: (url: string, init: RequestInit) => Promise<Response>) {
@@ -42,7 +55,10 @@ forEachDeployment("sdk: offline, then online", ({ d: deployed }) => {
       }
       await clock.advance(30_000);
       await client.settled();
-      expect(client.status()).toMatchObject({ state: "offline", pending: expect.arrayContaining(["main", "accountData"]) });
+      expect(client.status()).toMatchObject({
+        state: "offline",
+        pending: expect.arrayContaining(["main", "accountData"]),
+      });
       expect(client.load("main")).toEqual({ log: [1, 2, 3, 4, 5] });
 
       net.state.online = true;
@@ -59,7 +75,8 @@ forEachDeployment("sdk: offline, then online", ({ d: deployed }) => {
       // The write begun before the network went away is retried with its own key (it may have arrived).
       const accountWrites = seen.writes.filter((w) => !w.slot);
       const distinct = [...new Map(accountWrites.map((w) => [w.key, w.body.accountData.coins])).values()];
-      for (const w of accountWrites) expect(w.body.accountData.coins).toBe(accountWrites.find((x) => x.key === w.key)!.body.accountData.coins);
+      for (const w of accountWrites)
+        expect(w.body.accountData.coins).toBe(accountWrites.find((x) => x.key === w.key)!.body.accountData.coins);
       if (replay === "latest") {
         // Saves between two syncs coalesce: one write carries the newest.
         expect(new Set(sent)).toEqual(new Set([sent[0]!]));
@@ -84,7 +101,11 @@ type DeviceOptions = { maxConflictRetries?: number; fetchB?: (url: string, init:
 async function twoDevices(initial: JsonObject, resolve: Resolution, options: DeviceOptions = {}) {
   const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1 });
   const a = testClient(d, t.key);
-  const b = testClient(d, t.key, { resolve, ...(options.fetchB ? { fetch: options.fetchB } : {}), maxConflictRetries: options.maxConflictRetries ?? 3 });
+  const b = testClient(d, t.key, {
+    resolve,
+    ...(options.fetchB ? { fetch: options.fetchB } : {}),
+    maxConflictRetries: options.maxConflictRetries ?? 3,
+  });
   await a.client.ensureAccount();
   await a.client.save("main", initial);
   await a.client.sync({ force: true });
@@ -115,24 +136,42 @@ forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
   beforeAll(() => void (d = deployed));
   const base = { coins: 100, highScore: 300, unlocks: ["sword"], settings: { music: true }, name: "Ada" };
   const fromA = { coins: 150, highScore: 500, unlocks: ["sword", "shield"], settings: { music: false }, name: "Ada" };
-  const fromB = { coins: 80, highScore: 700, unlocks: ["sword", "bow"], settings: { music: true, sfx: false }, name: "Ada B" };
+  const fromB = {
+    coins: 80,
+    highScore: 700,
+    unlocks: ["sword", "bow"],
+    settings: { music: true, sfx: false },
+    name: "Ada B",
+  };
 
   test('resolve "server": the server state stays, the device takes it, an event carries both sides', async () => {
     const r = await race(base, fromA, fromB, "server");
     expect(r.server).toMatchObject({ version: 2, data: fromA });
     expect(r.b.client.load("main")).toEqual(fromA);
     expect(r.conflicts).toHaveLength(1);
-    expect(r.conflicts[0]).toMatchObject({ target: "main", base, server: fromA, local: fromB, merged: fromA, serverVersion: 2, attempt: 1 });
+    expect(r.conflicts[0]).toMatchObject({
+      target: "main",
+      base,
+      server: fromA,
+      local: fromB,
+      merged: fromA,
+      serverVersion: 2,
+      attempt: 1,
+    });
   });
 
-  test('resolve "local": the device\'s save is written on the server\'s version', async () => {
+  test("resolve \"local\": the device's save is written on the server's version", async () => {
     const r = await race(base, fromA, fromB, "local");
     expect(r.server).toMatchObject({ version: 3, data: fromB });
     expect(r.conflicts[0]).toMatchObject({ server: fromA, local: fromB, merged: fromB });
   });
 
   test("a custom resolver gets (base, server, local) and its result is written", async () => {
-    const r = await race(base, fromA, fromB, (b, s, l) => ({ ...l, coins: (s.coins as number) + (l.coins as number) - (b.coins as number), from: "custom" }));
+    const r = await race(base, fromA, fromB, (b, s, l) => ({
+      ...l,
+      coins: (s.coins as number) + (l.coins as number) - (b.coins as number),
+      from: "custom",
+    }));
     expect(r.server).toMatchObject({ version: 3, data: { ...fromB, coins: 130, from: "custom" } });
   });
 
@@ -141,7 +180,14 @@ forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
     const r = await race({ ...base, level: 1 }, { ...fromA, level: 4 }, { ...fromB, level: 1 }, rules);
     // coins: 100 + (150-100) + (80-100); highScore: the larger; unlocks: both sides'; settings: B saved later;
     // level changed only on A, name only on B: each kept.
-    const merged = { coins: 130, highScore: 700, unlocks: ["sword", "shield", "bow"], settings: { music: true, sfx: false }, name: "Ada B", level: 4 };
+    const merged = {
+      coins: 130,
+      highScore: 700,
+      unlocks: ["sword", "shield", "bow"],
+      settings: { music: true, sfx: false },
+      name: "Ada B",
+      level: 4,
+    };
     expect(r.server.data).toEqual(merged);
     expect(r.server.version).toBe(3);
     expect(r.b.client.load("main")).toEqual(r.server.data);
@@ -152,7 +198,7 @@ forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
     let raceA: (() => Promise<void>) | undefined;
     const fetchB = async (url: string, init: RequestInit) => {
       // Another device writes just before each of B's slot syncs reaches the server, twice.
-      if (raceA && races < 2 && init.method === "POST" && url.endsWith("/slots/main/sync")) (races++, await raceA());
+      if (raceA && races < 2 && init.method === "POST" && url.endsWith("/slots/main/sync")) races++, await raceA();
       return fetch(url, init);
     };
     const s = await twoDevices({ coins: 0 }, mergeRules({ coins: "sum" }), { fetchB });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SavepointClient, type StorageAdapter, memoryStorage, systemClock } from "../../sdk/src/index.ts";
+import { memoryStorage, SavepointClient, type StorageAdapter, systemClock } from "../../sdk/src/index.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tenantWithPolicy } from "./helpers.ts";
 
@@ -38,14 +38,25 @@ const sharedStorage = (map: Map<string, string>, onSet?: (key: string) => void):
 // The turns two tabs take (sdk/README.md, Several tabs), in one process with Web Locks as a browser has them.
 forEachDeployment("sdk: tabs taking turns", ({ d }) => {
   const client = (key: string, storage: StorageAdapter, namespace = "turns") =>
-    new SavepointClient({ baseUrl: d.base, runtimeKey: key, storage, namespace, clock: systemClock, browserLifecycle: false, replay: "all" });
+    new SavepointClient({
+      baseUrl: d.base,
+      runtimeKey: key,
+      storage,
+      namespace,
+      clock: systemClock,
+      browserLifecycle: false,
+      replay: "all",
+    });
 
   test("a save the syncing tab wrote but never answered (it closed) is sent again to the next one and stored once", async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, syncOnAppBackground: false });
     const map = new Map<string, string>();
     // Tab A closes the moment the save tab B handed over is durable: before its answer leaves.
     let closeA = false;
-    const a = client(t.key, sharedStorage(map, (k) => closeA && k.endsWith("record:main") && a.close()));
+    const a = client(
+      t.key,
+      sharedStorage(map, (k) => closeA && k.endsWith("record:main") && a.close()),
+    );
     const accountId = await a.ensureAccount();
     const b = client(t.key, sharedStorage(map));
     await b.start();
@@ -59,12 +70,20 @@ forEachDeployment("sdk: tabs taking turns", ({ d }) => {
     expect(saved.seq).toBe(1);
     expect((await b.sync()).status).toBe("synced");
     const slot = await b.api.getSlot("main");
-    expect({ version: slot.version, data: slot.data, accountId: b.accountId }).toEqual({ version: 1, data: { n: 1 }, accountId });
+    expect({ version: slot.version, data: slot.data, accountId: b.accountId }).toEqual({
+      version: 1,
+      data: { n: 1 },
+      accountId,
+    });
     b.close();
   });
 
   test("a tab that does not sync asks the syncing one to push when it goes to the background, and to pull when it comes back", async () => {
-    const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600, syncOnAppBackground: true, syncOnAppForeground: true });
+    const t = await tenantWithPolicy(d, {
+      minRemoteSyncIntervalSeconds: 3600,
+      syncOnAppBackground: true,
+      syncOnAppForeground: true,
+    });
     const map = new Map<string, string>();
     const a = client(t.key, sharedStorage(map), "lifecycle");
     await a.ensureAccount();

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { type SavepointClient, type TransferPrompt, mergeRules } from "../../sdk/src/index.ts";
+import { mergeRules, type SavepointClient, type TransferPrompt } from "../../sdk/src/index.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { type AnyServer, tenantWithPolicy, testClient } from "./helpers.ts";
 
@@ -31,7 +31,12 @@ forEachDeployment("sdk: re-attaching with a transfer code", ({ d }) => {
     await phone.push();
     const tablet = await device(d, t.key);
     await tablet.client.start();
-    expect(await tablet.client.account.attachTransferCode((await phone.client.account.createTransferCode()).transferCode, () => true)).toBe(true);
+    expect(
+      await tablet.client.account.attachTransferCode(
+        (await phone.client.account.createTransferCode()).transferCode,
+        () => true,
+      ),
+    ).toBe(true);
 
     await endSession(phone.client, tablet.client);
     await phone.client.save("main", { coins: 99 });
@@ -79,7 +84,11 @@ forEachDeployment("sdk: re-attaching with a transfer code", ({ d }) => {
     const declined = (await other.client.account.createTransferCode()).transferCode;
     expect(await mine.client.account.attachTransferCode(declined, (p) => (prompts.push(p), false))).toBe(false);
     expect(prompts).toHaveLength(1);
-    expect(prompts[0]).toMatchObject({ currentAccountId: myAccount, sameAccount: false, incoming: { accountId: otherAccount } });
+    expect(prompts[0]).toMatchObject({
+      currentAccountId: myAccount,
+      sameAccount: false,
+      incoming: { accountId: otherAccount },
+    });
     const lost = [...prompts[0]!.unsynced].sort((a, b) => a.target.localeCompare(b.target));
     expect(lost).toEqual([
       { target: "accountData", data: { gems: 7 }, saves: 1 },

@@ -1,12 +1,21 @@
 import { expect } from "bun:test";
-import { defaultSyncPolicy, type JsonObject, manualClock, memoryStorage, routes, SavepointClient } from "../../sdk/src/index.ts";
+import {
+  defaultSyncPolicy,
+  type JsonObject,
+  manualClock,
+  memoryStorage,
+  routes,
+  SavepointClient,
+} from "../../sdk/src/index.ts";
 
 /** Fails when a case has a field this runner does not know, or lacks one it needs: no case is skipped silently. */
 export function checkFields(what: string, c: Record<string, unknown>, allowed: string[], required: string[]) {
   const unknown = Object.keys(c).filter((k) => !allowed.includes(k));
   const missing = required.filter((k) => !(k in c));
   if (!unknown.length && !missing.length) return;
-  throw new Error(`${what}: cannot run (unknown fields ${unknown.join(",") || "none"}, missing ${missing.join(",") || "none"})`);
+  throw new Error(
+    `${what}: cannot run (unknown fields ${unknown.join(",") || "none"}, missing ${missing.join(",") || "none"})`,
+  );
 }
 
 /** The values JSON cannot spell, from the markers sdk-vectors/README.md lists (`{"$number": "NaN"}`, ...). */
@@ -43,7 +52,7 @@ export function decodeMarkers(v: unknown, parents: object[] = []): unknown {
         return out;
       }
       case "$zeros":
-        return Array((arg as number)).fill(0);
+        return Array(arg as number).fill(0);
       default:
         throw new Error(`cannot run: unknown marker ${keys[0]}`);
     }
@@ -55,7 +64,14 @@ export function decodeMarkers(v: unknown, parents: object[] = []): unknown {
   return out;
 }
 
-type Answer = { route: string; status?: number; headers?: Record<string, string>; body?: unknown; bodyText?: string; lost?: boolean };
+type Answer = {
+  route: string;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  bodyText?: string;
+  lost?: boolean;
+};
 type Step = { save?: { slot: string; data: JsonObject }; saveAccountData?: JsonObject; sync?: true; restart?: true };
 export type Scenario = {
   name: string;
@@ -71,23 +87,35 @@ const routeMatchers = Object.entries(routes).map(([op, r]) => ({
   method: r.method,
   pattern: new RegExp(`^${r.path.replace(/\{[A-Za-z]+\}/g, "[^/]+")}$`),
 }));
-const routeOf = (method: string, path: string) => routeMatchers.find((m) => m.method === method && m.pattern.test(path))?.op ?? `${method} ${path}`;
+const routeOf = (method: string, path: string) =>
+  routeMatchers.find((m) => m.method === method && m.pattern.test(path))?.op ?? `${method} ${path}`;
 
 /** Runs one idempotency scenario against a scripted server (README of sdk-vectors, idempotency.json). */
 export async function runScenario(s: Scenario) {
-  for (const step of s.steps) checkFields(`${s.name}: a step`, step, ["save", "saveAccountData", "sync", "restart"], []);
-  for (const a of s.answers) checkFields(`${s.name}: an answer`, a, ["route", "status", "headers", "body", "bodyText", "lost"], ["route"]);
+  for (const step of s.steps)
+    checkFields(`${s.name}: a step`, step, ["save", "saveAccountData", "sync", "restart"], []);
+  for (const a of s.answers)
+    checkFields(`${s.name}: an answer`, a, ["route", "status", "headers", "body", "bodyText", "lost"], ["route"]);
   const storage = memoryStorage();
   const clock = manualClock();
   const answers = [...s.answers];
   const seen: { route: string; key: string | null; body?: unknown }[] = [];
   const unexpected: string[] = [];
   // Nothing syncs on its own: only the scenario's `sync` steps push.
-  const policy = { ...defaultSyncPolicy, minRemoteSyncIntervalSeconds: 3600, forceSyncCooldownSeconds: 0, syncOnReconnect: false };
+  const policy = {
+    ...defaultSyncPolicy,
+    minRemoteSyncIntervalSeconds: 3600,
+    forceSyncCooldownSeconds: 0,
+    syncOnReconnect: false,
+  };
   const fetchFn = async (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
     const route = routeOf(init.method, new URL(url).pathname);
     if (route === "getRuntimeConfig") return new Response(JSON.stringify({ syncPolicy: policy }), { status: 200 });
-    seen.push({ route, key: init.headers["idempotency-key"] ?? null, ...(init.body ? { body: JSON.parse(init.body) } : {}) });
+    seen.push({
+      route,
+      key: init.headers["idempotency-key"] ?? null,
+      ...(init.body ? { body: JSON.parse(init.body) } : {}),
+    });
     const a = answers.shift();
     if (!a || a.route !== route) {
       unexpected.push(route);
@@ -120,7 +148,10 @@ export async function runScenario(s: Scenario) {
     }
     if (step.sync) {
       let done = false;
-      const run = client.sync({ force: true }).then(() => client.settled()).finally(() => (done = true));
+      const run = client
+        .sync({ force: true })
+        .then(() => client.settled())
+        .finally(() => (done = true));
       // Retry waits run on the manual clock: let them fall due.
       for (let i = 0; i < 100 && !done; i++) await clock.advance(0);
       await run;
@@ -133,11 +164,14 @@ export async function runScenario(s: Scenario) {
   // Same label, same key; different labels, different keys; null, no header.
   const labelToKey = new Map<string, string>();
   const keyToLabel = new Map<string, string>();
-  seen.forEach((r, i) => {
+  for (const [i, r] of seen.entries()) {
     const label = s.requests[i]!.key;
-    if (label === null || r.key === null) return expect([i, r.key]).toEqual([i, label]);
+    if (label === null || r.key === null) {
+      expect([i, r.key]).toEqual([i, label]);
+      continue;
+    }
     expect([i, labelToKey.get(label) ?? r.key, keyToLabel.get(r.key) ?? label]).toEqual([i, r.key, label]);
     labelToKey.set(label, r.key);
     keyToLabel.set(r.key, label);
-  });
+  }
 }

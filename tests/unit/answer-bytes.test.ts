@@ -7,7 +7,9 @@ const refusal = (f: () => unknown) => {
   try {
     f();
   } catch (err) {
-    return err instanceof AppError ? { code: err.code, scope: (err.details as { scope?: string } | undefined)?.scope } : err;
+    return err instanceof AppError
+      ? { code: err.code, scope: (err.details as { scope?: string } | undefined)?.scope }
+      : err;
   }
   return undefined;
 };

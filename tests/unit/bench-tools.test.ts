@@ -16,11 +16,20 @@ test("the bench's start-up builds FerretDB when it is missing, then (BENCH_TOOLS
   const calls = join(dir, "go-calls");
   // Records how it was called, and "builds" the -o target as `go build -o <target> .` would.
   const go = join(dir, "go");
-  writeFileSync(go, `#!/bin/sh\necho "$PWD $*" >> '${calls}'\nwhile [ "$#" -gt 0 ]; do [ "$1" = "-o" ] && touch "$2"; shift; done\n`);
+  writeFileSync(
+    go,
+    `#!/bin/sh\necho "$PWD $*" >> '${calls}'\nwhile [ "$#" -gt 0 ]; do [ "$1" = "-o" ] && touch "$2"; shift; done\n`,
+  );
   chmodSync(go, 0o755);
   const proc = Bun.spawn([process.execPath, join(root, "tests", "bench", "main.ts")], {
     // A bench that ignored the switch would start measuring: the briefest settings, and it is stopped below.
-    env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, FERRETDB_BIN: ferretdb, BENCH_TOOLS_ONLY: "1", BENCH_SMOKE: "1" },
+    env: {
+      ...process.env,
+      PATH: `${dir}:${process.env.PATH}`,
+      FERRETDB_BIN: ferretdb,
+      BENCH_TOOLS_ONLY: "1",
+      BENCH_SMOKE: "1",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { routeHeading, routesMarkdown, wirePath } from "../../scripts/docs-routes.ts";
 import { statusOf } from "../../services/gateway/errors.ts";
@@ -17,7 +17,14 @@ function anchorsOf(markdown: string): Set<string> {
   const slugs = markdown
     .split("\n")
     .filter((line) => /^#{1,6} /.test(line))
-    .map((line) => line.replace(/^#+ /, "").trim().toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-"));
+    .map((line) =>
+      line
+        .replace(/^#+ /, "")
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9 _-]/g, "")
+        .replace(/ /g, "-"),
+    );
   return new Set(slugs);
 }
 
@@ -37,7 +44,8 @@ describe("docs/error-codes.md", () => {
   /** Each table row's code and status: "| `code` | 400 | ...". */
   const rowsOf = () => {
     const rows = new Map<string, number>();
-    for (const m of read("docs/error-codes.md").matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \|/gm)) rows.set(m[1]!, Number(m[2]));
+    for (const m of read("docs/error-codes.md").matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \|/gm))
+      rows.set(m[1]!, Number(m[2]));
     return rows;
   };
 
@@ -45,7 +53,9 @@ describe("docs/error-codes.md", () => {
     const rows = rowsOf();
     const missing = ErrorCode.options.filter((code) => !rows.has(code));
     expect(missing).toEqual([]);
-    const wrong = ErrorCode.options.filter((code) => rows.get(code) !== statusOf[code]).map((code) => `${code}: ${rows.get(code)}`);
+    const wrong = ErrorCode.options
+      .filter((code) => rows.get(code) !== statusOf[code])
+      .map((code) => `${code}: ${rows.get(code)}`);
     expect(wrong).toEqual([]);
   });
 
@@ -59,7 +69,9 @@ describe("docs/error-codes.md", () => {
 describe("docs/routes.md", () => {
   test("has every route of the route table, by operationId, method and path", () => {
     const doc = read("docs/routes.md");
-    const missing = allRoutes.filter((r) => !doc.includes(`${routeHeading(r)}\n`) || !doc.includes(`\`${r.method} ${wirePath(r.path)}\``));
+    const missing = allRoutes.filter(
+      (r) => !doc.includes(`${routeHeading(r)}\n`) || !doc.includes(`\`${r.method} ${wirePath(r.path)}\``),
+    );
     expect(missing.map((r) => r.operationId)).toEqual([]);
   });
 
@@ -76,7 +88,8 @@ describe("citations of the rules", () => {
     for (const file of files) {
       for (const m of readFileSync(file, "utf8").matchAll(/docs\/([a-z0-9-]+\.md)#([a-z0-9_-]+)/g)) {
         const doc = join(root, "docs", m[1]!);
-        if (!existsSync(doc) || !anchorsOf(readFileSync(doc, "utf8")).has(m[2]!)) broken.push(`${relative(root, file)}: ${m[0]}`);
+        if (!existsSync(doc) || !anchorsOf(readFileSync(doc, "utf8")).has(m[2]!))
+          broken.push(`${relative(root, file)}: ${m[0]}`);
       }
     }
     expect(broken).toEqual([]);

@@ -14,7 +14,10 @@ const compose = Bun.YAML.parse(read("infra/compose.yaml")) as { services: Record
 /** Variables of the README's Configuration table (a row may name two, `MONGODB_URL`, `MONGODB_DB`). */
 function configurationTable(): string[] {
   const readme = read("README.md");
-  const section = readme.slice(readme.indexOf("\n## Configuration\n"), readme.indexOf("\n## ", readme.indexOf("\n## Configuration\n") + 5));
+  const section = readme.slice(
+    readme.indexOf("\n## Configuration\n"),
+    readme.indexOf("\n## ", readme.indexOf("\n## Configuration\n") + 5),
+  );
   const rows = section.split("\n").filter((l) => l.startsWith("| `"));
   return rows.flatMap((row) => [...row.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
 }
@@ -45,10 +48,16 @@ describe("infra: compose against the README's Configuration table", () => {
 });
 
 describe("infra: .env.example", () => {
-  const placeholders = [...read("infra/.env.example").matchAll(/^([A-Z_]+)=(change-me\S*)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+  const placeholders = [...read("infra/.env.example").matchAll(/^([A-Z_]+)=(change-me\S*)$/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
 
   test("each secret's placeholder is refused at start with one line naming the variable", () => {
-    expect(placeholders.map(([name]) => name).sort()).toEqual(["SAVEPOINT_ADMIN_TOKEN", "SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRET"]);
+    expect(placeholders.map(([name]) => name).sort()).toEqual([
+      "SAVEPOINT_ADMIN_TOKEN",
+      "SAVEPOINT_LINK_SECRET",
+      "SAVEPOINT_TRANSFER_SECRET",
+    ]);
     for (const [name, value] of placeholders) {
       expect(() => readEnv({ [name]: value }), name).toThrow(`${name}: still the placeholder of infra/.env.example`);
     }
@@ -59,7 +68,9 @@ describe("infra: comments about /readyz", () => {
   test("none ties a gateway's 503 on /readyz to a service without saying a missing one is 200 with degraded: true", () => {
     for (const file of ["infra/compose.yaml", "infra/haproxy/haproxy.cfg"]) {
       // Each comment block (consecutive # lines) is one statement.
-      const blocks = read(file).split(/\n(?!\s*#)/).map((b) => b.replace(/^[^#]*#?/gm, "").replace(/\s+/g, " "));
+      const blocks = read(file)
+        .split(/\n(?!\s*#)/)
+        .map((b) => b.replace(/^[^#]*#?/gm, "").replace(/\s+/g, " "));
       const aboutServices = blocks.filter((b) => b.includes("/readyz") && b.includes("503") && /service|store/.test(b));
       for (const block of aboutServices) expect([file, block, block.includes("degraded")]).toEqual([file, block, true]);
     }

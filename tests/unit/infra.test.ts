@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { startEmbedded } from "../helpers/deployments.ts";
@@ -45,7 +45,10 @@ const services = compose.services;
 
 /** The compose services that run our code: `bun services/standalone.ts <name>` and `bun services/gateway/main.ts`. */
 const appServices = Object.entries(services).filter(([, s]) => s.command?.[0] === "bun");
-const ofName = (prefix: string) => Object.keys(services).filter((n) => new RegExp(`^${prefix}\\d+$`).test(n)).sort();
+const ofName = (prefix: string) =>
+  Object.keys(services)
+    .filter((n) => new RegExp(`^${prefix}\\d+$`).test(n))
+    .sort();
 
 // --- tiny parsers ---------------------------------------------------------------------------------------
 
@@ -82,7 +85,11 @@ function runInitScript(alreadyInitiated: boolean) {
   let state = alreadyInitiated;
   const rs = {
     status() {
-      if (!state) throw Object.assign(new Error("no replset config has been received"), { code: 94, codeName: "NotYetInitialized" });
+      if (!state)
+        throw Object.assign(new Error("no replset config has been received"), {
+          code: 94,
+          codeName: "NotYetInitialized",
+        });
       return { ok: 1, members: [{ name: "mongo1:27017", stateStr: "PRIMARY" }] };
     },
     initiate(config: (typeof initiated)[number]) {
@@ -101,7 +108,8 @@ function runInitScript(alreadyInitiated: boolean) {
 const haproxyCfg = read("infra/haproxy/haproxy.cfg");
 const envExample = read("infra/.env.example");
 const dockerfile = read("infra/Dockerfile");
-const natsServer = Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined);
+const natsServer =
+  Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined);
 // One of the test command's tools (scripts/ensure-test-tools.ts): missing, these tests fail, never skip.
 const haproxy = haproxyBin();
 /** One section of the HAProxy config, header line included, up to the next unindented line. */
@@ -109,8 +117,29 @@ const haproxy = haproxyBin();
 function certificateVolume(): string {
   const dir = tempDir("haproxy-certs");
   const [cert, key] = [join(dir, "cert.tmp"), join(dir, "key.tmp")];
-  const args = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=savepoint"];
-  const made = Bun.spawnSync(["openssl", ...args, "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert]);
+  const args = [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=savepoint",
+  ];
+  const made = Bun.spawnSync([
+    "openssl",
+    ...args,
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+  ]);
   if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
   const certs = join(dir, "certs");
   mkdirSync(certs);
@@ -122,12 +151,16 @@ function certificateVolume(): string {
 function liveProxy(gatewayPort: number, port: number, tlsPort: number, certs: string): string {
   const front = haproxySection("frontend http")
     .replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`)
-    .replace(/^(\s*)bind :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\//m, `$1bind 127.0.0.1:${tlsPort} ssl crt ${certs}/`);
+    .replace(
+      /^(\s*)bind :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\//m,
+      `$1bind 127.0.0.1:${tlsPort} ssl crt ${certs}/`,
+    );
   const defaults = "defaults\n    mode http\n    timeout connect 3s\n    timeout client 10s\n    timeout server 10s\n";
   return `global\n    maxconn 100\n${defaults}${front}\nbackend gateways\n    server gateway 127.0.0.1:${gatewayPort}\n`;
 }
 
-const haproxySection = (header: string) => new RegExp(`(^|\\n)(${header}\\n[\\s\\S]*?)(?=\\n\\S|$)`).exec(haproxyCfg)?.[2] ?? "";
+const haproxySection = (header: string) =>
+  new RegExp(`(^|\\n)(${header}\\n[\\s\\S]*?)(?=\\n\\S|$)`).exec(haproxyCfg)?.[2] ?? "";
 
 // --- MongoDB --------------------------------------------------------------------------------------------
 
@@ -258,7 +291,11 @@ describe("infra: gateway and proxy", () => {
       expect(s.ports, name).toBeUndefined();
     }
     // The admin frontend only on the host's loopback.
-    const published = ["${SAVEPOINT_HTTPS_PORT:-8443}:8443", "${SAVEPOINT_HTTP_PORT:-8080}:8080", "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000"];
+    const published = [
+      "${SAVEPOINT_HTTPS_PORT:-8443}:8443",
+      "${SAVEPOINT_HTTP_PORT:-8080}:8080",
+      "127.0.0.1:${SAVEPOINT_ADMIN_HTTP_PORT:-9000}:9000",
+    ];
     expect(proxy.ports).toEqual(published);
     expect(haproxyCfg).toMatch(/^\s*bind :8080\s*$/m);
 
@@ -288,9 +325,14 @@ describe("infra: gateway and proxy", () => {
   test("the public frontend judges the decoded path and refuses dot segments, backslashes, /metrics, /admin and /console", () => {
     const front = haproxySection("frontend http");
     const rules = front.split("\n").filter((l) => /^\s*http-request return\b/.test(l));
-    const refusesDots = (l: string) => l.includes("path,url_dec -m reg '(^|/)\\.\\.?(/|$)'") && l.includes("path,url_dec -m sub '\\'");
+    const refusesDots = (l: string) =>
+      l.includes("path,url_dec -m reg '(^|/)\\.\\.?(/|$)'") && l.includes("path,url_dec -m sub '\\'");
     expect(rules.some((l) => /status 400\b/.test(l) && refusesDots(l))).toBe(true);
-    expect(rules.some((l) => /status 404\b/.test(l) && l.includes("path,url_dec -i -m reg '^/+(metrics|admin|console)(/|$)'"))).toBe(true);
+    expect(
+      rules.some(
+        (l) => /status 404\b/.test(l) && l.includes("path,url_dec -i -m reg '^/+(metrics|admin|console)(/|$)'"),
+      ),
+    ).toBe(true);
     // The raw path alone is never the test: that is what "/metrics/" and "/x/../metrics" walked past.
     expect(front).not.toMatch(/\{\s*path\s+\/metrics\s*\}/);
   });
@@ -299,8 +341,12 @@ describe("infra: gateway and proxy", () => {
     const front = haproxySection("frontend http");
     expect(front).toMatch(/^\s*bind :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\/ /m);
     expect(proxy.volumes).toContain("${SAVEPOINT_TLS_DIR:-./haproxy/certs}:/usr/local/etc/haproxy/certs:ro");
-    expect(front).toMatch(/^\s*http-request redirect scheme https code 308 unless \{ ssl_fc \} \|\| \{ env\(SAVEPOINT_PLAIN_HTTP\) -m str allow \}$/m);
-    expect(front).toMatch(/^\s*http-response set-header Strict-Transport-Security "max-age=31536000" if \{ ssl_fc \}$/m);
+    expect(front).toMatch(
+      /^\s*http-request redirect scheme https code 308 unless \{ ssl_fc \} \|\| \{ env\(SAVEPOINT_PLAIN_HTTP\) -m str allow \}$/m,
+    );
+    expect(front).toMatch(
+      /^\s*http-response set-header Strict-Transport-Security "max-age=31536000" if \{ ssl_fc \}$/m,
+    );
     expect(proxy.environment?.SAVEPOINT_PLAIN_HTTP).toBe("${SAVEPOINT_PLAIN_HTTP:-redirect}");
   });
 
@@ -321,16 +367,44 @@ describe("infra: gateway and proxy", () => {
     // The frontend as written, on free ports, in front of one gateway that serves everything on one port.
     writeFileSync(file, liveProxy(gatewayPort, port, freePort(), certificateVolume()));
     // Plain HTTP allowed, as behind a TLS balancer: the same rules hold on it.
-    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe", env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "allow" } });
+    const proc = Bun.spawn([haproxy!, "-db", "-f", file], {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "allow" },
+    });
     trackChild(proc);
     try {
       await waitForPort(port, 10_000, "haproxy");
-      const paths = ["/metrics", "/metrics/", "//metrics", "/METRICS", "/./metrics", "/x/../metrics", "/%2e/metrics", "/x/%2E%2E/metrics",
-        "/x\\..\\metrics", "/%6detrics", "/admin/v1/dead-letters", "/x/../admin/v1/dead-letters", "/%61dmin/v1/dead-letters", "/Admin/v1/dead-letters",
-        "/console", "/console/sign-in", "//console/sign-in", "/%63onsole/sign-in", "/Console/sign-in", "/x/../console/sign-in", "/console/assets/console.css"];
+      const paths = [
+        "/metrics",
+        "/metrics/",
+        "//metrics",
+        "/METRICS",
+        "/./metrics",
+        "/x/../metrics",
+        "/%2e/metrics",
+        "/x/%2E%2E/metrics",
+        "/x\\..\\metrics",
+        "/%6detrics",
+        "/admin/v1/dead-letters",
+        "/x/../admin/v1/dead-letters",
+        "/%61dmin/v1/dead-letters",
+        "/Admin/v1/dead-letters",
+        "/console",
+        "/console/sign-in",
+        "//console/sign-in",
+        "/%63onsole/sign-in",
+        "/Console/sign-in",
+        "/x/../console/sign-in",
+        "/console/assets/console.css",
+      ];
       for (const path of paths) {
-        const answer = await rawGet(port, path, "savepoint.example", { authorization: "Bearer test-admin-token-0123456789" });
-        const leaked = ["savepoint_http_requests_total", "deadLetters", "Savepoint console", "sp_console"].some((s) => answer.body.includes(s) || answer.head.includes(s));
+        const answer = await rawGet(port, path, "savepoint.example", {
+          authorization: "Bearer test-admin-token-0123456789",
+        });
+        const leaked = ["savepoint_http_requests_total", "deadLetters", "Savepoint console", "sp_console"].some(
+          (s) => answer.body.includes(s) || answer.head.includes(s),
+        );
         expect([path, [400, 404].includes(answer.status), leaked]).toEqual([path, true, false]);
       }
       // Everything else passes: the gateway's own answers.
@@ -350,7 +424,11 @@ describe("infra: gateway and proxy", () => {
     const certs = certificateVolume();
     const file = join(tempDir("haproxy"), "haproxy.cfg");
     writeFileSync(file, liveProxy(gatewayPort, port, tlsPort, certs));
-    const proc = Bun.spawn([haproxy!, "-db", "-f", file], { stdout: "ignore", stderr: "pipe", env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "" } });
+    const proc = Bun.spawn([haproxy!, "-db", "-f", file], {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, SAVEPOINT_PLAIN_HTTP: "" },
+    });
     trackChild(proc);
     try {
       await waitForPort(tlsPort, 10_000, "haproxy");
@@ -388,7 +466,8 @@ describe("infra: services", () => {
       .map((d) => d.name);
     expect(folders.length).toBeGreaterThanOrEqual(7);
     for (const name of folders) {
-      const command = name === "gateway" ? ["bun", "services/gateway/main.ts"] : ["bun", "services/standalone.ts", name];
+      const command =
+        name === "gateway" ? ["bun", "services/gateway/main.ts"] : ["bun", "services/standalone.ts", name];
       expect(services[name]?.command, name).toEqual(command);
     }
   });
@@ -407,7 +486,8 @@ describe("infra: services", () => {
       expect(s.container_name, name).toBeUndefined();
       expect(s.ports, name).toBeUndefined();
       const nets = s.networks;
-      if (nets && !Array.isArray(nets)) for (const cfg of Object.values(nets)) expect(cfg?.ipv4_address, name).toBeUndefined();
+      if (nets && !Array.isArray(nets))
+        for (const cfg of Object.values(nets)) expect(cfg?.ipv4_address, name).toBeUndefined();
       expect(s.restart, name).toBe("unless-stopped");
       expect(s.stop_grace_period, name).toBe("30s");
       expect(s.build?.dockerfile, name).toBe("infra/Dockerfile");
@@ -427,7 +507,8 @@ describe("infra: services", () => {
       scrape_configs: { dns_sd_configs?: { names: string[]; port: number }[] }[];
     };
     const scraped = new Map<string, number>();
-    for (const job of config.scrape_configs) for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) scraped.set(n, sd.port);
+    for (const job of config.scrape_configs)
+      for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) scraped.set(n, sd.port);
     for (const [name] of appServices) expect(scraped.get(name), name).toBe(9091);
   });
 
@@ -451,14 +532,21 @@ describe("infra: Dockerfile", () => {
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"));
-  const stages = lines.reduce<string[][]>((acc, l) => (/^FROM\s/i.test(l) ? [...acc, [l]] : (acc.at(-1)?.push(l), acc)), []);
+  const stages: string[][] = [];
+  for (const l of lines) {
+    if (/^FROM\s/i.test(l)) stages.push([l]);
+    else stages.at(-1)?.push(l);
+  }
   const runtime = stages.at(-1) ?? [];
 
   test("the runtime stage is Bun, as package.json pins it, and runs as a non-root user", () => {
     const pinned = JSON.parse(read("package.json")).dependencies.bun as string;
     expect(dockerfile).toMatch(new RegExp(`^ARG BUN_VERSION=${pinned.replace(/\./g, "\\.")}$`, "m"));
     expect(runtime[0]).toMatch(/^FROM oven\/bun:\$\{BUN_VERSION\}/);
-    const user = runtime.filter((l) => /^USER\s/i.test(l)).at(-1)?.split(/\s+/)[1];
+    const user = runtime
+      .filter((l) => /^USER\s/i.test(l))
+      .at(-1)
+      ?.split(/\s+/)[1];
     expect(user).toBeDefined();
     expect(["root", "0", "0:0", "root:root"]).not.toContain(user!);
     expect(runtime).toContain("ENV NODE_ENV=production");
@@ -469,7 +557,14 @@ describe("infra: Dockerfile", () => {
   test("dependencies come from the lockfile without dev dependencies, testcontainers or the bun package", () => {
     // Each shell command of each RUN on its own: `a && b` is two.
     const commands = (stage: string[]) =>
-      stage.filter((l) => /^RUN\s/i.test(l)).flatMap((l) => l.replace(/^RUN\s+/i, "").split(/&&|;/).map((c) => c.trim()));
+      stage
+        .filter((l) => /^RUN\s/i.test(l))
+        .flatMap((l) =>
+          l
+            .replace(/^RUN\s+/i, "")
+            .split(/&&|;/)
+            .map((c) => c.trim()),
+        );
     const isInstall = (c: string) => /^(npm|bun|yarn|pnpm)\s+(ci|install|i|add)\b/.test(c);
     const installs = stages.flatMap(commands).filter(isInstall);
     expect(installs.length).toBeGreaterThan(0);
@@ -478,7 +573,10 @@ describe("infra: Dockerfile", () => {
       expect(c).toMatch(/\s--omit=dev\b/);
     }
     const uninstall = stages.flatMap(commands).find((c) => /^npm uninstall\b/.test(c)) ?? "";
-    const removed = uninstall.split(/\s+/).slice(2).filter((w) => !w.startsWith("-"));
+    const removed = uninstall
+      .split(/\s+/)
+      .slice(2)
+      .filter((w) => !w.startsWith("-"));
     expect(uninstall).toMatch(/\s--no-save\b/);
     expect(removed).toContain("testcontainers");
     expect(removed).toContain("bun");
@@ -488,7 +586,9 @@ describe("infra: Dockerfile", () => {
   });
 
   test(".dockerignore keeps node_modules, data, .git and tests out of the build context", () => {
-    const ignored = read(".dockerignore").split("\n").map((l) => l.trim());
+    const ignored = read(".dockerignore")
+      .split("\n")
+      .map((l) => l.trim());
     for (const entry of ["**/node_modules", "**/data", ".git", "tests"]) expect(ignored).toContain(entry);
   });
 });

@@ -30,10 +30,20 @@ describe("jsonPathDiff", () => {
   test("a run of unchanged keys folds into one count; equal values have no differences", () => {
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i]));
     const d = jsonPathDiff({ ...many, x: 1 }, { ...many, x: 2 });
-    expect(d.entries).toEqual([{ kind: "unchanged", path: "", count: 12 }, { kind: "changed", path: "x", before: 1, after: 2 }]);
-    expect(jsonPathDiff({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] })).toMatchObject({ added: 0, removed: 0, changed: 0, unchanged: 1 });
+    expect(d.entries).toEqual([
+      { kind: "unchanged", path: "", count: 12 },
+      { kind: "changed", path: "x", before: 1, after: 2 },
+    ]);
+    expect(jsonPathDiff({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] })).toMatchObject({
+      added: 0,
+      removed: 0,
+      changed: 0,
+      unchanged: 1,
+    });
     expect(jsonPathDiff(undefined, { a: 1 }).entries).toEqual([{ kind: "added", path: "", after: { a: 1 } }]);
-    expect(jsonPathDiff({ a: { b: 1 } }, { a: [1] }).entries).toEqual([{ kind: "changed", path: "a", before: { b: 1 }, after: [1] }]);
+    expect(jsonPathDiff({ a: { b: 1 } }, { a: [1] }).entries).toEqual([
+      { kind: "changed", path: "a", before: { b: 1 }, after: [1] },
+    ]);
   });
 });
 
@@ -47,9 +57,13 @@ describe("diffTable", () => {
   });
 
   test("a 256 KB save with every value changed renders bounded: rows cut, long values cut with their size", () => {
-    const big = (tag: string) => Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`key${i}`, `${tag}${"x".repeat(120)}"quoted"`]));
+    const big = (tag: string) =>
+      Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`key${i}`, `${tag}${"x".repeat(120)}"quoted"`]));
     const long = { blob: "y".repeat(200_000) };
-    const text = diffTable("Before", { ...big("a"), ...long }, "After", { ...big("b"), blob: "z".repeat(200_000) }).text;
+    const text = diffTable("Before", { ...big("a"), ...long }, "After", {
+      ...big("b"),
+      blob: "z".repeat(200_000),
+    }).text;
     expect(Buffer.byteLength(text)).toBeLessThan(diffBounds.maxBytes + 4096);
     expect(text).toContain("more changed paths not shown");
     const one = diffTable("Before", long, "After", { blob: "z" }).text;

@@ -7,12 +7,12 @@ import { TtlCache } from "../../services/gateway/cache.ts";
 import { clientIp } from "../../services/gateway/client-ip.ts";
 import { validate } from "../../services/gateway/validate.ts";
 import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
-import { AppError } from "../../shared/contract/errors.ts";
+import type { AppError } from "../../shared/contract/errors.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/util/ids.ts";
 import { redact } from "../../shared/process/log.ts";
-import { defaultPlans } from "../../shared/contract/plans.ts";
+import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/util/ids.ts";
 
 const thrown = (f: () => unknown) => {
   try {
@@ -25,7 +25,11 @@ const thrown = (f: () => unknown) => {
 
 describe("account data patch", () => {
   test("merges top-level keys, replaces nested values whole, and removes null keys", () => {
-    expect(applyPatch({ a: 1, b: { x: 1 }, c: 3 }, { b: { y: 2 }, c: null, d: [1] })).toEqual({ a: 1, b: { y: 2 }, d: [1] });
+    expect(applyPatch({ a: 1, b: { x: 1 }, c: 3 }, { b: { y: 2 }, c: null, d: [1] })).toEqual({
+      a: 1,
+      b: { y: 2 },
+      d: [1],
+    });
   });
   test("leaves the current object untouched", () => {
     const current = { a: 1 };
@@ -36,8 +40,13 @@ describe("account data patch", () => {
 
 describe("request validation", () => {
   test("a field over its byte limit alone is 413 with its path and sizes", () => {
-    const err = thrown(() => validate(CreateAccountRequest, { slot: { slotId: "s", data: { s: "x".repeat(262_137) } } }));
-    expect([err.code, err.details]).toEqual(["payload_too_large", { field: "slot.data", limitBytes: 262144, actualBytes: 262145 }]);
+    const err = thrown(() =>
+      validate(CreateAccountRequest, { slot: { slotId: "s", data: { s: "x".repeat(262_137) } } }),
+    );
+    expect([err.code, err.details]).toEqual([
+      "payload_too_large",
+      { field: "slot.data", limitBytes: 262144, actualBytes: 262145 },
+    ]);
   });
   test("a shape problem next to an oversized field is 400 listing every issue", () => {
     const err = thrown(() => validate(CreateAccountRequest, { playerRef: 5, accountData: { s: "x".repeat(262_137) } }));
@@ -114,7 +123,15 @@ test("the session cache keeps an entry no longer than the moment the session wou
 });
 
 test("a project's stored settings from before a rate limit was added get that limit's default", () => {
-  const old = { transferCodeTtlSeconds: 120, rateLimits: { accountCreationsPerIpPerMinute: 2, authExchangesPerIpPerMinute: 30, sessionRequestsPerMinute: 50, transferFailuresPerKeyPerMinute: 60 } };
+  const old = {
+    transferCodeTtlSeconds: 120,
+    rateLimits: {
+      accountCreationsPerIpPerMinute: 2,
+      authExchangesPerIpPerMinute: 30,
+      sessionRequestsPerMinute: 50,
+      transferFailuresPerKeyPerMinute: 60,
+    },
+  };
   const settings = settingsOf({ settings: JSON.stringify(old) } as ProjectDoc);
   expect(settings).toEqual({
     ...old,

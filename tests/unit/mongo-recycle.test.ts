@@ -9,7 +9,8 @@ function fakeClient(connects: () => boolean) {
   return {
     calls,
     server: (type: string) => events.emit("serverDescriptionChanged", { newDescription: { type } }),
-    on: (event: "serverDescriptionChanged", listener: (e: { newDescription: { type: string } }) => void) => events.on(event, listener),
+    on: (event: "serverDescriptionChanged", listener: (e: { newDescription: { type: string } }) => void) =>
+      events.on(event, listener),
     close: async () => void calls.push("close"),
     connect: async () => {
       calls.push("connect");

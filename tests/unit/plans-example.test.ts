@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { PlanName, defaultPlans, loadPlans } from "../../shared/contract/plans.ts";
+import { defaultPlans, loadPlans, PlanName } from "../../shared/contract/plans.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 /** infra/plans/example.json and its README: a full SAVEPOINT_PLANS file that cannot go stale. */
@@ -9,7 +9,9 @@ const example = join(folder, "example.json");
 
 /** Every leaf field's dotted path, such as `snapshot.keptPerSlot`. */
 const leaves = (value: object, prefix = ""): string[] =>
-  Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" ? leaves(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+  Object.entries(value).flatMap(([k, v]) =>
+    v !== null && typeof v === "object" ? leaves(v, `${prefix}${k}.`) : [`${prefix}${k}`],
+  );
 
 test("the example catalog loads with the real loader and is the built-in catalog, every plan and every field written out", async () => {
   expect(await loadPlans(example)).toEqual(defaultPlans);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { isServiceName, loadService, registry, serviceNames } from "../../services/registry.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
@@ -40,16 +40,21 @@ describe("the service registry", () => {
 
   test("no service keeps an entry point or start-up file of its own: the standalone entry and the registry start it", () => {
     for (const name of serviceNames) {
-      for (const file of ["main.ts", "start.ts"]) expect(existsSync(join(root, "services", name, file)), `services/${name}/${file}`).toBe(false);
+      for (const file of ["main.ts", "start.ts"])
+        expect(existsSync(join(root, "services", name, file)), `services/${name}/${file}`).toBe(false);
     }
   });
 
   test("infra/compose.yaml runs every registered service, under its name, through the standalone entry, and no other", () => {
-    const standalone = Object.entries(compose.services).filter(([, s]) => s.command?.[0] === "bun" && s.command[1] === "services/standalone.ts");
+    const standalone = Object.entries(compose.services).filter(
+      ([, s]) => s.command?.[0] === "bun" && s.command[1] === "services/standalone.ts",
+    );
     for (const [key, s] of standalone) expect(s.command, key).toEqual(["bun", "services/standalone.ts", key]);
     expect(sorted(standalone.map(([key]) => key))).toEqual(sorted(serviceNames));
     // Every other container running our code is the gateway.
-    const others = Object.entries(compose.services).filter(([, s]) => s.command?.[0] === "bun" && s.command[1] !== "services/standalone.ts");
+    const others = Object.entries(compose.services).filter(
+      ([, s]) => s.command?.[0] === "bun" && s.command[1] !== "services/standalone.ts",
+    );
     expect(others.map(([key, s]) => [key, s.command])).toEqual([["gateway", ["bun", "services/gateway/main.ts"]]]);
   });
 
@@ -88,7 +93,11 @@ describe("the service registry", () => {
   test("the standalone entry refuses a name the registry lacks, listing those it has", async () => {
     expect(isServiceName("gateway")).toBe(false);
     const env = { ...process.env, NATS_URL: "" };
-    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "gateway"], { stdout: "pipe", stderr: "pipe", env });
+    const proc = Bun.spawn([process.execPath, join(root, "services", "standalone.ts"), "gateway"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env,
+    });
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(code).toBe(2);
     expect(stderr).toContain(serviceNames.join(", "));
@@ -97,7 +106,10 @@ describe("the service registry", () => {
   test("the embedded deployment starts every registered service: the gateway's /readyz asks exactly those, and each answers", async () => {
     const d = await startEmbedded();
     try {
-      const ready = (await (await d.request("/readyz")).json()) as { degraded: boolean; services: Record<string, string> };
+      const ready = (await (await d.request("/readyz")).json()) as {
+        degraded: boolean;
+        services: Record<string, string>;
+      };
       expect(ready.services).toEqual(Object.fromEntries(serviceNames.map((name) => [name, "ok"])));
       expect(ready.degraded).toBe(false);
     } finally {

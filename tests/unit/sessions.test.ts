@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { resolveSession } from "../../services/accounts/sessions/resolve-session.ts";
-import { maxLiveSessions, openSession } from "../../services/accounts/sessions/sessions.ts";
-import { backfillPruneDays } from "../../services/accounts/sessions/backfill-prune-days.ts";
-import { keptForever, pruneSessions } from "../../services/accounts/sessions/prune-sessions.ts";
 import type { Deps } from "../../services/accounts/deps.ts";
 import { service as accounts } from "../../services/accounts/service.ts";
-import { contextFor } from "../../shared/process/service-module.ts";
+import { backfillPruneDays } from "../../services/accounts/sessions/backfill-prune-days.ts";
+import { keptForever, pruneSessions } from "../../services/accounts/sessions/prune-sessions.ts";
+import { resolveSession } from "../../services/accounts/sessions/resolve-session.ts";
+import { maxLiveSessions, openSession } from "../../services/accounts/sessions/sessions.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
-import { sha256Hex } from "../../shared/util/crypto.ts";
+import { defaultPlans } from "../../shared/contract/plans.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { createLogger } from "../../shared/process/log.ts";
-import { defaultPlans } from "../../shared/contract/plans.ts";
+import { contextFor } from "../../shared/process/service-module.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
+import { sha256Hex } from "../../shared/util/crypto.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 describe("device sessions (the accounts service on SQLite, a moved clock)", () => {
@@ -22,7 +22,9 @@ describe("device sessions (the accounts service on SQLite, a moved clock)", () =
   let clock = Date.parse("2026-01-01T00:00:00.000Z");
   let deps: Deps;
   beforeAll(async () => {
-    deps = await accounts.start(contextFor("accounts", { bus, store, env: readEnv({}), plans: defaultPlans, log, now: () => new Date(clock) }));
+    deps = await accounts.start(
+      contextFor("accounts", { bus, store, env: readEnv({}), plans: defaultPlans, log, now: () => new Date(clock) }),
+    );
   });
   afterAll(async () => {
     await bus.close();
@@ -31,7 +33,15 @@ describe("device sessions (the accounts service on SQLite, a moved clock)", () =
 
   test("a resolve within the minute writes nothing; the first after it writes the time once", async () => {
     const account = { _id: "acc_lastuse", envId: "prj_x:stage" };
-    await deps.repo.accounts.insert({ ...account, status: "active", accountData: "{}", version: 1, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", snapshotSeq: 1 });
+    await deps.repo.accounts.insert({
+      ...account,
+      status: "active",
+      accountData: "{}",
+      version: 1,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+      snapshotSeq: 1,
+    });
     const token = await openSession(deps, account, "Pixel 8");
     const input = { envId: account.envId, tokenHash: sha256Hex(token), sessionIdleDays: 180 };
     const lastUse = async () => (await deps.repo.sessions.get(input.tokenHash))!.lastUsedAt;
@@ -54,7 +64,15 @@ describe("device sessions (the accounts service on SQLite, a moved clock)", () =
   const newAccount = async (_id: string, status = "active") => {
     const account = { _id, envId: "prj_x:stage" };
     const at = new Date(clock).toISOString();
-    await deps.repo.accounts.insert({ ...account, status, accountData: "{}", version: 1, createdAt: at, updatedAt: at, snapshotSeq: 1 } as never);
+    await deps.repo.accounts.insert({
+      ...account,
+      status,
+      accountData: "{}",
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      snapshotSeq: 1,
+    } as never);
     return account;
   };
 
@@ -75,8 +93,13 @@ describe("device sessions (the accounts service on SQLite, a moved clock)", () =
     const active = await newAccount("acc_legacy");
     const deleted = await newAccount("acc_legacy_deleted", "deleted");
     const legacy = (id: string, accountId: string, revokedAt?: string) => ({
-      _id: `hash_${id}`, sessionId: `ses_${id}`, accountId, envId: active.envId, createdAt: "2025-01-01T00:00:00.000Z",
-      lastUsedAt: "2025-01-01T00:00:00.000Z", ...(revokedAt ? { revokedAt } : {}),
+      _id: `hash_${id}`,
+      sessionId: `ses_${id}`,
+      accountId,
+      envId: active.envId,
+      createdAt: "2025-01-01T00:00:00.000Z",
+      lastUsedAt: "2025-01-01T00:00:00.000Z",
+      ...(revokedAt ? { revokedAt } : {}),
     });
     await deps.repo.sessions.insert(legacy("old_revoked", active._id, "2025-02-01T00:00:00.000Z"));
     await deps.repo.sessions.insert(legacy("recent_revoked", active._id, new Date(clock - 86_400_000).toISOString()));

@@ -8,9 +8,12 @@ const serverError = (message: string, code = 1) => new MongoServerError({ messag
 // Seen in a fault run: FerretDB out of PostgreSQL connections answered a sync with this server error,
 // and the client got 500 instead of 503 with Retry-After.
 test("a wire server's unreachable backend is the store being unavailable, not a bug", () => {
-  const ferret = "[msg_findandmodify.go:196] failed to connect to `user=postgres database=sp_x`: server error: FATAL: sorry, too many clients already (SQLSTATE 53300)";
+  const ferret =
+    "[msg_findandmodify.go:196] failed to connect to `user=postgres database=sp_x`: server error: FATAL: sorry, too many clients already (SQLSTATE 53300)";
   expect(classifyStoreError(serverError(ferret))).toBeInstanceOf(StoreUnavailableError);
-  expect(classifyStoreError(serverError("terminating connection due to administrator command (SQLSTATE 57P01)"))).toBeInstanceOf(StoreUnavailableError);
+  expect(
+    classifyStoreError(serverError("terminating connection due to administrator command (SQLSTATE 57P01)")),
+  ).toBeInstanceOf(StoreUnavailableError);
 });
 
 test("duplicates stay typed, other server errors stay bugs, driver errors are outages", () => {

@@ -25,7 +25,9 @@ test("a tenant's reference names its content: the same content in another key or
   const reordered = backwards({ ...tenant, settings: backwards(tenant.settings) });
   expect(tenantRefOf(reordered)).toBe(tenantRefOf(tenant));
   expect(tenantRefOf(tenant)).toMatch(/^key_u:[0-9a-f]{32}$/);
-  expect(tenantRefOf({ ...tenant, settings: { ...tenant.settings, sessionIdleDays: 30 } })).not.toBe(tenantRefOf(tenant));
+  expect(tenantRefOf({ ...tenant, settings: { ...tenant.settings, sessionIdleDays: 30 } })).not.toBe(
+    tenantRefOf(tenant),
+  );
   expect(tenantRefOf({ ...tenant, plan: "pro" })).not.toBe(tenantRefOf(tenant));
 });
 

@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
+import { quantileMs } from "../../services/config/overview.ts";
+import { createTraffic } from "../../services/gateway/traffic.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { latencyBoundsMs } from "../../shared/contract/overview.ts";
 import { createLogger } from "../../shared/process/log.ts";
-import { quantileMs } from "../../services/config/overview.ts";
-import { createTraffic } from "../../services/gateway/traffic.ts";
 
 /** A bus that keeps each traffic report, or refuses while `down`. */
 function recordingBus() {
@@ -34,7 +34,15 @@ test("a request of known latency lands in its bucket, and p50/p99 read that buck
   const [stage, prod] = reports[0].minutes;
   const at50 = latencyBoundsMs.indexOf(50);
   const at1000 = latencyBoundsMs.indexOf(1000);
-  expect(stage).toMatchObject({ envId: "prj_a:stage", minute: 120, requests: 3, syncs: 2, conflicts: 1, clientErrors: 1, serverErrors: 1 });
+  expect(stage).toMatchObject({
+    envId: "prj_a:stage",
+    minute: 120,
+    requests: 3,
+    syncs: 2,
+    conflicts: 1,
+    clientErrors: 1,
+    serverErrors: 1,
+  });
   expect(stage.latency[at50]).toBe(2);
   expect(stage.latency[at1000]).toBe(1);
   expect(prod.latency[latencyBoundsMs.length]).toBe(1);

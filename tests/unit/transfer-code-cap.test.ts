@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { createCode, maxActiveCodes } from "../../services/transfer/create-code.ts";
 import { hashTransferCode, normalizeTransferCode } from "../../services/transfer/code.ts";
+import { createCode, maxActiveCodes } from "../../services/transfer/create-code.ts";
 import type { Deps } from "../../services/transfer/deps.ts";
 import { openRepo } from "../../services/transfer/repo.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
@@ -30,11 +30,17 @@ test("20 creates that all insert before any looks: exactly the newest 5 stay liv
   const msg = { tenant, session: { accountId: "acc_test" }, body: {} } as unknown as Parameters<typeof createCode>[1];
   const answered = await Promise.all(Array.from({ length: creates }, () => createCode(deps, msg)));
 
-  const stored = await find.call(repo.codes, { accountId: "acc_test" }, { sort: { field: "createdOrder", direction: -1 } });
+  const stored = await find.call(
+    repo.codes,
+    { accountId: "acc_test" },
+    { sort: { field: "createdOrder", direction: -1 } },
+  );
   expect(stored).toHaveLength(creates);
   expect(stored.filter((c) => c.status === "active").length).toBe(maxActiveCodes);
   expect(stored.slice(0, maxActiveCodes).map((c) => c.status)).toEqual(Array(maxActiveCodes).fill("active"));
-  const handedOut = new Set(answered.map((a) => hashTransferCode(deps.secret, tenant.envId, normalizeTransferCode(a.transferCode)!)));
+  const handedOut = new Set(
+    answered.map((a) => hashTransferCode(deps.secret, tenant.envId, normalizeTransferCode(a.transferCode)!)),
+  );
   expect(handedOut.size).toBe(creates);
   expect(stored.filter((c) => c.status === "active").every((c) => handedOut.has(c._id))).toBe(true);
   await store.close();

@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiVersion, serverVersion } from "../../shared/contract/version.ts";
 import { openApiDocument } from "../../services/gateway/openapi.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
+import { apiVersion, serverVersion } from "../../shared/contract/version.ts";
 
 // One version story and one licence (README, Upgrading): the files that state them agree.
 const root = join(import.meta.dir, "..", "..");

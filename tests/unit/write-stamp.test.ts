@@ -6,13 +6,19 @@ const recordId = "9f2c".repeat(16);
 describe("write stamps", () => {
   test("one format, recordId@version, with the answer's warnings when there are any", () => {
     expect(stampChanges(recordId, 7, undefined)).toEqual({ lastWrite: `${recordId}@7` });
-    expect(stampChanges(recordId, 7, ["slot data is near its limit"])).toEqual({ lastWrite: `${recordId}@7 ["slot data is near its limit"]` });
+    expect(stampChanges(recordId, 7, ["slot data is near its limit"])).toEqual({
+      lastWrite: `${recordId}@7 ["slot data is near its limit"]`,
+    });
     expect(stampChanges(undefined, 7, ["x"])).toEqual({});
   });
 
   test("what is written reads back", () => {
     for (const warnings of [undefined, [], ["a b", "c@d"]]) {
-      expect(parseStamp(stampChanges(recordId, 3, warnings).lastWrite!)).toEqual({ recordId, version: 3, ...(warnings ? { warnings } : {}) });
+      expect(parseStamp(stampChanges(recordId, 3, warnings).lastWrite!)).toEqual({
+        recordId,
+        version: 3,
+        ...(warnings ? { warnings } : {}),
+      });
     }
   });
 
@@ -30,6 +36,9 @@ describe("write stamps", () => {
     expect(ownStamp(doc, "other")).toBeUndefined();
     expect(ownStamp(doc, undefined)).toBeUndefined();
     expect(ownStamp({ version: 5 }, recordId)).toBeUndefined();
-    expect(ownStamp({ version: 5, lastWrite: JSON.stringify({ key: recordId, version: 5 }) }, recordId)).toEqual({ recordId, version: 5 });
+    expect(ownStamp({ version: 5, lastWrite: JSON.stringify({ key: recordId, version: 5 }) }, recordId)).toEqual({
+      recordId,
+      version: 5,
+    });
   });
 });

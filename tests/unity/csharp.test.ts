@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminToken, startEmbedded } from "../helpers/deployments.ts";
 import { admin, newTenant } from "../helpers/api.ts";
+import { adminToken, startEmbedded } from "../helpers/deployments.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
 import { monoTools } from "../helpers/tools.ts";
 
@@ -16,11 +16,21 @@ const root = join(import.meta.dir, "..", "..");
 const pkg = join(root, "sdk-unity");
 const tools = monoTools();
 const out = mkdtempSync(join(tmpdir(), "savepoint-cs-"));
-const cs = (dir: string) => readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith(".cs")).map((f) => join(dir, f));
+const cs = (dir: string) =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".cs"))
+    .map((f) => join(dir, f));
 
 function run(cmd: string[], env: Record<string, string> = {}) {
   // A stuck suite is killed (and reported) rather than holding the whole test run.
-  const r = Bun.spawnSync(cmd, { cwd: out, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", timeout: 150_000 });
+  const r = Bun.spawnSync(cmd, {
+    cwd: out,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 150_000,
+  });
   return { code: r.exitCode, text: `${r.stdout.toString()}${r.stderr.toString()}` };
 }
 
@@ -28,14 +38,28 @@ function run(cmd: string[], env: Record<string, string> = {}) {
 async function runAsync(cmd: string[], env: Record<string, string>) {
   const p = Bun.spawn(cmd, { cwd: out, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => p.kill(9), 240_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   clearTimeout(timer);
   return { code, text: `${stdout}${stderr}` };
 }
 
 function compile(name: string, target: "library" | "exe", sources: string[], refs: string[]) {
-  const r = run([tools!.mcs, "-langversion:7.2", "-nologo", "-warnaserror-", `-target:${target}`, `-out:${join(out, name)}`, "-r:System.Net.Http",
-    "-r:System.Numerics", ...refs.map((x) => `-r:${x}`), ...sources]);
+  const r = run([
+    tools!.mcs,
+    "-langversion:7.2",
+    "-nologo",
+    "-warnaserror-",
+    `-target:${target}`,
+    `-out:${join(out, name)}`,
+    "-r:System.Net.Http",
+    "-r:System.Numerics",
+    ...refs.map((x) => `-r:${x}`),
+    ...sources,
+  ]);
   return { ok: r.code === 0, text: r.text };
 }
 
@@ -53,12 +77,28 @@ if (tools) {
     core: compile("Savepoint.Client.dll", "library", cs(join(pkg, "Runtime", "Core")), [newtonsoft]),
     stub: compile("UnityEngine.dll", "library", cs(join(import.meta.dir, "unity-stub")), []),
   };
-  built.unity = compile("Savepoint.Client.Unity.dll", "library", cs(join(pkg, "Runtime", "Unity")), [newtonsoft, core, stub]);
-  built.sampleScene = compile("IdleGameScene.dll", "library", cs(join(pkg, "Samples~", "IdleGame", "Unity")), [newtonsoft, core, stub, join(out,
-      "Savepoint.Client.Unity.dll")]);
-  built.sampleGame = compile("IdleGame.exe", "exe", cs(join(pkg, "Samples~", "IdleGame", "Console")), [newtonsoft, core]);
+  built.unity = compile("Savepoint.Client.Unity.dll", "library", cs(join(pkg, "Runtime", "Unity")), [
+    newtonsoft,
+    core,
+    stub,
+  ]);
+  built.sampleScene = compile("IdleGameScene.dll", "library", cs(join(pkg, "Samples~", "IdleGame", "Unity")), [
+    newtonsoft,
+    core,
+    stub,
+    join(out, "Savepoint.Client.Unity.dll"),
+  ]);
+  built.sampleGame = compile("IdleGame.exe", "exe", cs(join(pkg, "Samples~", "IdleGame", "Console")), [
+    newtonsoft,
+    core,
+  ]);
   built.tests = compile("Savepoint.Tests.dll", "library", cs(join(import.meta.dir, "cs")), [
-    newtonsoft, core, stub, join(out, "Savepoint.Client.Unity.dll"), tools.nunitFramework, "System.Xml.Linq",
+    newtonsoft,
+    core,
+    stub,
+    join(out, "Savepoint.Client.Unity.dll"),
+    tools.nunitFramework,
+    "System.Xml.Linq",
   ]);
   if (Object.values(built).every((b) => b.ok)) {
     const server = await startEmbedded();
@@ -68,25 +108,44 @@ if (tools) {
       const jwksUrl = startKeyServer().publish("/firebase", [signer]);
       const tenant = await newTenant(server);
       await admin(server, "PUT", `/admin/v1/projects/${tenant.projectId}/environments/stage/auth-providers/firebase`, {
-        enabled: true, ...testProviders.firebase.settings, jwksUrl,
+        enabled: true,
+        ...testProviders.firebase.settings,
+        jwksUrl,
       });
       const [a, b] = [`u-${crypto.randomUUID()}`, `u-${crypto.randomUUID()}`];
-      const tokens = { a1: await mint("firebase", signer, a), a2: await mint("firebase", signer, a), a3: await mint("firebase", signer, a),
-          b1: await mint("firebase", signer, b) };
+      const tokens = {
+        a1: await mint("firebase", signer, a),
+        a2: await mint("firebase", signer, a),
+        a3: await mint("firebase", signer, a),
+        b1: await mint("firebase", signer, b),
+      };
       const vectors = process.env.SAVEPOINT_VECTORS_DIR ?? join(root, "sdk-vectors");
-      const r = await runAsync([tools.mono, "--debug", tools.nunitConsole, "-nologo", "-noshadow", "-nothread", "-labels", "-timeout=30000",
-          `-xml=${join(out, "results.xml")}`, join(out, "Savepoint.Tests.dll")], {
-        SAVEPOINT_URL: server.base,
-        SAVEPOINT_ADMIN_TOKEN: adminToken,
-        SAVEPOINT_VECTORS_DIR: vectors,
-        SAVEPOINT_IDLE_GAME: join(out, "IdleGame.exe"),
-        SAVEPOINT_PACKAGE: pkg,
-        MONO_BIN: tools.mono,
-        SAVEPOINT_PROVIDER_KEY: tenant.key,
-        // The suite's save folders, removed with the build when it ends.
-        SAVEPOINT_CS_TMP: join(out, "tmp"),
-        SAVEPOINT_PROVIDER_TOKENS: JSON.stringify(tokens),
-      });
+      const r = await runAsync(
+        [
+          tools.mono,
+          "--debug",
+          tools.nunitConsole,
+          "-nologo",
+          "-noshadow",
+          "-nothread",
+          "-labels",
+          "-timeout=30000",
+          `-xml=${join(out, "results.xml")}`,
+          join(out, "Savepoint.Tests.dll"),
+        ],
+        {
+          SAVEPOINT_URL: server.base,
+          SAVEPOINT_ADMIN_TOKEN: adminToken,
+          SAVEPOINT_VECTORS_DIR: vectors,
+          SAVEPOINT_IDLE_GAME: join(out, "IdleGame.exe"),
+          SAVEPOINT_PACKAGE: pkg,
+          MONO_BIN: tools.mono,
+          SAVEPOINT_PROVIDER_KEY: tenant.key,
+          // The suite's save folders, removed with the build when it ends.
+          SAVEPOINT_CS_TMP: join(out, "tmp"),
+          SAVEPOINT_PROVIDER_TOKENS: JSON.stringify(tokens),
+        },
+      );
       const xml = existsSync(join(out, "results.xml")) ? readFileSync(join(out, "results.xml"), "utf8") : "";
       results = parseNunit(xml);
       if (results.length === 0) suiteError = `NUnit reported no tests (exit ${r.code}):\n${r.text.slice(-4000)}`;
@@ -97,21 +156,31 @@ if (tools) {
   rmSync(out, { recursive: true, force: true });
 }
 
-function unescape(s: string) {
-  return s.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+function unescapeCs(s: string) {
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
 }
 
 /** NUnit 2.6's XML: one <test-case> per test, with <message> under <failure> or <reason>. */
 function parseNunit(xml: string): Result[] {
   const cases: Result[] = [];
-  const re = /<test-case name="([^"]+)"[^>]*?executed="(True|False)"[^>]*?(?:result="([^"]+)")?[^>]*?(\/>|>([\s\S]*?)<\/test-case>)/g;
+  const re =
+    /<test-case name="([^"]+)"[^>]*?executed="(True|False)"[^>]*?(?:result="([^"]+)")?[^>]*?(\/>|>([\s\S]*?)<\/test-case>)/g;
   for (const m of xml.matchAll(re)) {
-    const name = unescape(m[1]!).replace(/^Savepoint\.Tests\./, "");
+    const name = unescapeCs(m[1]!).replace(/^Savepoint\.Tests\./, "");
     const result = /result="([^"]+)"/.exec(m[0])?.[1] ?? (m[2] === "True" ? "Success" : "Ignored");
     const message = /<message><!\[CDATA\[([\s\S]*?)\]\]><\/message>/.exec(m[5] ?? "")?.[1] ?? "";
     const trace = /<stack-trace><!\[CDATA\[([\s\S]*?)\]\]><\/stack-trace>/.exec(m[5] ?? "")?.[1] ?? "";
-    cases.push({ name, ok: result === "Success", skipped: result === "Ignored",
-        message: `${result}: ${message}\n${trace.split("\n").slice(0, 6).join("\n")}` });
+    cases.push({
+      name,
+      ok: result === "Success",
+      skipped: result === "Ignored",
+      message: `${result}: ${message}\n${trace.split("\n").slice(0, 6).join("\n")}`,
+    });
   }
   return cases;
 }
@@ -132,8 +201,9 @@ describe("C# client (sdk-unity)", () => {
   });
   for (const r of results) {
     if (r.skipped) test.skip(`${r.name} (${r.message.split("\n")[0]})`, () => {});
-    else test(r.name, () => {
-      if (!r.ok) throw new Error(r.message);
-    });
+    else
+      test(r.name, () => {
+        if (!r.ok) throw new Error(r.message);
+      });
   }
 });

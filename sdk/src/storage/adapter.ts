@@ -51,7 +51,9 @@ interface WebStorage {
 }
 
 /** The browser's `localStorage` (synchronous, so durable when `setItem` returns), or any Web Storage. */
-export function localStorageAdapter(storage: WebStorage = (globalThis as unknown as { localStorage: WebStorage }).localStorage): StorageAdapter {
+export function localStorageAdapter(
+  storage: WebStorage = (globalThis as unknown as { localStorage: WebStorage }).localStorage,
+): StorageAdapter {
   return {
     shared: "localStorage",
     get: async (key) => storage.getItem(key),

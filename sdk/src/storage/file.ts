@@ -1,4 +1,14 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { StorageAdapter } from "./adapter.ts";
 
@@ -46,7 +56,10 @@ export function fileStorage(dir: string): StorageAdapter {
       syncDir();
     },
     async keys(prefix) {
-      return readdirSync(dir).filter((f) => f.endsWith(".json")).map(keyOf).filter((k) => k.startsWith(prefix));
+      return readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .map(keyOf)
+        .filter((k) => k.startsWith(prefix));
     },
   };
 }

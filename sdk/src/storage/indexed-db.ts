@@ -28,13 +28,17 @@ interface Factory {
   open(name: string, version: number): Req<Db> & { onupgradeneeded: (() => void) | null };
 }
 
-const done = <T>(r: Req<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+const done = <T>(r: Req<T>) =>
+  new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
 
 /**
  * IndexedDB, one object store of strings. Writes use `durability: "strict"` and resolve on the
  * transaction's `complete`, so they are on disk when `save()` returns.
  */
-export function indexedDbStorage(name = "savepoint", factory: Factory = (globalThis as unknown as { indexedDB: Factory }).indexedDB): StorageAdapter {
+export function indexedDbStorage(
+  name = "savepoint",
+  factory: Factory = (globalThis as unknown as { indexedDB: Factory }).indexedDB,
+): StorageAdapter {
   const storeName = "kv";
   let db: Promise<Db> | undefined;
   const open = () =>
@@ -47,14 +51,18 @@ export function indexedDbStorage(name = "savepoint", factory: Factory = (globalT
   const write = async (run: (s: Store) => void) => {
     const tx = (await open()).transaction(storeName, "readwrite", { durability: "strict" });
     run(tx.objectStore(storeName));
-    await new Promise<void>((resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onerror = tx.onabort = () => reject(tx.error))));
+    await new Promise<void>(
+      (resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onerror = tx.onabort = () => reject(tx.error))),
+    );
   };
-  const read = async <T>(run: (s: Store) => Req<T>) => done(run((await open()).transaction(storeName, "readonly").objectStore(storeName)));
+  const read = async <T>(run: (s: Store) => Req<T>) =>
+    done(run((await open()).transaction(storeName, "readonly").objectStore(storeName)));
   return {
     shared: `indexedDB:${name}`,
     get: async (key) => ((await read((s) => s.get(key))) as string | undefined) ?? null,
     set: (key, value) => write((s) => s.put(value, key)),
     remove: (key) => write((s) => s.delete(key)),
-    keys: async (prefix) => ((await read((s) => s.getAllKeys())) as string[]).filter((k) => typeof k === "string" && k.startsWith(prefix)),
+    keys: async (prefix) =>
+      ((await read((s) => s.getAllKeys())) as string[]).filter((k) => typeof k === "string" && k.startsWith(prefix)),
   };
 }

@@ -1,11 +1,11 @@
 import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import type { AdminAccountResponse } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
-import { callEndpoint } from "../../../shared/serving/call.ts";
 import { type AccountStatus, events, internal } from "../../../shared/contract/internal.ts";
+import { callEndpoint } from "../../../shared/serving/call.ts";
 import type { Deps } from "../deps.ts";
-import { revokeSession } from "../sessions/player-sessions.ts";
 import type { AccountDoc, SessionDoc } from "../repo.ts";
+import { revokeSession } from "../sessions/player-sessions.ts";
 import { currentStateBytes, historyBytes } from "../storage.ts";
 
 const envOf = (envId: string) => {
@@ -23,7 +23,11 @@ export const sessionView = (s: SessionDoc): AdminAccountResponse["sessions"][num
 });
 
 /** Operator view: the account in any environment, a page of its slots (every status) and sessions. */
-export async function adminGetAccount(deps: Deps, accountId: string, page: { offset: number; limit: number }): Promise<AdminAccountResponse> {
+export async function adminGetAccount(
+  deps: Deps,
+  accountId: string,
+  page: { offset: number; limit: number },
+): Promise<AdminAccountResponse> {
   const { repo } = deps;
   const a = await repo.accounts.get(accountId);
   if (!a) throw fail.notFound("Account");
@@ -38,15 +42,27 @@ export async function adminGetAccount(deps: Deps, accountId: string, page: { off
       accountData: JSON.parse(a.accountData),
       version: a.version,
       ...(a.playerRef !== undefined ? { playerRef: a.playerRef } : {}),
-      ...(a.externalProvider ? { externalAccountRef: { provider: a.externalProvider, subject: a.externalSubject ?? "" } } : {}),
+      ...(a.externalProvider
+        ? { externalAccountRef: { provider: a.externalProvider, subject: a.externalSubject ?? "" } }
+        : {}),
       createdAt: a.createdAt,
       updatedAt: a.updatedAt,
     },
     storage: await storageView(deps, a),
-    slots: slots.map((s) => ({ slotId: s.slotId, status: s.status, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })),
+    slots: slots.map((s) => ({
+      slotId: s.slotId,
+      status: s.status,
+      version: s.version,
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+    })),
     sessions: sessions.map(sessionView),
     links: await callEndpoint(deps.bus, internal.listLinks, { accountId }),
-    page: { ...page, slotCount: await repo.slots.count({ accountId }), sessionCount: await repo.sessions.count({ accountId }) },
+    page: {
+      ...page,
+      slotCount: await repo.slots.count({ accountId }),
+      sessionCount: await repo.sessions.count({ accountId }),
+    },
   };
 }
 
@@ -74,7 +90,10 @@ export async function adminRevokeSession(deps: Deps, accountId: string, sessionI
 export async function adminSetStatus(deps: Deps, accountId: string, status: Exclude<AccountStatus, "deleted">) {
   const { repo } = deps;
   const from = status === "suspended" ? "active" : "suspended";
-  const updated = await repo.accounts.update({ _id: accountId, status: from }, { status, updatedAt: deps.now().toISOString() });
+  const updated = await repo.accounts.update(
+    { _id: accountId, status: from },
+    { status, updatedAt: deps.now().toISOString() },
+  );
   if (!updated) {
     const current = await repo.accounts.get(accountId);
     if (!current) throw fail.notFound("Account");

@@ -3,8 +3,8 @@ import type { Tenant } from "../../../shared/contract/tenant.ts";
 import type { Deps } from "../deps.ts";
 import { historyPlan } from "../history/restore-points.ts";
 import { activeSlotForWrite } from "../load.ts";
-import { syncAccountData } from "../sync-account-data.ts";
 import { syncSlot } from "../slots/sync-slot.ts";
+import { syncAccountData } from "../sync-account-data.ts";
 import { adminAccount } from "./admin-target.ts";
 
 /**
@@ -27,7 +27,9 @@ export async function adminEditSlot(deps: Deps, accountId: string, slotId: strin
   const slot = await activeSlotForWrite(deps.repo, accountId, slotId);
   const tenant = await operatorTenant(deps, account.envId, slot._id);
   const { reason: _, ...sync } = body;
-  const msg = { tenant, session: { accountId }, params: { accountId, slotId }, body: sync } as unknown as Parameters<typeof syncSlot>[1];
+  const msg = { tenant, session: { accountId }, params: { accountId, slotId }, body: sync } as unknown as Parameters<
+    typeof syncSlot
+  >[1];
   return syncSlot(deps, msg, undefined);
 }
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { adminRoutes } from "../../../shared/contract/routes.ts";
-import type { FindPlayersQuery, FoundPlayers } from "../../../shared/contract/desk.ts";
 import type { Environment } from "../../../shared/contract/common.ts";
+import type { FindPlayersQuery, FoundPlayers } from "../../../shared/contract/desk.ts";
+import { adminRoutes } from "../../../shared/contract/routes.ts";
 import { envIdOf } from "../../../shared/contract/tenant.ts";
 import { callRoute } from "../../../shared/serving/call.ts";
 import type { Filter } from "../../../shared/store/port.ts";
@@ -18,7 +18,11 @@ async function workspaceEnvIds(deps: Deps, workspaceId: string): Promise<string[
   let cursor: string | undefined;
   do {
     const query = { limit: 200, ...(cursor ? { cursor } : {}) };
-    const page = (await callRoute(deps.bus, adminRoutes.listProjects.subject, { client: { ip: "" }, params: { workspaceId }, query })) as {
+    const page = (await callRoute(deps.bus, adminRoutes.listProjects.subject, {
+      client: { ip: "" },
+      params: { workspaceId },
+      query,
+    })) as {
       projects: { projectId: string }[];
       next?: string;
     };
@@ -36,7 +40,9 @@ const shown = (a: AccountDoc): FoundPlayers["accounts"][number] => {
     environment: a.envId.slice(cut + 1) as Environment,
     status: a.status,
     ...(a.playerRef !== undefined ? { playerRef: a.playerRef } : {}),
-    ...(a.externalProvider && a.externalSubject ? { externalAccountRef: { provider: a.externalProvider, subject: a.externalSubject } } : {}),
+    ...(a.externalProvider && a.externalSubject
+      ? { externalAccountRef: { provider: a.externalProvider, subject: a.externalSubject } }
+      : {}),
     createdAt: a.createdAt,
   };
 };
@@ -47,13 +53,17 @@ const shown = (a: AccountDoc): FoundPlayers["accounts"][number] => {
  */
 export async function adminFindPlayers(deps: Deps, q: z.infer<typeof FindPlayersQuery>): Promise<FoundPlayers> {
   const by: Filter<AccountDoc> =
-    q.accountId !== undefined ? { _id: q.accountId }
-    : q.playerRef !== undefined ? { playerRef: q.playerRef }
-    : { externalProvider: q.provider, externalSubject: q.subject };
+    q.accountId !== undefined
+      ? { _id: q.accountId }
+      : q.playerRef !== undefined
+        ? { playerRef: q.playerRef }
+        : { externalProvider: q.provider, externalSubject: q.subject };
   const sort = { field: "createdAt", direction: 1 } as const;
   const scopes = q.workspaceId ? await workspaceEnvIds(deps, q.workspaceId) : undefined;
   const found = scopes
-    ? (await Promise.all(scopes.map((envId) => deps.repo.accounts.find({ ...by, envId }, { sort, limit: foundLimit })))).flat()
+    ? (
+        await Promise.all(scopes.map((envId) => deps.repo.accounts.find({ ...by, envId }, { sort, limit: foundLimit })))
+      ).flat()
     : await deps.repo.accounts.find(by, { sort, limit: foundLimit });
   found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a._id.localeCompare(b._id));
   return { accounts: found.slice(0, foundLimit).map(shown) };

@@ -1,7 +1,7 @@
 import { fail } from "../../../shared/contract/errors.ts";
 import type { Deps } from "../deps.ts";
 import { newestWithStatus } from "../load.ts";
-import { type AccountDoc, type SlotDoc, activeKeyOf } from "../repo.ts";
+import { type AccountDoc, activeKeyOf, type SlotDoc } from "../repo.ts";
 
 /**
  * The account an operator's history or restore acts on, in any environment. Suspended accounts are
@@ -21,7 +21,8 @@ export async function adminAccount(deps: Deps, accountId: string): Promise<Accou
  */
 export async function slotWithHistory(deps: Deps, accountId: string, slotId: string): Promise<SlotDoc> {
   const slot =
-    (await deps.repo.slots.findOne({ activeKey: activeKeyOf(accountId, slotId) })) ?? (await newestWithStatus(deps.repo, accountId, slotId, "archived"));
+    (await deps.repo.slots.findOne({ activeKey: activeKeyOf(accountId, slotId) })) ??
+    (await newestWithStatus(deps.repo, accountId, slotId, "archived"));
   if (!slot) throw fail.notFound("Slot");
   return slot;
 }

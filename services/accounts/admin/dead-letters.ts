@@ -2,8 +2,8 @@ import type { z } from "zod";
 import type { DeadLetter } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { queues } from "../../../shared/contract/internal.ts";
-import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { redact } from "../../../shared/process/log.ts";
+import { sha256Hex } from "../../../shared/util/crypto.ts";
 import type { Deps } from "../deps.ts";
 import type { DeadLetterDoc } from "../repo.ts";
 
@@ -14,7 +14,11 @@ const queue = queues.cleanup;
  * a restart does not run it again: an operator looks (`savepoint dead-letter list`) and, once the
  * cause is fixed, queues it again. One record per job: a job dead twice keeps its latest failure.
  */
-export async function recordDeadLetter(deps: Deps, job: unknown, failure: { deliveries: number; error: string }): Promise<void> {
+export async function recordDeadLetter(
+  deps: Deps,
+  job: unknown,
+  failure: { deliveries: number; error: string },
+): Promise<void> {
   const parsed = queue.schema.safeParse(job);
   const _id = parsed.success
     ? `${queue.name}:${parsed.data.kind}:${parsed.data.id}`
@@ -31,10 +35,12 @@ export async function recordDeadLetter(deps: Deps, job: unknown, failure: { deli
   if (!(await deps.repo.deadLetters.update({ _id: id }, rest))) {
     await deps.repo.deadLetters.insert(doc).catch(() => deps.repo.deadLetters.update({ _id: id }, rest));
   }
-  if (parsed.success) await tombstoneOf(deps, parsed.data.kind).update({ _id: parsed.data.id }, { cleanupPending: false });
+  if (parsed.success)
+    await tombstoneOf(deps, parsed.data.kind).update({ _id: parsed.data.id }, { cleanupPending: false });
 }
 
-const tombstoneOf = (deps: Deps, kind: "account" | "slot") => (kind === "account" ? deps.repo.accounts : deps.repo.slots);
+const tombstoneOf = (deps: Deps, kind: "account" | "slot") =>
+  kind === "account" ? deps.repo.accounts : deps.repo.slots;
 
 const toDeadLetter = (d: DeadLetterDoc): z.infer<typeof DeadLetter> => ({
   deadLetterId: d._id,
@@ -55,7 +61,10 @@ export async function adminRetryDeadLetter(deps: Deps, deadLetterId: string) {
   const doc = await deps.repo.deadLetters.get(deadLetterId);
   if (!doc) throw fail.notFound("Dead letter");
   const job = queue.schema.safeParse(JSON.parse(doc.job));
-  if (!job.success) throw fail.invalidRequest([{ path: "deadLetterId", message: "this job is malformed and can never run: discard it" }]);
+  if (!job.success)
+    throw fail.invalidRequest([
+      { path: "deadLetterId", message: "this job is malformed and can never run: discard it" },
+    ]);
   await tombstoneOf(deps, job.data.kind).update({ _id: job.data.id }, { cleanupPending: true });
   await deps.bus.enqueue(queue.name, job.data);
   await deps.repo.deadLetters.delete({ _id: deadLetterId });

@@ -1,7 +1,7 @@
 import { fail } from "../../../shared/contract/errors.ts";
-import type { Deps } from "../deps.ts";
 import { adminAccount } from "../admin/admin-target.ts";
-import { type SnapshotListing, keptVersion, listRestorePoints } from "./restore-points.ts";
+import type { Deps } from "../deps.ts";
+import { keptVersion, listRestorePoints, type SnapshotListing } from "./restore-points.ts";
 
 /** Operators: the restore points of an account's accountData, newest first. */
 export async function adminDataHistory(deps: Deps, accountId: string): Promise<SnapshotListing> {
@@ -14,5 +14,10 @@ export async function adminDataVersion(deps: Deps, accountId: string, version: n
   const account = await adminAccount(deps, accountId);
   const snapshot = await keptVersion(deps, account, version);
   if (!snapshot) throw fail.notFound(`Restore point ${version}`);
-  return { accountId, version: snapshot.version, createdAt: snapshot.createdAt, accountData: JSON.parse(snapshot.payload).accountData };
+  return {
+    accountId,
+    version: snapshot.version,
+    createdAt: snapshot.createdAt,
+    accountData: JSON.parse(snapshot.payload).accountData,
+  };
 }

@@ -1,14 +1,12 @@
-import { expiryOf, restorePointDue, restorePointWrites } from "../../../shared/store/history-ring.ts";
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
+import { expiryOf, restorePointDue, restorePointWrites } from "../../../shared/store/history-ring.ts";
 import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
 import type { Deps } from "../deps.ts";
 import type { SnapshotDoc } from "../repo.ts";
 
 /** Where an account's data or a slot stands in its sync history. */
 type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number; snapshotHash?: string };
-
-
 
 /** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
 export const snapshotDue = (deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean =>
@@ -63,9 +61,15 @@ export async function updateWithHistory<T extends Doc>(
 }
 
 /** `sync_interval_below_policy` when this sync came sooner than the policy asks clients to wait. */
-export function intervalWarnings(lastSyncAt: string | undefined, minIntervalSeconds: number, now: Date): string[] | undefined {
+export function intervalWarnings(
+  lastSyncAt: string | undefined,
+  minIntervalSeconds: number,
+  now: Date,
+): string[] | undefined {
   if (!lastSyncAt) return undefined;
-  return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000 ? ["sync_interval_below_policy"] : undefined;
+  return now.getTime() - Date.parse(lastSyncAt) < minIntervalSeconds * 1000
+    ? ["sync_interval_below_policy"]
+    : undefined;
 }
 
 /** How many restore points a restore records (1 or 2), the new content's hash, and whether the budget has room. */
@@ -77,22 +81,39 @@ type StampOptions = { restorePoints?: number; hash?: string; room?: boolean };
  * is the new content's: the same as the owner's newest snapshot is not stored again. `room` false:
  * the storage budget has no room for a restore point (storage.ts).
  */
-export function syncStamp(deps: Deps, plan: PlanName, doc: Tracked, kind: "sync" | "restore" = "sync", options: StampOptions = {}) {
+export function syncStamp(
+  deps: Deps,
+  plan: PlanName,
+  doc: Tracked,
+  kind: "sync" | "restore" = "sync",
+  options: StampOptions = {},
+) {
   const { restorePoints = 1, hash, room = true } = options;
   const now = deps.now();
   const at = now.toISOString();
   // A restore is always a restore point, so the operator's change can itself be undone.
-  const wanted = kind === "restore" || (snapshotDue(deps, plan, doc.lastSnapshotAt, now) && (hash === undefined || hash !== doc.snapshotHash));
+  const wanted =
+    kind === "restore" ||
+    (snapshotDue(deps, plan, doc.lastSnapshotAt, now) && (hash === undefined || hash !== doc.snapshotHash));
   const snapshot = wanted && room;
   // A restore may record two: the content it replaces, then the restored content.
   const seq = doc.snapshotSeq + (snapshot ? (kind === "restore" ? restorePoints : 1) : 0);
   // A restore is not a device's sync: it must not make the next real sync look too soon.
   const synced = kind === "sync" ? { lastSyncAt: at } : {};
-  const changes = { updatedAt: at, ...synced, ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq, snapshotHash: hash } : {}) };
+  const changes = {
+    updatedAt: at,
+    ...synced,
+    ...(snapshot ? { lastSnapshotAt: at, snapshotSeq: seq, snapshotHash: hash } : {}),
+  };
   return { now, at, snapshot, seq, changes };
 }
 
 /** The answer to a sync that was written. */
-export function acceptedSync(version: number, stamp: { at: string }, historyRetained: boolean, warnings: string[] | undefined): SyncAcceptedResponse {
+export function acceptedSync(
+  version: number,
+  stamp: { at: string },
+  historyRetained: boolean,
+  warnings: string[] | undefined,
+): SyncAcceptedResponse {
   return { status: "accepted", version, updatedAt: stamp.at, historyRetained, ...(warnings ? { warnings } : {}) };
 }

@@ -1,17 +1,20 @@
 import { fail } from "../../../shared/contract/errors.ts";
-import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { DataRestorePointList, SlotRestorePointList } from "../../../shared/contract/restore-points.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { jsonByteLength } from "../../../shared/util/json.ts";
 import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
-import { type SlotDoc, activeKeyOf } from "../repo.ts";
+import { activeKeyOf, type SlotDoc } from "../repo.ts";
 import { keptVersion, restorePointsPage } from "./restore-points.ts";
 
 type Routes = typeof contractRoutes;
 
 /** The player's active slot with this id; reads of history answer 404 for any other (README, Restoring a slot). */
-async function activeSlot(deps: Deps, msg: RouteMessage<Routes["slotHistory"]> | RouteMessage<Routes["slotVersion"]>): Promise<SlotDoc> {
+async function activeSlot(
+  deps: Deps,
+  msg: RouteMessage<Routes["slotHistory"]> | RouteMessage<Routes["slotVersion"]>,
+): Promise<SlotDoc> {
   await loadAccount(deps, msg.tenant.envId, msg.session.accountId);
   const slot = await deps.repo.slots.findOne({ activeKey: activeKeyOf(msg.session.accountId, msg.params.slotId) });
   if (!slot) throw fail.notFound("Slot");
@@ -52,5 +55,9 @@ export async function dataVersion(deps: Deps, msg: RouteMessage<Routes["dataVers
   const account = await loadAccount(deps, msg.tenant.envId, msg.session.accountId);
   const snapshot = await keptVersion(deps, account, msg.params.version);
   if (!snapshot) throw fail.notFound(`Restore point ${msg.params.version}`);
-  return { version: snapshot.version, createdAt: snapshot.createdAt, accountData: JSON.parse(snapshot.payload).accountData };
+  return {
+    version: snapshot.version,
+    createdAt: snapshot.createdAt,
+    accountData: JSON.parse(snapshot.payload).accountData,
+  };
 }

@@ -1,8 +1,8 @@
-import type { Deps } from "../deps.ts";
 import { expiryOf } from "../../../shared/store/history-ring.ts";
-import { dropSnapshot } from "../storage.ts";
+import type { Deps } from "../deps.ts";
 import { backfillPruneDays } from "../sessions/backfill-prune-days.ts";
 import { pruneSessions } from "../sessions/prune-sessions.ts";
+import { dropSnapshot } from "../storage.ts";
 
 const hourMs = 3_600_000;
 /** Snapshots without an expiry handled per round, so a large backlog never loads at once. */
@@ -57,7 +57,8 @@ async function backfillExpiry(deps: Deps): Promise<number> {
   const { repo } = deps;
   const longest = Math.max(...Object.values(deps.plans).map((p) => p.snapshot.retentionDays));
   const legacy = await repo.snapshots.find({ expiresDay: null }, { limit: backfillPage });
-  for (const s of legacy) await repo.snapshots.update({ _id: s._id, expiresDay: null }, expiryOf(new Date(s.createdAt), longest));
+  for (const s of legacy)
+    await repo.snapshots.update({ _id: s._id, expiresDay: null }, expiryOf(new Date(s.createdAt), longest));
   return legacy.length;
 }
 

@@ -1,17 +1,17 @@
 import type { AccountResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
-import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
-import type { Deps } from "../deps.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import { type Conflict, conflict, type Replayed } from "../../../shared/serving/reply.ts";
 import { adminAccount } from "../admin/admin-target.ts";
-import { acceptedSync } from "./history.ts";
+import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "../repo.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
 import { byteLength } from "../storage.ts";
 import { earlierAnswer } from "../write-mark.ts";
+import { acceptedSync } from "./history.ts";
+import { type RestoreTarget, restoreVersion } from "./restore.ts";
 
 /** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
 const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
@@ -25,8 +25,16 @@ const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDo
 });
 
 /** Operators: restore point `version` becomes the account's next accountData version (restore.ts). */
-export async function adminRestoreAccountData(deps: Deps, accountId: string, version: number): Promise<AccountResponse> {
-  const outcome = await restoreVersion(deps, dataTarget(deps, accountId, () => adminAccount(deps, accountId)), version);
+export async function adminRestoreAccountData(
+  deps: Deps,
+  accountId: string,
+  version: number,
+): Promise<AccountResponse> {
+  const outcome = await restoreVersion(
+    deps,
+    dataTarget(deps, accountId, () => adminAccount(deps, accountId)),
+    version,
+  );
   if (outcome.status !== "accepted") throw new Error("an operator's restore is never stale");
   return toAccountResponse(outcome.updated, await activeSlotsOf(deps.repo, accountId));
 }
@@ -40,7 +48,8 @@ export async function restoreAccountData(
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
   const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted") return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  if (outcome.status === "accepted")
+    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
   const { current, restored } = outcome;
   const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
   return (

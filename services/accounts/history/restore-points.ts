@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { SnapshotList } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
-import { sha256Hex } from "../../../shared/util/crypto.ts";
 import type { PlanCatalog, PlanName } from "../../../shared/contract/plans.ts";
+import { sha256Hex } from "../../../shared/util/crypto.ts";
 import type { Deps } from "../deps.ts";
 import type { SnapshotDoc } from "../repo.ts";
 
@@ -18,7 +18,9 @@ const pageSize = 50;
 /** The catalog's plan that keeps the most: it never hides or trims a restore point another plan keeps. */
 function mostGenerous(plans: PlanCatalog): PlanName {
   const names = Object.keys(plans) as PlanName[];
-  return names.reduce((best, name) => (plans[name].snapshot.keptPerSlot > plans[best].snapshot.keptPerSlot ? name : best));
+  return names.reduce((best, name) =>
+    plans[name].snapshot.keptPerSlot > plans[best].snapshot.keptPerSlot ? name : best,
+  );
 }
 
 /**
@@ -44,13 +46,20 @@ function isKept(deps: Deps, plan: PlanName, owner: HistoryOwner, s: SnapshotDoc,
  * The owner's kept snapshots, newest first, each once, from seq `before` down (exclusive). A sync
  * meanwhile shifts later pages down by one: the repeat is skipped, nothing is missed.
  */
-async function* keptSnapshots(deps: Deps, owner: HistoryOwner, before = Number.POSITIVE_INFINITY): AsyncGenerator<SnapshotDoc> {
+async function* keptSnapshots(
+  deps: Deps,
+  owner: HistoryOwner,
+  before = Number.POSITIVE_INFINITY,
+): AsyncGenerator<SnapshotDoc> {
   const plan = await historyPlan(deps, owner._id);
   const now = deps.now().toISOString();
   const oldestKept = owner.snapshotSeq - deps.plans[plan].snapshot.keptPerSlot;
   const seen = new Set<number>();
   for (let skip = 0; ; skip += pageSize) {
-    const page = await deps.repo.snapshots.find({ ownerId: owner._id }, { sort: { field: "seq", direction: -1 }, skip, limit: pageSize });
+    const page = await deps.repo.snapshots.find(
+      { ownerId: owner._id },
+      { sort: { field: "seq", direction: -1 }, skip, limit: pageSize },
+    );
     for (const s of page) {
       if (s.seq >= before || seen.has(s.seq) || !isKept(deps, plan, owner, s, now)) continue;
       seen.add(s.seq);
@@ -65,7 +74,8 @@ const sizeOf = (s: SnapshotDoc) => Buffer.byteLength(s.payload, "utf8");
 /** The owner's restore points, newest first, complete. */
 export async function listRestorePoints(deps: Deps, owner: HistoryOwner): Promise<SnapshotListing["snapshots"]> {
   const points: SnapshotListing["snapshots"] = [];
-  for await (const s of keptSnapshots(deps, owner)) points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: sizeOf(s) });
+  for await (const s of keptSnapshots(deps, owner))
+    points.push({ version: s.version, createdAt: s.createdAt, sizeBytes: sizeOf(s) });
   return points;
 }
 
@@ -76,7 +86,9 @@ const cursorOf = (ownerId: string, seq: number) => Buffer.from(`${ownerTag(owner
 function cursorSeq(ownerId: string, cursor: string): number {
   const [tag, seq] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
   if (tag !== ownerTag(ownerId) || !/^[1-9][0-9]{0,8}$/.test(seq ?? "")) {
-    throw fail.invalidRequest([{ path: "query.cursor", message: "must be the next value of the page before, for this slot or account" }]);
+    throw fail.invalidRequest([
+      { path: "query.cursor", message: "must be the next value of the page before, for this slot or account" },
+    ]);
   }
   return Number(seq);
 }
@@ -109,7 +121,11 @@ export async function keptVersion(deps: Deps, owner: HistoryOwner, version: numb
 }
 
 /** The content of restore point `version` and the plan to record the restore under; 404 when not kept. */
-export async function restorePoint(deps: Deps, owner: HistoryOwner, version: number): Promise<{ payload: Record<string, unknown>; plan: PlanName }> {
+export async function restorePoint(
+  deps: Deps,
+  owner: HistoryOwner,
+  version: number,
+): Promise<{ payload: Record<string, unknown>; plan: PlanName }> {
   const snapshot = await keptVersion(deps, owner, version);
   if (!snapshot) throw fail.notFound(`Restore point ${version}`);
   return { payload: JSON.parse(snapshot.payload), plan: await historyPlan(deps, owner._id) };

@@ -1,20 +1,25 @@
 import type { SlotResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
-import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { RestoreSlotConflictWire } from "../../../shared/contract/restore-points.ts";
+import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import { type Conflict, type Replayed, conflict } from "../../../shared/serving/reply.ts";
-import type { Deps } from "../deps.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import { type Conflict, conflict, type Replayed } from "../../../shared/serving/reply.ts";
 import { adminAccount } from "../admin/admin-target.ts";
-import { acceptedSync } from "./history.ts";
+import type { Deps } from "../deps.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, toSlotResponse } from "../repo.ts";
 import { slotBytes } from "../storage.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
 import { earlierAnswer } from "../write-mark.ts";
+import { acceptedSync } from "./history.ts";
+import { type RestoreTarget, restoreVersion } from "./restore.ts";
 
 /** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (README, Restoring a slot). */
-const slotTarget = (deps: Deps, accountId: string, slotId: string, account: () => Promise<AccountDoc>): RestoreTarget<SlotDoc> => ({
+const slotTarget = (
+  deps: Deps,
+  accountId: string,
+  slotId: string,
+  account: () => Promise<AccountDoc>,
+): RestoreTarget<SlotDoc> => ({
   collection: deps.repo.slots,
   accountId,
   load: () => activeSlotForWrite(deps.repo, accountId, slotId),
@@ -25,9 +30,18 @@ const slotTarget = (deps: Deps, accountId: string, slotId: string, account: () =
 });
 
 /** Operators: restore point `version` becomes the active slot's next version (restore.ts). */
-export async function adminRestoreSlot(deps: Deps, accountId: string, slotId: string, version: number): Promise<SlotResponse> {
+export async function adminRestoreSlot(
+  deps: Deps,
+  accountId: string,
+  slotId: string,
+  version: number,
+): Promise<SlotResponse> {
   await adminAccount(deps, accountId);
-  const outcome = await restoreVersion(deps, slotTarget(deps, accountId, slotId, () => adminAccount(deps, accountId)), version);
+  const outcome = await restoreVersion(
+    deps,
+    slotTarget(deps, accountId, slotId, () => adminAccount(deps, accountId)),
+    version,
+  );
   if (outcome.status !== "accepted") throw new Error("an operator's restore is never stale");
   return toSlotResponse(outcome.updated);
 }
@@ -46,9 +60,13 @@ export async function restoreSlot(
   await account();
   const target = slotTarget(deps, accountId, msg.params.slotId, account);
   const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted") return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  if (outcome.status === "accepted")
+    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
   const { current, restored } = outcome;
-  const clientSlot = { slotInfo: restored.slotInfo as Record<string, unknown>, data: restored.data as Record<string, unknown> };
+  const clientSlot = {
+    slotInfo: restored.slotInfo as Record<string, unknown>,
+    data: restored.data as Record<string, unknown>,
+  };
   return (
     (await earlierAnswer(deps, current, current._id, key)) ??
     conflict<RestoreSlotConflictWire>({

@@ -1,14 +1,14 @@
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { stampChanges } from "../../../shared/serving/write-stamp.ts";
-import type { Collection, Filter } from "../../../shared/store/port.ts";
-import type { Deps } from "../deps.ts";
-import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
 import { replacedNeedsKeeping } from "../../../shared/store/history-ring.ts";
-import { updateWithHistory } from "./history.ts";
-import type { AccountDoc, SlotDoc } from "../repo.ts";
-import { keptVersion, restorePoint } from "./restore-points.ts";
-import { writeWithinBudget } from "../storage.ts";
+import type { Collection, Filter } from "../../../shared/store/port.ts";
+import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
+import type { Deps } from "../deps.ts";
 import { withinEnvironment } from "../environment-budget.ts";
+import type { AccountDoc, SlotDoc } from "../repo.ts";
+import { writeWithinBudget } from "../storage.ts";
+import { updateWithHistory } from "./history.ts";
+import { keptVersion, restorePoint } from "./restore-points.ts";
 
 type Owner = AccountDoc | SlotDoc;
 
@@ -54,20 +54,41 @@ export async function restoreVersion<T extends Owner>(
   return inRounds({ rounds }, async () => {
     const doc = await target.load();
     const { payload, plan } = await restorePoint(deps, doc, version);
-    if (baseVersion !== undefined && doc.version !== baseVersion) return { status: "stale", current: doc, restored: payload };
+    if (baseVersion !== undefined && doc.version !== baseVersion)
+      return { status: "stale", current: doc, restored: payload };
     const kept = deps.plans[plan].snapshot.keptPerSlot;
     const held = await keptVersion(deps, doc, doc.version);
     const keepReplaced = replacedNeedsKeeping(held?.seq, doc.snapshotSeq, kept);
     const next = doc.version + 1;
     const fields = target.fieldsOf(payload);
     const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
-    const change = { kind: "restore", owner: doc, before: target.bytesOf(doc), after: target.bytesOf(fields), payload, version: next, replaced } as const;
+    const change = {
+      kind: "restore",
+      owner: doc,
+      before: target.bytesOf(doc),
+      after: target.bytesOf(fields),
+      payload,
+      version: next,
+      replaced,
+    } as const;
     const account = await target.account(doc);
     const accepted = await withinEnvironment(deps, plan, async (envTry) => {
       const { stamp, writes, settle } = await writeWithinBudget(deps, plan, account, change, envTry);
       const filter = { _id: doc._id, version: doc.version, status: doc.status } as Filter<T>;
-      const changes = { ...fields, version: next, ...stamp.changes, ...stampChanges(key, next, undefined) } as Partial<T>;
-      const { updated, historyRetained } = await updateWithHistory(deps, target.collection, filter, changes, writes, stamp.snapshot);
+      const changes = {
+        ...fields,
+        version: next,
+        ...stamp.changes,
+        ...stampChanges(key, next, undefined),
+      } as Partial<T>;
+      const { updated, historyRetained } = await updateWithHistory(
+        deps,
+        target.collection,
+        filter,
+        changes,
+        writes,
+        stamp.snapshot,
+      );
       if (!updated) return null;
       await settle();
       return { status: "accepted" as const, updated, at: stamp.at, historyRetained };

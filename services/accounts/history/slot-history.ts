@@ -1,6 +1,6 @@
-import type { Deps } from "../deps.ts";
 import { adminAccount, slotWithHistory } from "../admin/admin-target.ts";
-import { type SnapshotListing, listRestorePoints } from "./restore-points.ts";
+import type { Deps } from "../deps.ts";
+import { listRestorePoints, type SnapshotListing } from "./restore-points.ts";
 
 /** Operators: a slot's restore points, newest first (the active slot, else the newest archived one). */
 export async function adminSlotHistory(deps: Deps, accountId: string, slotId: string): Promise<SnapshotListing> {

@@ -23,7 +23,11 @@ export async function backfillPruneDays(deps: Deps): Promise<number> {
     for (const s of legacy) {
       const deleted = s.revokedAt && (await repo.accounts.get(s.accountId))?.status === "deleted";
       const lastUse = new Date(s.lastUsedAt ?? s.createdAt);
-      const day = deleted ? keptForever : s.revokedAt ? revokedPruneDay(new Date(s.revokedAt)) : deadlineOf(lastUse, undefined).pruneDay;
+      const day = deleted
+        ? keptForever
+        : s.revokedAt
+          ? revokedPruneDay(new Date(s.revokedAt))
+          : deadlineOf(lastUse, undefined).pruneDay;
       await repo.sessions.update({ _id: s._id, pruneDay: null }, { pruneDay: day });
     }
     dated += legacy.length;

@@ -18,6 +18,13 @@ export async function issueSession(deps: Deps, input: z.infer<Issue["request"]>)
   const account = await loadAccount(deps, input.envId, input.accountId).catch((err) => {
     throw err?.code === "not_found" ? fail.accountDeleted() : err;
   });
-  const accountSessionToken = await openSession(deps, account, input.deviceLabel, { idleDays: input.sessionIdleDays, keepSessionId: input.keepSessionId });
-  return { accountId: account._id, accountSessionToken, account: toAccountResponse(account, await activeSlotsOf(deps.repo, account._id)) };
+  const accountSessionToken = await openSession(deps, account, input.deviceLabel, {
+    idleDays: input.sessionIdleDays,
+    keepSessionId: input.keepSessionId,
+  });
+  return {
+    accountId: account._id,
+    accountSessionToken,
+    account: toAccountResponse(account, await activeSlotsOf(deps.repo, account._id)),
+  };
 }

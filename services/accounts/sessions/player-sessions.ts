@@ -13,11 +13,17 @@ type Routes = typeof contractRoutes;
  * The player's devices (README, Sessions and devices): live sessions only, oldest first, the caller's
  * own marked `current`; never a token or its hash.
  */
-export async function listSessions(deps: Deps, msg: RouteMessage<Routes["listSessions"]>): Promise<SessionListResponse> {
+export async function listSessions(
+  deps: Deps,
+  msg: RouteMessage<Routes["listSessions"]>,
+): Promise<SessionListResponse> {
   const { accountId, sessionId } = msg.session;
   const now = deps.now();
   // Revoked sessions stay stored (operators see them) but are never read here.
-  const all = await deps.repo.sessions.find({ accountId, revokedAt: null }, { sort: { field: "createdAt", direction: 1 } });
+  const all = await deps.repo.sessions.find(
+    { accountId, revokedAt: null },
+    { sort: { field: "createdAt", direction: 1 } },
+  );
   const sessions = all
     .filter((s) => isLive(s, msg.tenant.settings.sessionIdleDays, now))
     .map((s) => ({
@@ -50,7 +56,8 @@ export async function revokeSession(deps: Deps, accountId: string, sessionId: st
   if (!session) throw fail.notFound("Session");
   const now = deps.now();
   const revokedAt = session.revokedAt ?? now.toISOString();
-  if (!session.revokedAt) await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt, pruneDay: revokedPruneDay(now) });
+  if (!session.revokedAt)
+    await repo.sessions.update({ _id: session._id, revokedAt: null }, { revokedAt, pruneDay: revokedPruneDay(now) });
   await dropEverywhere(deps.bus, events.sessionsChanged, { accountId });
   return { sessionId, revokedAt };
 }

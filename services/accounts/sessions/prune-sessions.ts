@@ -1,5 +1,5 @@
-import { deleteDaysBefore } from "../../../shared/store/prune-days.ts";
 import type { Collection } from "../../../shared/store/port.ts";
+import { deleteDaysBefore } from "../../../shared/store/prune-days.ts";
 import type { SessionDoc } from "../repo.ts";
 
 /** A deleted account's sessions: never pruned, so they answer 410 (a day no today reaches). */

@@ -36,7 +36,12 @@ export interface OpenOptions {
  * A new device session for the account. The token goes to the device once; the store keeps its
  * SHA-256 and what an operator may see: the device label, creation and last use.
  */
-export async function openSession(deps: Deps, account: { _id: string; envId: string }, deviceLabel?: string, o: OpenOptions = {}): Promise<string> {
+export async function openSession(
+  deps: Deps,
+  account: { _id: string; envId: string },
+  deviceLabel?: string,
+  o: OpenOptions = {},
+): Promise<string> {
   const { token, doc } = newSession(deps, account, deviceLabel, o.idleDays);
   await deps.repo.sessions.insert(doc);
   await revokeLeastRecentlyUsed(deps, account._id, [doc.sessionId, o.keepSessionId]);
@@ -54,20 +59,38 @@ async function revokeLeastRecentlyUsed(deps: Deps, accountId: string, keep: (str
   const { sessions } = deps.repo;
   const excess = (await sessions.count({ accountId, revokedAt: null })) - maxLiveSessions;
   if (excess <= 0) return;
-  const oldest = await sessions.find({ accountId, revokedAt: null }, { sort: { field: "lastUsedAt", direction: 1 }, limit: excess + keep.length });
+  const oldest = await sessions.find(
+    { accountId, revokedAt: null },
+    { sort: { field: "lastUsedAt", direction: 1 }, limit: excess + keep.length },
+  );
   const at = deps.now();
   const revoked = { revokedAt: at.toISOString(), pruneDay: revokedPruneDay(at) };
-  for (const s of oldest.filter((x) => !keep.includes(x.sessionId)).slice(0, excess)) await sessions.update({ _id: s._id, revokedAt: null }, revoked);
+  for (const s of oldest.filter((x) => !keep.includes(x.sessionId)).slice(0, excess))
+    await sessions.update({ _id: s._id, revokedAt: null }, revoked);
   await dropEverywhere(deps.bus, events.sessionsChanged, { accountId });
 }
 
 /** A session's token and the document that stores its hash, not yet written. */
-export function newSession(deps: Deps, account: { _id: string; envId: string }, deviceLabel?: string, idleDays?: number): { token: string; doc: SessionDoc } {
+export function newSession(
+  deps: Deps,
+  account: { _id: string; envId: string },
+  deviceLabel?: string,
+  idleDays?: number,
+): { token: string; doc: SessionDoc } {
   const token = newSessionToken();
   const now = deps.now();
   const at = now.toISOString();
   const { _id: accountId, envId } = account;
-  const doc = { _id: sha256Hex(token), sessionId: newId("ses"), accountId, envId, deviceLabel, createdAt: at, lastUsedAt: at, ...deadlineOf(now, idleDays) };
+  const doc = {
+    _id: sha256Hex(token),
+    sessionId: newId("ses"),
+    accountId,
+    envId,
+    deviceLabel,
+    createdAt: at,
+    lastUsedAt: at,
+    ...deadlineOf(now, idleDays),
+  };
   return { token, doc };
 }
 
@@ -77,7 +100,9 @@ export function newSession(deps: Deps, account: { _id: string; envId: string }, 
  */
 export function deadlineOf(usedAt: Date, idleDays: number | undefined): Pick<SessionDoc, "expiresAt" | "pruneDay"> {
   const deadline = new Date(usedAt.getTime() + (idleDays ?? longestIdleDays) * dayMs);
-  return idleDays === undefined ? { pruneDay: dayAfter(deadline, sessionRetentionDays) } : fixedDeadline(deadline.getTime());
+  return idleDays === undefined
+    ? { pruneDay: dayAfter(deadline, sessionRetentionDays) }
+    : fixedDeadline(deadline.getTime());
 }
 
 /** A deadline as stored, with the prune day it sets. */
@@ -107,4 +132,5 @@ export const idleDaysOf = (s: Pick<SessionDoc, "createdAt" | "lastUsedAt">, dead
   Math.round((deadline - Date.parse(s.lastUsedAt ?? s.createdAt)) / dayMs);
 
 /** Neither signed out, revoked nor expired at `now`. */
-export const isLive = (s: SessionDoc, idleDays: number, now: Date): boolean => !s.revokedAt && now.getTime() <= expiresAtOf(s, idleDays);
+export const isLive = (s: SessionDoc, idleDays: number, now: Date): boolean =>
+  !s.revokedAt && now.getTime() <= expiresAtOf(s, idleDays);

@@ -3,12 +3,12 @@ import { fail } from "../../../shared/contract/errors.ts";
 import { queues } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../deps.ts";
 import { inRounds, lostRound, updateOrLose } from "../../../shared/store/versioned.ts";
-import { loadAccount, newestWithStatus } from "../load.ts";
-import { type SlotDoc, activeSlotsOf, retire, toAccountResponse } from "../repo.ts";
-import { countBytes, slotBytes } from "../storage.ts";
+import type { Deps } from "../deps.ts";
 import { ensureEnvCount, giveBackSpare } from "../environment-budget.ts";
+import { loadAccount, newestWithStatus } from "../load.ts";
+import { activeSlotsOf, retire, type SlotDoc, toAccountResponse } from "../repo.ts";
+import { countBytes, slotBytes } from "../storage.ts";
 
 /**
  * Each lost round means another request changed the slot (a DELETE, an archive), so rounds end; the
@@ -20,7 +20,10 @@ const maxRounds = 64;
  * Route 14: the active slot, else the newest archived one, becomes an unreadable tombstone before the
  * answer; its history is erased by the cleanup worker.
  */
-export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRoutes.deleteSlot>): Promise<DeleteSlotResponse> {
+export async function deleteSlot(
+  deps: Deps,
+  msg: RouteMessage<typeof contractRoutes.deleteSlot>,
+): Promise<DeleteSlotResponse> {
   const { repo } = deps;
   const { accountId } = msg.session;
   const { slotId } = msg.params;
@@ -28,7 +31,9 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   await ensureEnvCount(deps, account.envId);
 
   return inRounds({ rounds: maxRounds }, async () => {
-    const target = (await newestWithStatus(repo, accountId, slotId, "active")) ?? (await newestWithStatus(repo, accountId, slotId, "archived"));
+    const target =
+      (await newestWithStatus(repo, accountId, slotId, "active")) ??
+      (await newestWithStatus(repo, accountId, slotId, "archived"));
     if (!target) {
       const deleted = await newestWithStatus(repo, accountId, slotId, "deleted");
       if (!deleted) throw fail.notFound("Slot");
@@ -40,7 +45,14 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
     const tombstone = await updateOrLose(
       repo.slots,
       { _id: target._id, status: target.status },
-      { ...retire("deleted", target._id), slotInfo: "{}", data: "{}", deletedAt: at, updatedAt: at, cleanupPending: true },
+      {
+        ...retire("deleted", target._id),
+        slotInfo: "{}",
+        data: "{}",
+        deletedAt: at,
+        updatedAt: at,
+        cleanupPending: true,
+      },
       account.storedBytes == null ? [] : countBytes(deps, account, -slotBytes(target), -slotBytes(target)),
     );
     if (tombstone === lostRound) return lostRound;
@@ -51,7 +63,13 @@ export async function deleteSlot(deps: Deps, msg: RouteMessage<typeof contractRo
   });
 }
 
-async function answer(deps: Deps, accountId: string, slotId: string, slot: SlotDoc, alreadyDeleted: boolean): Promise<DeleteSlotResponse> {
+async function answer(
+  deps: Deps,
+  accountId: string,
+  slotId: string,
+  slot: SlotDoc,
+  alreadyDeleted: boolean,
+): Promise<DeleteSlotResponse> {
   const account = await deps.repo.accounts.get(accountId);
   return {
     accountId,

@@ -1,10 +1,10 @@
 import type { SlotConflictWire, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import { fail } from "../../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
-import type { Deps } from "../deps.ts";
-import { type Conflict, type Replayed, conflict as conflictReply } from "../../../shared/serving/reply.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
-import { fail } from "../../../shared/contract/errors.ts";
+import { type Conflict, conflict as conflictReply, type Replayed } from "../../../shared/serving/reply.ts";
+import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
 import { type SlotDoc, toSlotResponse } from "../repo.ts";
@@ -24,7 +24,10 @@ export async function syncSlot(
   const { tenant, body } = msg;
   const { accountId } = msg.session;
   // The account holds the storage count: read side by side with the slot, it costs no extra wait.
-  const [slot, account] = await Promise.all([activeSlotForWrite(repo, accountId, msg.params.slotId), repo.accounts.get(accountId)]);
+  const [slot, account] = await Promise.all([
+    activeSlotForWrite(repo, accountId, msg.params.slotId),
+    repo.accounts.get(accountId),
+  ]);
   if (!account) throw fail.notFound("Account");
   if (slot.version !== body.baseVersion) return (await earlierAnswer(deps, slot, slot._id, key)) ?? conflict(slot);
 
@@ -58,5 +61,11 @@ export async function syncSlot(
 
 function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
   const details = { reason: "base_version_mismatch" } as const;
-  return conflictReply({ status: "conflict", slot: toSlotResponse(slot), version: slot.version, updatedAt: slot.updatedAt, details });
+  return conflictReply({
+    status: "conflict",
+    slot: toSlotResponse(slot),
+    version: slot.version,
+    updatedAt: slot.updatedAt,
+    details,
+  });
 }

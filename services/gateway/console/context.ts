@@ -37,7 +37,8 @@ export function ok(answer: ApiAnswer): any {
 
 const origin = "http://console";
 /** Whether `url` (resolved against `origin`) is a console page: a redirect never leaves /console. */
-const inConsole = (url: URL) => url.origin === origin && (url.pathname === "/console" || url.pathname.startsWith("/console/"));
+const inConsole = (url: URL) =>
+  url.origin === origin && (url.pathname === "/console" || url.pathname.startsWith("/console/"));
 
 /**
  * After a change: back to a page (303, so a reload does not post again), with a notice or an error.

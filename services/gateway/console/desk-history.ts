@@ -24,7 +24,9 @@ export interface History {
 }
 
 const versionOptions = (points: { version: number }[], selected?: number) =>
-  points.map((p) => html`<option value="${p.version}" ${p.version === selected ? "selected" : ""}>${p.version}</option>`);
+  points.map(
+    (p) => html`<option value="${p.version}" ${p.version === selected ? "selected" : ""}>${p.version}</option>`,
+  );
 
 /**
  * The timeline of restore points, the current version marked (text and `aria-current`, not colour
@@ -37,7 +39,8 @@ export async function historySection(ctx: Ctx, h: History): Promise<Raw> {
   const b = Number(q.get("b")) || undefined;
   let compare = html``;
   if (a && b) {
-    const read = async (v: number) => (v === h.current.version ? h.current.content : h.contentOf(ok(await ctx.api("GET", `${h.historyApi}/${v}`))));
+    const read = async (v: number) =>
+      v === h.current.version ? h.current.content : h.contentOf(ok(await ctx.api("GET", `${h.historyApi}/${v}`)));
     const [left, right] = await Promise.all([read(a), read(b)]);
     compare = html`<h3>Version ${a} against version ${b}</h3>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
   }
@@ -49,7 +52,9 @@ export async function historySection(ctx: Ctx, h: History): Promise<Raw> {
 ${isCurrent ? html`<span class="badge current">current</span>` : ""} · ${when(p.createdAt)} · ${p.sizeBytes} B
 ${h.restorable && !isCurrent ? html` · <a href="${h.page}${href`/restore?version=${p.version}`}">Restore version ${p.version}…</a>` : ""}</li>`;
   });
-  const now = hasCurrent ? "" : html`<li class="current" aria-current="true"><strong>Version ${h.current.version}</strong>
+  const now = hasCurrent
+    ? ""
+    : html`<li class="current" aria-current="true"><strong>Version ${h.current.version}</strong>
 <span class="badge current">current</span> · not a restore point (the plan keeps one per snapshot interval)</li>`;
   return html`<h2>Compare two versions</h2>
 <form method="get" action="${h.page}"><div class="row">
@@ -68,8 +73,12 @@ export async function confirmRestore(ctx: Ctx, h: History, what: string) {
 content as a new version, ${next}. A device still on version ${h.current.version} or older gets a <strong>409 conflict carrying the restored
 content</strong> on its next sync and loads it; what it sent since stays in the restore points.</p></div>
 ${diffTable(`Now (version ${h.current.version})`, h.current.content, `After restore (content of ${version})`, point)}
-${form(`${h.page}/restore`, ctx.csrf, html`<input type="hidden" name="version" value="${version}">
-<button type="submit" class="danger">Restore version ${version} as version ${next}</button>`)}
+${form(
+  `${h.page}/restore`,
+  ctx.csrf,
+  html`<input type="hidden" name="version" value="${version}">
+<button type="submit" class="danger">Restore version ${version} as version ${next}</button>`,
+)}
 <p><a href="${h.page}">Cancel</a></p>`;
   return { title: `Restore ${what} to version ${version}?`, body };
 }

@@ -34,8 +34,10 @@ function row(e: DiffEntry): Raw {
   const path = e.path.length > cut ? `${e.path.slice(0, cut)}…` : e.path || "(whole value)";
   const marked = html`<span aria-hidden="true">${mark[e.kind]}</span><span class="sr-only">${word[e.kind]}</span>`;
   return html`<tr class="${e.kind}"><td class="mark">${marked}</td><td><code>${
-    path}</code> <span class="kind">${word[e.kind]}</span></td><td><code>${before}</code></td><td><code>${
-    e.kind === "changed" ? "→ " : ""}${after}</code></td></tr>`;
+    path
+  }</code> <span class="kind">${word[e.kind]}</span></td><td><code>${before}</code></td><td><code>${
+    e.kind === "changed" ? "→ " : ""
+  }${after}</code></td></tr>`;
 }
 
 /**
@@ -53,7 +55,11 @@ export function boundedJson(value: unknown, maxChars = 8192): Raw {
 /** The summary line: counts by kind, in words. */
 export function diffSummary(d: { added: number; removed: number; changed: number; unchanged: number }): string {
   if (d.added + d.removed + d.changed === 0) return "No differences.";
-  const parts = [d.added && `${d.added} added`, d.removed && `${d.removed} removed`, d.changed && `${d.changed} changed`].filter(Boolean);
+  const parts = [
+    d.added && `${d.added} added`,
+    d.removed && `${d.removed} removed`,
+    d.changed && `${d.changed} changed`,
+  ].filter(Boolean);
   return `${parts.join(", ")}; ${plural(d.unchanged, "unchanged key")}.`;
 }
 
@@ -61,7 +67,13 @@ export function diffSummary(d: { added: number; removed: number; changed: number
  * A diff of two JSON values by path (json-path-diff.ts), as a table: path, before, after; unchanged keys
  * folded into counts; each row marked in text too, not by colour alone. Bounded by `diffBounds`.
  */
-export function diffTable(leftLabel: string, left: unknown, rightLabel: string, right: unknown, bounds: Partial<typeof diffBounds> = {}): Raw {
+export function diffTable(
+  leftLabel: string,
+  left: unknown,
+  rightLabel: string,
+  right: unknown,
+  bounds: Partial<typeof diffBounds> = {},
+): Raw {
   const { maxRows, maxBytes } = { ...diffBounds, ...bounds };
   const d = jsonPathDiff(left, right);
   let shown = 0;
@@ -76,10 +88,16 @@ export function diffTable(leftLabel: string, left: unknown, rightLabel: string, 
   }
   const hidden = d.added + d.removed + d.changed - shown;
   return html`<p class="diff-summary">${diffSummary(d)}</p>
-${d.entries.length && (d.added || d.removed || d.changed) ? html`<div class="diff-wrap"><table class="diff"><caption class="sr-only">Differences between ${
-    leftLabel} and ${rightLabel}, by JSON path</caption>
+${
+  d.entries.length && (d.added || d.removed || d.changed)
+    ? html`<div class="diff-wrap"><table class="diff"><caption class="sr-only">Differences between ${
+        leftLabel
+      } and ${rightLabel}, by JSON path</caption>
 <thead><tr><th scope="col" class="mark"><span class="sr-only">Change</span></th><th scope="col">Path</th><th scope="col">${leftLabel}</th><th scope="col">${
-    rightLabel}</th></tr></thead>
-<tbody>${rows}</tbody></table></div>` : ""}
+        rightLabel
+      }</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
+    : ""
+}
 ${hidden > 0 ? html`<p class="muted diff-more">${plural(hidden, "more changed path")} not shown: the first ${shown} are listed.</p>` : ""}`;
 }

@@ -18,13 +18,15 @@ const part = (v: unknown): string => {
 /** Escapes every interpolated value unless it is `Raw` (or a list of them). */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
   let out = strings[0]!;
-  values.forEach((v, i) => (out += part(v) + strings[i + 1]));
+  for (const [i, v] of values.entries()) out += part(v) + strings[i + 1];
   return new Raw(out);
 }
 
 export const json = (v: unknown) => html`<pre class="json">${JSON.stringify(v, null, 2)}</pre>`;
 export const when = (at: string | undefined) =>
-  at ? html`<time datetime="${at}">${at.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>` : html`<span class="muted">never</span>`;
+  at
+    ? html`<time datetime="${at}">${at.replace("T", " ").replace(/\.\d+Z$/, "Z")}</time>`
+    : html`<span class="muted">never</span>`;
 export const enc = encodeURIComponent;
 
 /**
@@ -33,7 +35,7 @@ export const enc = encodeURIComponent;
  */
 export function href(strings: TemplateStringsArray, ...values: unknown[]): string {
   let out = strings[0]!;
-  values.forEach((v, i) => (out += enc(String(v ?? "")) + strings[i + 1]));
+  for (const [i, v] of values.entries()) out += enc(String(v ?? "")) + strings[i + 1];
   return out;
 }
 
@@ -46,12 +48,21 @@ export function form(action: string, csrf: string, body: Raw | Raw[], attrs = ""
  * One button that posts, for actions with no fields (revoke, retry, suspend...). `shown` is a short
  * visible text in a table row; `label`, which names the target, is then its accessible name.
  */
-export const button = (action: string, csrf: string, label: string, fields: Record<string, string> = {}, cls = "", shown?: string) =>
+export const button = (
+  action: string,
+  csrf: string,
+  label: string,
+  fields: Record<string, string> = {},
+  cls = "",
+  shown?: string,
+) =>
   form(
     action,
     csrf,
     html`${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}${
-      shown ? html`<button type="submit" class="${cls}" aria-label="${label}">${shown}</button>` : html`<button type="submit" class="${cls}">${label}</button>`
+      shown
+        ? html`<button type="submit" class="${cls}" aria-label="${label}">${shown}</button>`
+        : html`<button type="submit" class="${cls}">${label}</button>`
     }`,
     'class="inline"',
   );
@@ -66,7 +77,11 @@ const navItems = [
 ] as const;
 
 /** The page around every view; `csrf` is absent on the sign-in page. */
-export function page(title: string, body: Raw, opts: { csrf?: string; notice?: string | null; error?: string | null } = {}): string {
+export function page(
+  title: string,
+  body: Raw,
+  opts: { csrf?: string; notice?: string | null; error?: string | null } = {},
+): string {
   const nav = opts.csrf
     ? html`<nav aria-label="Console"><ul>${navItems.map(([href, label]) => html`<li><a href="${href}">${label}</a></li>`)}</ul>
 ${form("/console/sign-out", opts.csrf, html`<button type="submit">Sign out</button>`, 'class="inline signout"')}</nav>`

@@ -27,7 +27,13 @@ const plainKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `a.b`, `a[3]`, and `a["x.y"]` for a key that is not a plain name; the root is the empty string. */
 export const pathOf = (parent: string, key: string | number) =>
-  typeof key === "number" ? `${parent}[${key}]` : plainKey.test(key) ? (parent ? `${parent}.${key}` : key) : `${parent}[${JSON.stringify(key)}]`;
+  typeof key === "number"
+    ? `${parent}[${key}]`
+    : plainKey.test(key)
+      ? parent
+        ? `${parent}.${key}`
+        : key
+      : `${parent}[${JSON.stringify(key)}]`;
 
 function equal(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -50,16 +56,28 @@ export function jsonPathDiff(before: unknown, after: unknown): JsonPathDiff {
   };
   const walk = (path: string, parent: string, a: unknown, b: unknown): void => {
     if (a === undefined && b === undefined) return;
-    if (a === undefined) return void (out.added++, out.entries.push({ kind: "added", path, after: b }));
-    if (b === undefined) return void (out.removed++, out.entries.push({ kind: "removed", path, before: a }));
-    if (equal(a, b)) return same(parent);
+    if (a === undefined) {
+      out.added++;
+      out.entries.push({ kind: "added", path, after: b });
+      return;
+    }
+    if (b === undefined) {
+      out.removed++;
+      out.entries.push({ kind: "removed", path, before: a });
+      return;
+    }
+    if (equal(a, b)) {
+      same(parent);
+      return;
+    }
     if (isObject(a) && isObject(b)) {
       for (const k of Object.keys(a)) walk(pathOf(path, k), path, a[k], Object.hasOwn(b, k) ? b[k] : undefined);
       for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) walk(pathOf(path, k), path, undefined, b[k]);
       return;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(pathOf(path, i), path, i < a.length ? a[i] : undefined, i < b.length ? b[i] : undefined);
+      for (let i = 0; i < Math.max(a.length, b.length); i++)
+        walk(pathOf(path, i), path, i < a.length ? a[i] : undefined, i < b.length ? b[i] : undefined);
       return;
     }
     out.changed++;

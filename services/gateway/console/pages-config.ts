@@ -1,8 +1,9 @@
-import { type Ctx, ApiError, act, field, ok, type Pages } from "./context.ts";
+import { ApiError, act, type Ctx, field, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, form, href, html, when } from "./html.ts";
 
-const configBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
+const configBase = (ctx: Ctx) =>
+  `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
 const pagePath = (ctx: Ctx) => href`/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
 
 async function gameConfig(ctx: Ctx, preview?: { text: string; data?: unknown; error?: string }) {
@@ -12,25 +13,45 @@ async function gameConfig(ctx: Ctx, preview?: { text: string; data?: unknown; er
   const b = Number(ctx.url.searchParams.get("b")) || undefined;
   let compare = html``;
   if (a && b) {
-    const [left, right] = await Promise.all([a, b].map(async (v) => ok(await ctx.api("GET", `${configBase(ctx)}/versions/${v}`)).data));
+    const [left, right] = await Promise.all(
+      [a, b].map(async (v) => ok(await ctx.api("GET", `${configBase(ctx)}/versions/${v}`)).data),
+    );
     compare = html`<h2>Version ${a} against version ${b}</h2>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
   }
-  const publishForm = preview?.data !== undefined
-    ? html`<h2>Review before publishing</h2><p>Live version ${live.version} on the left, what you are about to publish on the right.</p>
+  const publishForm =
+    preview?.data !== undefined
+      ? html`<h2>Review before publishing</h2><p>Live version ${live.version} on the left, what you are about to publish on the right.</p>
 ${diffTable(`Live (version ${live.version})`, live.data ?? {}, "New version", preview.data)}
-${form(`${pagePath(ctx)}/publish`, ctx.csrf, html`<input type="hidden" name="data" value="${preview.text}">
-<button type="submit">Publish as version ${live.version + 1}</button>`)}
+${form(
+  `${pagePath(ctx)}/publish`,
+  ctx.csrf,
+  html`<input type="hidden" name="data" value="${preview.text}">
+<button type="submit">Publish as version ${live.version + 1}</button>`,
+)}
 <p><a href="${pagePath(ctx)}">Cancel</a></p>`
-    : form(`${pagePath(ctx)}/preview`, ctx.csrf, html`<label for="gc-data">New game config (a JSON object)</label>
+      : form(
+          `${pagePath(ctx)}/preview`,
+          ctx.csrf,
+          html`<label for="gc-data">New game config (a JSON object)</label>
 <p class="field-help" id="gc-help">You see a diff by JSON path against the live version before anything is published.</p>
 <textarea id="gc-data" name="data" aria-describedby="gc-help" required>${preview?.text ?? JSON.stringify(live.data ?? {}, null, 2)}</textarea>
-<button type="submit">Preview diff</button>`);
-  const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
+<button type="submit">Preview diff</button>`,
+        );
+  const rows = versions.map(
+    (
+      v: any,
+    ) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
 <td>${when(v.publishedAt)}</td><td>${v.sizeBytes} B</td>
 <td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td>
 <td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${live.version}`}">Diff with live</a></td>
-<td>${v.version === live.version ? ""
-    : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);
+<td>${
+      v.version === live.version
+        ? ""
+        : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, {
+            version: String(v.version),
+          })
+    }</td></tr>`,
+  );
   const body = html`<p>Environment <strong>${ctx.params.env}</strong> of project
 <a href="${href`/console/projects/${ctx.params.projectId}`}">${ctx.params.projectId}</a>. Live version:
 <strong>${live.version}</strong>${live.enabled ? "" : " (disabled)"}.
@@ -47,7 +68,8 @@ ${publishForm}${compare}
 function parseObject(text: string): { data?: unknown; error?: string } {
   try {
     const data = JSON.parse(text);
-    if (!data || typeof data !== "object" || Array.isArray(data)) return { error: "The game config must be a JSON object." };
+    if (!data || typeof data !== "object" || Array.isArray(data))
+      return { error: "The game config must be a JSON object." };
     return { data };
   } catch (err) {
     return { error: `Not valid JSON: ${(err as Error).message}` };
@@ -56,21 +78,33 @@ function parseObject(text: string): { data?: unknown; error?: string } {
 
 export const configPages: Pages = [
   ["GET", "/console/projects/:projectId/game-config/:env", (ctx) => gameConfig(ctx)],
-  ["POST", "/console/projects/:projectId/game-config/:env/preview", (ctx) => {
-    const text = field(ctx, "data");
-    return gameConfig(ctx, { text, ...parseObject(text) });
-  }],
-  ["POST", "/console/projects/:projectId/game-config/:env/publish", async (ctx) => {
-    const text = field(ctx, "data");
-    const parsed = parseObject(text);
-    if (parsed.error) return gameConfig(ctx, { text, error: parsed.error });
-    const answer = await ctx.api("POST", configBase(ctx), { data: parsed.data });
-    if (answer.status >= 400) return gameConfig(ctx, { text, error: new ApiError(answer).message });
-    return act(pagePath(ctx), async () => `Published version ${answer.body.version}.`);
-  }],
-  ["POST", "/console/projects/:projectId/game-config/:env/rollback", (ctx) =>
-    act(pagePath(ctx), async () => {
-      const v = ok(await ctx.api("POST", `${configBase(ctx)}/rollback`, { version: Number(field(ctx, "version")) }));
-      return `Rolled back: version ${v.version} has version ${field(ctx, "version")}'s content.`;
-    })],
+  [
+    "POST",
+    "/console/projects/:projectId/game-config/:env/preview",
+    (ctx) => {
+      const text = field(ctx, "data");
+      return gameConfig(ctx, { text, ...parseObject(text) });
+    },
+  ],
+  [
+    "POST",
+    "/console/projects/:projectId/game-config/:env/publish",
+    async (ctx) => {
+      const text = field(ctx, "data");
+      const parsed = parseObject(text);
+      if (parsed.error) return gameConfig(ctx, { text, error: parsed.error });
+      const answer = await ctx.api("POST", configBase(ctx), { data: parsed.data });
+      if (answer.status >= 400) return gameConfig(ctx, { text, error: new ApiError(answer).message });
+      return act(pagePath(ctx), async () => `Published version ${answer.body.version}.`);
+    },
+  ],
+  [
+    "POST",
+    "/console/projects/:projectId/game-config/:env/rollback",
+    (ctx) =>
+      act(pagePath(ctx), async () => {
+        const v = ok(await ctx.api("POST", `${configBase(ctx)}/rollback`, { version: Number(field(ctx, "version")) }));
+        return `Rolled back: version ${v.version} has version ${field(ctx, "version")}'s content.`;
+      }),
+  ],
 ];

@@ -1,10 +1,14 @@
 import { Environment } from "../../../shared/contract/common.ts";
 import type { Overview } from "../../../shared/contract/overview.ts";
 import { ApiError, type Ctx, ok, type Pages } from "./context.ts";
-import { type Raw, enc, href, html, when } from "./html.ts";
+import { enc, href, html, type Raw, when } from "./html.ts";
 
 /** Windows the page offers, in minutes; the admin route takes any from 1 to 1440. */
-const windows = [[60, "1 hour"], [360, "6 hours"], [1440, "24 hours"]] as const;
+const windows = [
+  [60, "1 hour"],
+  [360, "6 hours"],
+  [1440, "24 hours"],
+] as const;
 /** Projects the landing page lists per workspace: the rest are a click away on the workspace's page. */
 const projectsListed = 20;
 
@@ -26,7 +30,9 @@ function spark(label: string, values: number[], cls: string): Raw {
   const h = 40;
   const peak = Math.max(1, ...values);
   const step = values.length > 1 ? w / (values.length - 1) : w;
-  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (v / peak) * (h - 4)).toFixed(1)}`).join(" ");
+  const points = values
+    .map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (v / peak) * (h - 4)).toFixed(1)}`)
+    .join(" ");
   const total = values.reduce((a, b) => a + b, 0);
   return html`<svg class="spark ${cls}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img"
 aria-label="${label}: ${number(total)} in the window, at most ${number(Math.max(0, ...values))} a minute"><polyline points="${points}" fill="none"
@@ -38,22 +44,29 @@ function tile(label: string, value: string, graph?: Raw): Raw {
 }
 
 function usage(label: string, used: number, limit: number | null, show: (n: number) => string): Raw {
-  if (limit === null) return html`<tr><th scope="row">${label}</th><td>${show(used)}</td><td>unlimited</td><td></td></tr>`;
+  if (limit === null)
+    return html`<tr><th scope="row">${label}</th><td>${show(used)}</td><td>unlimited</td><td></td></tr>`;
   const share = Math.round((used / Math.max(1, limit)) * 100);
   return html`<tr><th scope="row">${label}</th><td>${show(used)}</td><td>${show(limit)}</td><td><meter min="0" max="${limit}" value="${Math.min(used, limit)}"
 high="${limit * 0.8}" aria-label="${label}: ${share}% of the limit">${share}%</meter> ${share}%</td></tr>`;
 }
 
 function body(o: Overview, projectId: string, minutes: number): Raw {
-  const series = (k: "requests" | "syncs" | "conflicts" | "clientErrors" | "serverErrors") => o.minutes.map((m) => m[k]);
+  const series = (k: "requests" | "syncs" | "conflicts" | "clientErrors" | "serverErrors") =>
+    o.minutes.map((m) => m[k]);
   const t = o.totals;
   const other = o.env === "prod" ? "stage" : "prod";
   const rows = o.minutes.filter((m) => m.requests > 0).reverse();
   return html`<p><a href="${href`/console/projects/${projectId}`}">Project <code>${projectId}</code></a> · <strong>${o.env}</strong> ·
 <a href="${href`/console/projects/${projectId}/overview/${other}`}?minutes=${minutes}">${other}</a> · plan ${o.plan.name}</p>
-<nav aria-label="Window"><ul class="tabs">${windows.map(([m, label]) => html`<li>${m === minutes
-    ? html`<strong aria-current="page">${label}</strong>`
-    : html`<a href="${href`/console/projects/${projectId}/overview/${o.env}`}?minutes=${m}">${label}</a>`}</li>`)}</ul></nav>
+<nav aria-label="Window"><ul class="tabs">${windows.map(
+    ([m, label]) =>
+      html`<li>${
+        m === minutes
+          ? html`<strong aria-current="page">${label}</strong>`
+          : html`<a href="${href`/console/projects/${projectId}/overview/${o.env}`}?minutes=${m}">${label}</a>`
+      }</li>`,
+  )}</ul></nav>
 <p class="muted">From ${when(o.from)} to ${when(o.to)}. Every gateway copy adds its counts every 10 seconds.</p>
 <h2>Traffic</h2>
 <dl class="tiles">
@@ -80,28 +93,43 @@ ${usage("Busiest minute of the window", o.plan.perMinute.used, o.plan.perMinute.
 ${usage("Largest account's storage", o.plan.accountBytes.used, o.plan.accountBytes.limit, bytes)}
 </tbody></table>
 <h2>Largest accounts</h2>
-${o.largestAccounts.length ? html`<table><caption class="sr-only">Largest accounts by stored bytes, history included</caption><thead><tr>
+${
+  o.largestAccounts.length
+    ? html`<table><caption class="sr-only">Largest accounts by stored bytes, history included</caption><thead><tr>
 <th scope="col">Account</th><th scope="col">Player</th><th scope="col">Stored</th><th scope="col">Current state</th>
 <th scope="col">History</th></tr></thead><tbody>
-${o.largestAccounts.map((a) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}"><code>${a.accountId}</code></a></td>
+${o.largestAccounts.map(
+  (a) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}"><code>${a.accountId}</code></a></td>
 <td>${a.playerRef ?? ""}</td>
-<td>${bytes(a.storedBytes)}</td><td>${bytes(a.currentBytes)}</td><td>${bytes(a.storedBytes - a.currentBytes)}</td></tr>`)}</tbody></table>`
-    : html`<p role="status">No account stores anything yet.</p>`}
+<td>${bytes(a.storedBytes)}</td><td>${bytes(a.currentBytes)}</td><td>${bytes(a.storedBytes - a.currentBytes)}</td></tr>`,
+)}</tbody></table>`
+    : html`<p role="status">No account stores anything yet.</p>`
+}
 <details><summary>Minute by minute (${rows.length} ${rows.length === 1 ? "minute" : "minutes"} with requests)</summary>
 <table><caption class="sr-only">Traffic minute by minute, newest first</caption><thead><tr><th scope="col">Minute</th><th scope="col">Requests</th>
 <th scope="col">Syncs</th><th scope="col">Conflicts</th><th scope="col">4xx</th><th scope="col">5xx</th><th scope="col">p50</th>
 <th scope="col">p99</th></tr></thead>
-<tbody>${rows.map((m) => html`<tr><td>${when(m.at)}</td><td>${m.requests}</td><td>${m.syncs}</td><td>${m.conflicts}</td><td>${m.clientErrors}</td>
-<td>${m.serverErrors}</td><td>${ms(m.p50Ms)}</td><td>${ms(m.p99Ms)}</td></tr>`)}</tbody></table></details>`;
+<tbody>${rows.map(
+    (
+      m,
+    ) => html`<tr><td>${when(m.at)}</td><td>${m.requests}</td><td>${m.syncs}</td><td>${m.conflicts}</td><td>${m.clientErrors}</td>
+<td>${m.serverErrors}</td><td>${ms(m.p50Ms)}</td><td>${ms(m.p99Ms)}</td></tr>`,
+  )}</tbody></table></details>`;
 }
 
 async function overview(ctx: Ctx) {
   const projectId = ctx.params.projectId!;
   const env = Environment.safeParse(ctx.params.env);
-  if (!env.success) throw new ApiError({ status: 404, body: { error: { code: "not_found", message: "No such environment: stage or prod." } } });
+  if (!env.success)
+    throw new ApiError({
+      status: 404,
+      body: { error: { code: "not_found", message: "No such environment: stage or prod." } },
+    });
   const asked = Number(ctx.url.searchParams.get("minutes") ?? 60);
   const minutes = windows.some(([m]) => m === asked) ? asked : 60;
-  const o: Overview = ok(await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${env.data}/overview?minutes=${minutes}`));
+  const o: Overview = ok(
+    await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${env.data}/overview?minutes=${minutes}`),
+  );
   return { title: `Overview · ${env.data}`, body: body(o, projectId, minutes) };
 }
 
@@ -110,17 +138,29 @@ async function landing(ctx: Ctx) {
   const { workspaces } = ok(await ctx.api("GET", "/admin/v1/workspaces"));
   const lists = await Promise.all(
     workspaces.map(async (w: any) => {
-      const projects = ok(await ctx.api("GET", `/admin/v1/workspaces/${enc(w.workspaceId)}/projects?limit=${projectsListed}`));
+      const projects = ok(
+        await ctx.api("GET", `/admin/v1/workspaces/${enc(w.workspaceId)}/projects?limit=${projectsListed}`),
+      );
       return { w, projects };
     }),
   );
   const body = html`<p>Pick an environment for its traffic, players, largest accounts and plan usage.</p>
-${lists.map(({ w, projects }) => html`<h2><a href="${href`/console/workspaces/${w.workspaceId}`}">${w.name}</a> <span class="muted">(${w.plan})</span></h2>
-${projects.projects.length ? html`<ul>${projects.projects.map((p: any) => html`<li>${p.name} <code>${p.projectId}</code>:
+${lists.map(
+  ({
+    w,
+    projects,
+  }) => html`<h2><a href="${href`/console/workspaces/${w.workspaceId}`}">${w.name}</a> <span class="muted">(${w.plan})</span></h2>
+${
+  projects.projects.length
+    ? html`<ul>${projects.projects.map(
+        (p: any) => html`<li>${p.name} <code>${p.projectId}</code>:
 <a href="${href`/console/projects/${p.projectId}/overview/prod`}">prod</a> ·
-<a href="${href`/console/projects/${p.projectId}/overview/stage`}">stage</a></li>`)}</ul>
+<a href="${href`/console/projects/${p.projectId}/overview/stage`}">stage</a></li>`,
+      )}</ul>
 ${projects.next !== undefined ? html`<p><a href="${href`/console/workspaces/${w.workspaceId}`}">More projects</a></p>` : ""}`
-    : html`<p class="muted">No projects yet.</p>`}`)}
+    : html`<p class="muted">No projects yet.</p>`
+}`,
+)}
 ${workspaces.length === 0 ? html`<p role="status">No workspaces yet: <a href="/console/workspaces">create one</a>.</p>` : ""}`;
   return { title: "Overview", body };
 }

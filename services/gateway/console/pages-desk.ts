@@ -1,7 +1,7 @@
-import { type ApiAnswer, type Ctx, act, field, ok, redirect, type Pages } from "./context.ts";
-import { type History, confirmRestore, historySection } from "./desk-history.ts";
-import { Raw, enc, form, href, html, when } from "./html.ts";
+import { type ApiAnswer, act, type Ctx, field, ok, type Pages, redirect } from "./context.ts";
+import { confirmRestore, type History, historySection } from "./desk-history.ts";
 import { boundedJson } from "./diff.ts";
+import { enc, form, href, html, Raw, when } from "./html.ts";
 
 /**
  * The player desk (README, Console): find a player anywhere, the history of an account's data and
@@ -10,7 +10,8 @@ import { boundedJson } from "./diff.ts";
  */
 
 const accountApi = (ctx: Ctx) => `/admin/v1/accounts/${enc(ctx.params.accountId!)}`;
-const savePath = (ctx: Ctx) => `${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/saves/${enc(ctx.params.saveId!)}`;
+const savePath = (ctx: Ctx) =>
+  `${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/saves/${enc(ctx.params.saveId!)}`;
 
 async function find(ctx: Ctx) {
   const q = ctx.url.searchParams;
@@ -19,8 +20,11 @@ async function find(ctx: Ctx) {
   const env = got("env") || "prod";
   if (got("accountId")) return redirect(href`/console/accounts/${got("accountId")}`);
   if (projectId && got("saveId")) return redirect(href`/console/saves/${projectId}/${env}/${got("saveId")}`);
-  const by: Record<string, string> | undefined = got("playerRef") ? { playerRef: got("playerRef") }
-    : got("provider") && got("subject") ? { provider: got("provider"), subject: got("subject") } : undefined;
+  const by: Record<string, string> | undefined = got("playerRef")
+    ? { playerRef: got("playerRef") }
+    : got("provider") && got("subject")
+      ? { provider: got("provider"), subject: got("subject") }
+      : undefined;
   let results = html``;
   if (by) {
     const found = ok(await ctx.api("GET", `/admin/v1/accounts?${new URLSearchParams(by)}`));
@@ -28,11 +32,13 @@ async function find(ctx: Ctx) {
       ? html`<table><caption>Accounts found, in every project and environment</caption><thead><tr>
 <th scope="col">Account</th><th scope="col">Project</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">References</th>
 <th scope="col">Created</th></tr></thead>
-<tbody>${found.accounts.map((a: any) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a></td>
+<tbody>${found.accounts.map(
+          (a: any) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a></td>
 <td><a href="${href`/console/projects/${a.projectId}`}">${a.projectId}</a></td><td>${a.environment}</td>
 <td><span class="badge ${a.status}">${a.status}</span></td>
 <td>${a.playerRef ?? ""}${a.externalAccountRef ? html` ${a.externalAccountRef.provider}:<code>${a.externalAccountRef.subject}</code>` : ""}</td>
-<td>${when(a.createdAt)}</td></tr>`)}</tbody></table>`
+<td>${when(a.createdAt)}</td></tr>`,
+        )}</tbody></table>`
       : html`<p role="status">No account in any project or environment matches.</p>`;
   }
   const input = (id: string, name: string, label: string, extra = "") =>
@@ -47,8 +53,9 @@ ${input("f-ref", "playerRef", "Player reference")}${input("f-prov", "provider", 
 <button type="submit">Find</button></fieldset></form>
 <form method="get" action="/console/find"><fieldset><legend>A save (save-based model)</legend><div class="row">
 ${input("f-prj", "projectId", "Project id", 'required placeholder="prj_..."')}
-<div><label for="f-env">Environment</label><select id="f-env" name="env">${["prod", "stage"].map((e) =>
-    html`<option value="${e}" ${e === env ? "selected" : ""}>${e}</option>`)}</select></div>${input("f-save", "saveId", "Save id", "required")}</div>
+<div><label for="f-env">Environment</label><select id="f-env" name="env">${["prod", "stage"].map(
+    (e) => html`<option value="${e}" ${e === env ? "selected" : ""}>${e}</option>`,
+  )}</select></div>${input("f-save", "saveId", "Save id", "required")}</div>
 <button type="submit">Open save</button></fieldset></form>${results}`;
   return { title: "Find a player", body };
 }
@@ -93,16 +100,28 @@ const restorePost = (ctx: Ctx, h: History) =>
 function editForm(ctx: Ctx, action: string, version: number, fields: Array<[string, string, unknown]>, back: string) {
   return html`<div class="warn"><p>Your edit is written as version ${version + 1}, the way a device's sync is: a device still on version ${version}
 or older gets a <strong>409 conflict carrying your edit</strong> on its next sync. If anything writes first, nothing is written and you are told.</p></div>
-${form(action, ctx.csrf, html`<input type="hidden" name="baseVersion" value="${version}">
-${fields.map(([name, label, value]) => html`<label for="e-${name}">${label} (JSON)</label>
-<textarea id="e-${name}" name="${name}" required>${JSON.stringify(value, null, 2)}</textarea>`)}
+${form(
+  action,
+  ctx.csrf,
+  html`<input type="hidden" name="baseVersion" value="${version}">
+${fields.map(
+  ([name, label, value]) => html`<label for="e-${name}">${label} (JSON)</label>
+<textarea id="e-${name}" name="${name}" required>${JSON.stringify(value, null, 2)}</textarea>`,
+)}
 <label for="e-reason">Reason</label><p class="field-help" id="e-reason-help">Kept in the audit log with the change, e.g. a support ticket.</p>
 <input id="e-reason" name="reason" required maxlength="500" size="60" aria-describedby="e-reason-help">
-<p><button type="submit" class="danger">Write as version ${version + 1}</button></p>`)}<p><a href="${back}">Cancel</a></p>`;
+<p><button type="submit" class="danger">Write as version ${version + 1}</button></p>`,
+)}<p><a href="${back}">Cancel</a></p>`;
 }
 
 /** Posts an edit: refused JSON, a stale base (409) and the API's errors come back to the form as one line. */
-async function editPost(ctx: Ctx, api: string, back: string, editPage: string, build: (parsed: Record<string, unknown>) => unknown) {
+async function editPost(
+  ctx: Ctx,
+  api: string,
+  back: string,
+  editPage: string,
+  build: (parsed: Record<string, unknown>) => unknown,
+) {
   const parsed: Record<string, unknown> = {};
   for (const name of ["data", "slotInfo", "accountData"]) {
     if (!ctx.form.has(name)) continue;
@@ -112,53 +131,122 @@ async function editPost(ctx: Ctx, api: string, back: string, editPage: string, b
       return redirect(editPage, { error: `${name} is not JSON: nothing was written.` });
     }
   }
-  const edit = { baseVersion: Number(field(ctx, "baseVersion")), reason: field(ctx, "reason"), ...(build(parsed) as object) };
+  const edit = {
+    baseVersion: Number(field(ctx, "baseVersion")),
+    reason: field(ctx, "reason"),
+    ...(build(parsed) as object),
+  };
   const answer: ApiAnswer = await ctx.api("POST", api, edit);
   if (answer.status === 409 && answer.body?.status === "conflict") {
     const now = answer.body.version;
-    return redirect(editPage, { error: `Nothing was written: it is at version ${now} now (a device or another operator wrote first). Edit again.` });
+    return redirect(editPage, {
+      error: `Nothing was written: it is at version ${now} now (a device or another operator wrote first). Edit again.`,
+    });
   }
-  return act(back, async () => `Written as version ${ok(answer).version}, with your reason in the audit log. Devices on an older version get a 409 with it.`);
+  return act(
+    back,
+    async () =>
+      `Written as version ${ok(answer).version}, with your reason in the audit log. Devices on an older version get a 409 with it.`,
+  );
 }
 
 export const deskPages: Pages = [
   ["GET", "/console/find", find],
-  ["GET", "/console/accounts/:accountId/data", async (ctx) => {
-    const h = await dataHistory(ctx);
-    const base = href`/console/accounts/${ctx.params.accountId}`;
-    const body = html`<p>Account <a href="${base}">${ctx.params.accountId}</a> · current version ${h.current.version} ·
+  [
+    "GET",
+    "/console/accounts/:accountId/data",
+    async (ctx) => {
+      const h = await dataHistory(ctx);
+      const base = href`/console/accounts/${ctx.params.accountId}`;
+      const body = html`<p>Account <a href="${base}">${ctx.params.accountId}</a> · current version ${h.current.version} ·
 <a href="${base}/data/edit">Edit account data…</a></p><h2>Current account data</h2>${boundedJson(h.current.content)}${await historySection(ctx, h)}`;
-    return { title: `Account data of ${ctx.params.accountId}`, body };
-  }],
-  ["GET", "/console/accounts/:accountId/data/restore", async (ctx) => confirmRestore(ctx, await dataHistory(ctx), "account data")],
+      return { title: `Account data of ${ctx.params.accountId}`, body };
+    },
+  ],
+  [
+    "GET",
+    "/console/accounts/:accountId/data/restore",
+    async (ctx) => confirmRestore(ctx, await dataHistory(ctx), "account data"),
+  ],
   ["POST", "/console/accounts/:accountId/data/restore", async (ctx) => restorePost(ctx, await dataHistory(ctx))],
-  ["GET", "/console/accounts/:accountId/data/edit", async (ctx) => {
-    const { account } = ok(await ctx.api("GET", accountApi(ctx)));
-    const base = href`/console/accounts/${ctx.params.accountId}`;
-    return { title: `Edit account data of ${ctx.params.accountId}`, body: editForm(ctx, `${base}/data/edit`, account.version,
-      [["accountData", "Account data", account.accountData]], `${base}/data`) };
-  }],
-  ["POST", "/console/accounts/:accountId/data/edit", (ctx) => {
-    const base = href`/console/accounts/${ctx.params.accountId}`;
-    return editPost(ctx, `${accountApi(ctx)}/data/edit`, `${base}/data`, `${base}/data/edit`, (p) => ({ accountData: p.accountData }));
-  }],
-  ["GET", "/console/accounts/:accountId/slots/:slotId/edit", async (ctx) => {
-    const slot = ok(await ctx.api("GET", `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}`));
-    const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
-    return { title: `Edit slot ${ctx.params.slotId}`, body: editForm(ctx, `${base}/edit`, slot.version,
-      [["slotInfo", "Slot info", slot.slotInfo], ["data", "Data", slot.data]], base) };
-  }],
-  ["POST", "/console/accounts/:accountId/slots/:slotId/edit", (ctx) => {
-    const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
-    return editPost(ctx, `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}/edit`, base, `${base}/edit`, (p) => ({ slotInfo: p.slotInfo, data: p.data }));
-  }],
-  ["GET", "/console/saves/:projectId/:env/:saveId", async (ctx) => {
-    const h = await saveHistory(ctx);
-    const { save } = h;
-    return { title: `Save ${save.saveId}`, body: html`<p>Project <a href="${href`/console/projects/${ctx.params.projectId}`}">${ctx.params.projectId}</a>
+  [
+    "GET",
+    "/console/accounts/:accountId/data/edit",
+    async (ctx) => {
+      const { account } = ok(await ctx.api("GET", accountApi(ctx)));
+      const base = href`/console/accounts/${ctx.params.accountId}`;
+      return {
+        title: `Edit account data of ${ctx.params.accountId}`,
+        body: editForm(
+          ctx,
+          `${base}/data/edit`,
+          account.version,
+          [["accountData", "Account data", account.accountData]],
+          `${base}/data`,
+        ),
+      };
+    },
+  ],
+  [
+    "POST",
+    "/console/accounts/:accountId/data/edit",
+    (ctx) => {
+      const base = href`/console/accounts/${ctx.params.accountId}`;
+      return editPost(ctx, `${accountApi(ctx)}/data/edit`, `${base}/data`, `${base}/data/edit`, (p) => ({
+        accountData: p.accountData,
+      }));
+    },
+  ],
+  [
+    "GET",
+    "/console/accounts/:accountId/slots/:slotId/edit",
+    async (ctx) => {
+      const slot = ok(await ctx.api("GET", `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}`));
+      const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
+      return {
+        title: `Edit slot ${ctx.params.slotId}`,
+        body: editForm(
+          ctx,
+          `${base}/edit`,
+          slot.version,
+          [
+            ["slotInfo", "Slot info", slot.slotInfo],
+            ["data", "Data", slot.data],
+          ],
+          base,
+        ),
+      };
+    },
+  ],
+  [
+    "POST",
+    "/console/accounts/:accountId/slots/:slotId/edit",
+    (ctx) => {
+      const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
+      return editPost(ctx, `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}/edit`, base, `${base}/edit`, (p) => ({
+        slotInfo: p.slotInfo,
+        data: p.data,
+      }));
+    },
+  ],
+  [
+    "GET",
+    "/console/saves/:projectId/:env/:saveId",
+    async (ctx) => {
+      const h = await saveHistory(ctx);
+      const { save } = h;
+      return {
+        title: `Save ${save.saveId}`,
+        body: html`<p>Project <a href="${href`/console/projects/${ctx.params.projectId}`}">${ctx.params.projectId}</a>
 (${ctx.params.env}) · external user <code>${save.externalUserId}</code> · current version ${save.version} · updated ${when(save.updatedAt)}</p>
-<h2>Metadata</h2>${boundedJson(save.metadata)}<h2>State</h2>${boundedJson(save.state)}${await historySection(ctx, h)}` };
-  }],
-  ["GET", "/console/saves/:projectId/:env/:saveId/restore", async (ctx) => confirmRestore(ctx, await saveHistory(ctx), `save ${ctx.params.saveId}`)],
+<h2>Metadata</h2>${boundedJson(save.metadata)}<h2>State</h2>${boundedJson(save.state)}${await historySection(ctx, h)}`,
+      };
+    },
+  ],
+  [
+    "GET",
+    "/console/saves/:projectId/:env/:saveId/restore",
+    async (ctx) => confirmRestore(ctx, await saveHistory(ctx), `save ${ctx.params.saveId}`),
+  ],
   ["POST", "/console/saves/:projectId/:env/:saveId/restore", async (ctx) => restorePost(ctx, await saveHistory(ctx))],
 ];

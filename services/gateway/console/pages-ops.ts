@@ -1,4 +1,4 @@
-import { type Ctx, act, ok, type Pages } from "./context.ts";
+import { act, type Ctx, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, href, html, when } from "./html.ts";
 
@@ -7,16 +7,23 @@ async function deadLetters(ctx: Ctx) {
   const body = deadLetters.length
     ? html`<table><caption class="sr-only">Dead letters</caption><thead><tr><th scope="col">Id</th><th scope="col">Queue</th><th scope="col">Job</th>
 <th scope="col">Deliveries</th><th scope="col">Last error</th><th scope="col">Failed</th><th scope="col">Actions</th></tr></thead><tbody>
-${deadLetters.map((d: any) => html`<tr><td><code>${d.deadLetterId}</code></td><td>${d.queue}</td><td><code>${JSON.stringify(d.job)}</code></td>
+${deadLetters.map(
+  (
+    d: any,
+  ) => html`<tr><td><code>${d.deadLetterId}</code></td><td>${d.queue}</td><td><code>${JSON.stringify(d.job)}</code></td>
 <td>${d.deliveries}</td><td>${d.error}</td><td>${when(d.failedAt)}</td>
 <td>${button(href`/console/dead-letters/${d.deadLetterId}/retry`, ctx.csrf, `Retry ${d.deadLetterId}`, {}, "", "Retry")}
-${button(href`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Discard ${d.deadLetterId}`, {}, "danger", "Discard")}</td></tr>`)}</tbody></table>`
+${button(href`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Discard ${d.deadLetterId}`, {}, "danger", "Discard")}</td></tr>`,
+)}</tbody></table>`
     : html`<p role="status">No dead letters: every cleanup job has run.</p>`;
-  return { title: "Dead letters",
-    body: html`<p>Cleanup jobs that ran out of deliveries. Retry queues one again with fresh deliveries; discard drops it.</p>${body}` };
+  return {
+    title: "Dead letters",
+    body: html`<p>Cleanup jobs that ran out of deliveries. Retry queues one again with fresh deliveries; discard drops it.</p>${body}`,
+  };
 }
 
-const marked = (v: any, mark: string) => Boolean(v && typeof v === "object" && v[mark] === true && typeof v.sizeBytes === "number");
+const marked = (v: any, mark: string) =>
+  Boolean(v && typeof v === "object" && v[mark] === true && typeof v.sizeBytes === "number");
 
 /**
  * An entry's before and after. A value over 64 KB is not in the list (`large`): its entry's own page
@@ -34,8 +41,11 @@ function change(e: any, bounds?: Parameters<typeof diffTable>[4]) {
 
 async function auditEntry(ctx: Ctx) {
   const e = ok(await ctx.api("GET", `/admin/v1/audit/${enc(ctx.params.auditId!)}`));
-  return { title: `Audit entry ${e.auditId}`, body: html`<p>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>;
-answered ${e.status}.${e.reason ? html` Reason: <q>${e.reason}</q>.` : ""}</p>${change(e)}<p><a href="/console/audit">Back to the audit log</a></p>` };
+  return {
+    title: `Audit entry ${e.auditId}`,
+    body: html`<p>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>;
+answered ${e.status}.${e.reason ? html` Reason: <q>${e.reason}</q>.` : ""}</p>${change(e)}<p><a href="/console/audit">Back to the audit log</a></p>`,
+  };
 }
 
 async function audit(ctx: Ctx) {
@@ -52,21 +62,43 @@ async function audit(ctx: Ctx) {
 <div><label for="a-action">Action</label><input id="a-action" name="action" value="${q.get("action") ?? ""}" placeholder="adminSetSyncPolicy"></div>
 <div><label for="a-since">Since (ISO time)</label><input id="a-since" name="since" value="${q.get("since") ?? ""}" placeholder="2026-01-31T00:00:00Z">
 </div><div><button type="submit">Filter</button></div></div></form>
-${entries.map((e: any) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>
+${entries.map(
+  (
+    e: any,
+  ) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>
 ${e.reason ? html` · reason: <q>${e.reason}</q>` : ""}</summary>
 <p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
-${change(e, { maxBytes: 3072 })}</details>`)}
-${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${next !== undefined ? html`<p><a href="/console/audit?${more}">Older entries</a>
-</p>` : ""}`;
+${change(e, { maxBytes: 3072 })}</details>`,
+)}
+${entries.length === 0 ? html`<p role="status">No entries.</p>` : ""}${
+  next !== undefined
+    ? html`<p><a href="/console/audit?${more}">Older entries</a>
+</p>`
+    : ""
+}`;
   return { title: "Audit log", body };
 }
 
 export const opsPages: Pages = [
   ["GET", "/console/dead-letters", deadLetters],
-  ["POST", "/console/dead-letters/:id/retry", (ctx) =>
-    act("/console/dead-letters", async () => (ok(await ctx.api("POST", `/admin/v1/dead-letters/${enc(ctx.params.id!)}/retry`)), "Queued again."))],
-  ["POST", "/console/dead-letters/:id/discard", (ctx) =>
-    act("/console/dead-letters", async () => (ok(await ctx.api("DELETE", `/admin/v1/dead-letters/${enc(ctx.params.id!)}`)), "Discarded."))],
+  [
+    "POST",
+    "/console/dead-letters/:id/retry",
+    (ctx) =>
+      act(
+        "/console/dead-letters",
+        async () => (ok(await ctx.api("POST", `/admin/v1/dead-letters/${enc(ctx.params.id!)}/retry`)), "Queued again."),
+      ),
+  ],
+  [
+    "POST",
+    "/console/dead-letters/:id/discard",
+    (ctx) =>
+      act(
+        "/console/dead-letters",
+        async () => (ok(await ctx.api("DELETE", `/admin/v1/dead-letters/${enc(ctx.params.id!)}`)), "Discarded."),
+      ),
+  ],
   ["GET", "/console/audit", audit],
   ["GET", "/console/audit/:auditId", auditEntry],
 ];

@@ -1,16 +1,35 @@
-import { type Ctx, act, field, ok, type Pages } from "./context.ts";
+import { act, type Ctx, field, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { button, enc, form, href, html, json, when } from "./html.ts";
 
 /** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
 const policyFields = [
-  ["minRemoteSyncIntervalSeconds", "number",
-    "Seconds a client waits between ordinary syncs. A sync sooner than this is still accepted, with the warning sync_interval_below_policy."],
-  ["forceSyncCooldownSeconds", "number", "Seconds between syncs the player forces (a save button): protects the service from repeated taps."],
-  ["syncOnAppBackground", "boolean", "Sync when the game goes to the background, so a player switching devices finds their latest save."],
-  ["syncOnAppForeground", "boolean", "Sync when the game comes back to the foreground, to pick up a save made on another device."],
+  [
+    "minRemoteSyncIntervalSeconds",
+    "number",
+    "Seconds a client waits between ordinary syncs. A sync sooner than this is still accepted, with the warning sync_interval_below_policy.",
+  ],
+  [
+    "forceSyncCooldownSeconds",
+    "number",
+    "Seconds between syncs the player forces (a save button): protects the service from repeated taps.",
+  ],
+  [
+    "syncOnAppBackground",
+    "boolean",
+    "Sync when the game goes to the background, so a player switching devices finds their latest save.",
+  ],
+  [
+    "syncOnAppForeground",
+    "boolean",
+    "Sync when the game comes back to the foreground, to pick up a save made on another device.",
+  ],
   ["syncOnReconnect", "boolean", "Sync as soon as the network comes back after the device was offline."],
-  ["maxQueuedLocalSnapshots", "number", "Local saves a client keeps queued while offline; older ones are dropped when the queue is full."],
+  [
+    "maxQueuedLocalSnapshots",
+    "number",
+    "Local saves a client keeps queued while offline; older ones are dropped when the queue is full.",
+  ],
 ] as const;
 
 const apiBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/sync-policy`;
@@ -37,21 +56,39 @@ async function syncPolicy(ctx: Ctx) {
   const b = Number(ctx.url.searchParams.get("b")) || undefined;
   let compare = html``;
   if (a && b) {
-    const [left, right] = await Promise.all([a, b].map(async (v) => ok(await ctx.api("GET", `${apiBase(ctx)}/versions/${v}`)).policy));
+    const [left, right] = await Promise.all(
+      [a, b].map(async (v) => ok(await ctx.api("GET", `${apiBase(ctx)}/versions/${v}`)).policy),
+    );
     compare = html`<h2>Version ${a} against version ${b}</h2>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
   }
-  const options = (sel?: number) => versions.map((v: any) => html`<option value="${v.version}" ${v.version === sel ? "selected" : ""}>${v.version}</option>`);
-  const rows = versions.map((v: any) => html`<tr><td>${v.version}${v.version === currentVersion ? html` <span class="badge">current</span>` : ""}</td>
+  const options = (sel?: number) =>
+    versions.map(
+      (v: any) => html`<option value="${v.version}" ${v.version === sel ? "selected" : ""}>${v.version}</option>`,
+    );
+  const rows = versions.map(
+    (
+      v: any,
+    ) => html`<tr><td>${v.version}${v.version === currentVersion ? html` <span class="badge">current</span>` : ""}</td>
 <td>${when(v.createdAt)}</td><td>${v.author}</td>
 <td>${v.note ?? ""}${v.rolledBackFrom ? html` <span class="muted">(rollback to ${v.rolledBackFrom})</span>` : ""}</td>
 <td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${currentVersion}`}">Diff with current</a></td>
-<td>${v.version === currentVersion ? ""
-    : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, { version: String(v.version) })}</td></tr>`);
+<td>${
+      v.version === currentVersion
+        ? ""
+        : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, {
+            version: String(v.version),
+          })
+    }</td></tr>`,
+  );
   const body = html`<p>Project <a href="${href`/console/projects/${id}`}">${p.name}</a>, current version <strong>${currentVersion}</strong>.
 Clients read this policy from route 2 (runtime config) on their next request. Every change is a new version; a rollback makes an older
 version's policy current again as a new version.</p>
-${form(pagePath(ctx), ctx.csrf, html`<fieldset><legend>Sync policy</legend>${inputs}${noteInput("sp-note")}</fieldset>
-<button type="submit">Save sync policy</button>`)}
+${form(
+  pagePath(ctx),
+  ctx.csrf,
+  html`<fieldset><legend>Sync policy</legend>${inputs}${noteInput("sp-note")}</fieldset>
+<button type="submit">Save sync policy</button>`,
+)}
 <h2>Compare two versions</h2>
 <form method="get" action="${pagePath(ctx)}"><div class="row"><div><label for="d-a">From version</label><select id="d-a" name="a">${options(a)}</select></div>
 <div><label for="d-b">To version</label><select id="d-b" name="b">${options(b ?? currentVersion)}</select></div><div>
@@ -69,17 +106,30 @@ const note = (ctx: Ctx) => (field(ctx, "note") ? { note: field(ctx, "note") } : 
 
 export const policyPages: Pages = [
   ["GET", "/console/projects/:projectId/sync-policy", syncPolicy],
-  ["POST", "/console/projects/:projectId/sync-policy", (ctx) =>
-    act(pagePath(ctx), async () => {
-      const patch = Object.fromEntries(
-        policyFields.map(([name, kind]) => [name, kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name))]),
-      );
-      ok(await ctx.api("PUT", apiBase(ctx), { ...patch, ...note(ctx) }));
-      return "Sync policy saved as a new version. Clients get it on their next runtime-config request.";
-    })],
-  ["POST", "/console/projects/:projectId/sync-policy/rollback", (ctx) =>
-    act(pagePath(ctx), async () => {
-      const v = ok(await ctx.api("POST", `${apiBase(ctx)}/rollback`, { version: Number(field(ctx, "version")), ...note(ctx) }));
-      return `Rolled back: version ${v.version} has version ${v.rolledBackFrom}'s policy. Clients get it on their next runtime-config request.`;
-    })],
+  [
+    "POST",
+    "/console/projects/:projectId/sync-policy",
+    (ctx) =>
+      act(pagePath(ctx), async () => {
+        const patch = Object.fromEntries(
+          policyFields.map(([name, kind]) => [
+            name,
+            kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name)),
+          ]),
+        );
+        ok(await ctx.api("PUT", apiBase(ctx), { ...patch, ...note(ctx) }));
+        return "Sync policy saved as a new version. Clients get it on their next runtime-config request.";
+      }),
+  ],
+  [
+    "POST",
+    "/console/projects/:projectId/sync-policy/rollback",
+    (ctx) =>
+      act(pagePath(ctx), async () => {
+        const v = ok(
+          await ctx.api("POST", `${apiBase(ctx)}/rollback`, { version: Number(field(ctx, "version")), ...note(ctx) }),
+        );
+        return `Rolled back: version ${v.version} has version ${v.rolledBackFrom}'s policy. Clients get it on their next runtime-config request.`;
+      }),
+  ],
 ];

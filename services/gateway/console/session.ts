@@ -25,7 +25,9 @@ type Kind = "session" | "sign-in-form" | "csrf" | "message" | "token";
  */
 export function consoleKeys(adminToken: string, now: () => number = Date.now) {
   const keys = new Map<Kind, Buffer>();
-  const keyOf = (kind: Kind) => keys.get(kind) ?? keys.set(kind, createHmac("sha256", adminToken).update(`savepoint console ${kind} v2`).digest()).get(kind)!;
+  const keyOf = (kind: Kind) =>
+    keys.get(kind) ??
+    keys.set(kind, createHmac("sha256", adminToken).update(`savepoint console ${kind} v2`).digest()).get(kind)!;
   const sign = (kind: Kind, text: string) => mac(keyOf(kind), `${kind}\n${text}`);
   const prefix = { session: "s3", "sign-in-form": "f3" } as const;
 
@@ -45,7 +47,8 @@ export function consoleKeys(adminToken: string, now: () => number = Date.now) {
 
   return {
     /** A new session's cookie value: call only after the admin token, or the operator's own token, was checked. */
-    issueSession: (expiresAt = now() + sessionSeconds * 1000, operatorId?: string) => issue("session", expiresAt, operatorId ?? "-"),
+    issueSession: (expiresAt = now() + sessionSeconds * 1000, operatorId?: string) =>
+      issue("session", expiresAt, operatorId ?? "-"),
     /** The sign-in form's cookie value: it only ties the form to this browser (login CSRF). */
     issueSignInForm: (expiresAt = now() + signInFormSeconds * 1000) => issue("sign-in-form", expiresAt),
     /** The session of a valid, unexpired session cookie value, else undefined. */
@@ -53,10 +56,12 @@ export function consoleKeys(adminToken: string, now: () => number = Date.now) {
     /** The id of a valid, unexpired sign-in form cookie value, else undefined. */
     signInForm: (value: string | undefined) => open("sign-in-form", value)?.sid,
     csrfOf: (kind: "session" | "sign-in-form", id: string) => sign("csrf", csrfText(kind, id)),
-    checkCsrf: (kind: "session" | "sign-in-form", id: string, token: string | null) => Boolean(token) && same(token!, sign("csrf", csrfText(kind, id))),
+    checkCsrf: (kind: "session" | "sign-in-form", id: string, token: string | null) =>
+      Boolean(token) && same(token!, sign("csrf", csrfText(kind, id))),
     /** A seal on a message the console chose for this session, so a link cannot make it show another. */
     sealMessage: (sid: string, message: string) => sign("message", `${sid}\n${message}`),
-    checkMessage: (sid: string, message: string, seal: string | null) => Boolean(seal) && same(seal!, sign("message", `${sid}\n${message}`)),
+    checkMessage: (sid: string, message: string, seal: string | null) =>
+      Boolean(seal) && same(seal!, sign("message", `${sid}\n${message}`)),
     tokenMatches: (token: string) => same(sign("token", token), sign("token", adminToken)),
   };
 }

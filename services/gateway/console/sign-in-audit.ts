@@ -12,7 +12,11 @@ export function signInAudit(bus: Bus) {
   return {
     /** `operator`: the operator signed in; null: the admin token; undefined: a refused token. */
     async record(request: Request, ip: string, operator: ResolvedOperator | null | undefined) {
-      const actor = operator ? `operator:${operator.operatorId} (${operator.name})` : operator === null ? "console (admin token)" : "unknown";
+      const actor = operator
+        ? `operator:${operator.operatorId} (${operator.name})`
+        : operator === null
+          ? "console (admin token)"
+          : "unknown";
       const entry = {
         actor,
         action: operator === undefined ? "adminConsoleSignInFailed" : "adminConsoleSignIn",

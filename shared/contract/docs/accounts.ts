@@ -1,6 +1,7 @@
 import type { RouteDocs } from "../route.ts";
 
-const replayGone = "A retry with the `Idempotency-Key` of an earlier answer whose account has since been deleted: no session token of it is handed out again.";
+const replayGone =
+  "A retry with the `Idempotency-Key` of an earlier answer whose account has since been deleted: no session token of it is handed out again.";
 
 /** What the account routes do and guarantee, and the errors only they answer with. */
 export const accountDocs = {
@@ -19,8 +20,14 @@ export const accountDocs = {
       },
       { code: "slot_limit_reached", when: "`slot` is sent but the plan allows no active slot (`details.limit`)." },
       { code: "account_deleted", when: replayGone },
-      { code: "unauthorized", when: "A retry with the `Idempotency-Key` of an earlier answer whose session has since been revoked." },
-      { code: "rate_limited", when: "This client IP created the project's number of accounts this minute (30 by default)." },
+      {
+        code: "unauthorized",
+        when: "A retry with the `Idempotency-Key` of an earlier answer whose session has since been revoked.",
+      },
+      {
+        code: "rate_limited",
+        when: "This client IP created the project's number of accounts this minute (30 by default).",
+      },
     ],
   },
   getAccount: {
@@ -41,7 +48,7 @@ export const accountDocs = {
       "Writes `accountData` when `baseVersion` is the account's current `version`: `accountData` replaces it whole, `accountDataPatch` " +
       "merges top-level keys (a `null` removes that key). Send exactly one of the two. Accepted, the version goes up by exactly 1 and the " +
       "answer is small: the new `version`, `updatedAt`, `historyRetained` and any `warnings`. A stale `baseVersion` changes nothing and " +
-      "answers 409 `status: \"conflict\"` with the server's account and what you sent, so the client can merge and retry from the " +
+      'answers 409 `status: "conflict"` with the server\'s account and what you sent, so the client can merge and retry from the ' +
       "server's version. The version check and the write are one atomic step: of concurrent writers from one base, exactly one is accepted.",
     errorCases: [
       { code: "invalid_request", when: "Both `accountData` and `accountDataPatch` are sent, or neither." },
@@ -54,7 +61,7 @@ export const accountDocs = {
       {
         code: "conflict",
         when:
-          "`baseVersion` is not the current version. The body is no error envelope but `status: \"conflict\"` " +
+          '`baseVersion` is not the current version. The body is no error envelope but `status: "conflict"` ' +
           "with the server's `account` and what you sent.",
       },
     ],
@@ -75,7 +82,12 @@ export const accountDocs = {
     description:
       "Signs another device of the account out (a lost phone): that session is refused at once on every gateway copy with 401 " +
       "`session_revoked`; the caller keeps working.",
-    errorCases: [{ code: "not_found", when: "The account has no session with this id (another account's session ids are not found either)." }],
+    errorCases: [
+      {
+        code: "not_found",
+        when: "The account has no session with this id (another account's session ids are not found either).",
+      },
+    ],
   },
   dataHistory: {
     description:
@@ -93,7 +105,10 @@ export const accountDocs = {
       "history is never rewritten and the replaced content stays a restore point, so the restore can itself be undone. An " +
       "`Idempotency-Key` makes a retry answer as the first.",
     errorCases: [
-      { code: "conflict", when: "`baseVersion` is not the current version: the AccountConflictResponse, whose client side is the restored `accountData`." },
+      {
+        code: "conflict",
+        when: "`baseVersion` is not the current version: the AccountConflictResponse, whose client side is the restored `accountData`.",
+      },
       { code: "not_found", when: "This version is not kept." },
     ],
   },

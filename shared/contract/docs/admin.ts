@@ -1,20 +1,26 @@
 import type { RouteDocs } from "../route.ts";
 
 const missing = (what: string) => ({ code: "not_found", when: `No ${what} has this id.` }) as const;
-const deleted = { code: "account_deleted", when: "The account has been deleted; its history is queued for erasure." } as const;
+const deleted = {
+  code: "account_deleted",
+  when: "The account has been deleted; its history is queued for erasure.",
+} as const;
 
 /** What the operator routes do and guarantee, and the errors only they answer with. */
 export const adminDocs = {
   createWorkspace: {
-    description: "Creates a workspace, the unit of plan and billing. Without `plan` it starts on the deployment's default plan (`SAVEPOINT_DEFAULT_PLAN`).",
+    description:
+      "Creates a workspace, the unit of plan and billing. Without `plan` it starts on the deployment's default plan (`SAVEPOINT_DEFAULT_PLAN`).",
     errorCases: [],
   },
   updateWorkspace: {
-    description: "Changes a workspace's plan or billing status by hand; every gateway applies the new entitlements at once.",
+    description:
+      "Changes a workspace's plan or billing status by hand; every gateway applies the new entitlements at once.",
     errorCases: [missing("workspace")],
   },
   createProject: {
-    description: "Creates a project (one game: sync policy, settings, history rules) with its `stage` and `prod` environments.",
+    description:
+      "Creates a project (one game: sync policy, settings, history rules) with its `stage` and `prod` environments.",
     errorCases: [missing("workspace")],
   },
   createRuntimeKey: {
@@ -45,21 +51,27 @@ export const adminDocs = {
     errorCases: [missing("project")],
   },
   setSettings: {
-    description: "Changes the project's longest transfer-code lifetime and its per-IP, per-session and per-key rate limits; omitted fields keep their value.",
+    description:
+      "Changes the project's longest transfer-code lifetime and its per-IP, per-session and per-key rate limits; omitted fields keep their value.",
     errorCases: [missing("project")],
   },
   publishGameConfig: {
     description:
       "Publishes a JSON object as the environment's game config: its `version` goes up by 1 and `checksum` is the SHA-256 of the stored " +
       "bytes. Clients holding an older version get it on their next runtime-config read.",
-    errorCases: [missing("project"), { code: "payload_too_large", when: "`data` is over 524,288 bytes as UTF-8 JSON." }],
+    errorCases: [
+      missing("project"),
+      { code: "payload_too_large", when: "`data` is over 524,288 bytes as UTF-8 JSON." },
+    ],
   },
   exportAccount: {
-    description: "Every record stored for an account, in pages (`cursor`), for a data-subject access request. Never a token, a hash or an identity's subject.",
+    description:
+      "Every record stored for an account, in pages (`cursor`), for a data-subject access request. Never a token, a hash or an identity's subject.",
     errorCases: [missing("account")],
   },
   accountDataHistory: {
-    description: "Lists the kept restore points of an account's `accountData`, newest first, as the plan's snapshot rules keep them.",
+    description:
+      "Lists the kept restore points of an account's `accountData`, newest first, as the plan's snapshot rules keep them.",
     errorCases: [missing("account"), deleted],
   },
   restoreAccountData: {
@@ -69,8 +81,12 @@ export const adminDocs = {
     errorCases: [{ code: "not_found", when: "No account has this id, or the restore point is not kept." }, deleted],
   },
   slotHistory: {
-    description: "Lists the kept restore points of a slot (the active one with this id, else the newest archived one), newest first.",
-    errorCases: [{ code: "not_found", when: "No account has this id, or it has no active or archived slot with this id." }, deleted],
+    description:
+      "Lists the kept restore points of a slot (the active one with this id, else the newest archived one), newest first.",
+    errorCases: [
+      { code: "not_found", when: "No account has this id, or it has no active or archived slot with this id." },
+      deleted,
+    ],
   },
   restoreSlot: {
     description:
@@ -84,11 +100,13 @@ export const adminDocs = {
     ],
   },
   getAccount: {
-    description: "The operator's view of an account in any environment: status, data, every slot (archived too), sessions (no tokens) and identity links.",
+    description:
+      "The operator's view of an account in any environment: status, data, every slot (archived too), sessions (no tokens) and identity links.",
     errorCases: [missing("account")],
   },
   suspendAccount: {
-    description: "Suspends an account: its sessions are refused with 403 `account_suspended` at once, on every gateway. Suspending twice changes nothing.",
+    description:
+      "Suspends an account: its sessions are refused with 403 `account_suspended` at once, on every gateway. Suspending twice changes nothing.",
     errorCases: [missing("account"), { code: "account_deleted", when: "The account has been deleted." }],
   },
   unsuspendAccount: {
@@ -96,17 +114,21 @@ export const adminDocs = {
     errorCases: [missing("account"), { code: "account_deleted", when: "The account has been deleted." }],
   },
   revokeSession: {
-    description: "Revokes one device's session: every gateway refuses it with 401 from the moment this answers. The account's other devices keep theirs.",
+    description:
+      "Revokes one device's session: every gateway refuses it with 401 from the moment this answers. The account's other devices keep theirs.",
     errorCases: [{ code: "not_found", when: "The account has no session with this id." }],
   },
   setAuthProvider: {
     description:
       "Sets up or changes an identity provider for one environment: `projectId` for Firebase, `projectRef` for Supabase, `domain` and " +
       "`audience` for Auth0; `jwksUrl` overrides the public key set (emulators, tests).",
-    errorCases: [{ code: "invalid_request", when: "A field the provider needs is missing (`details.issues` names it)." }],
+    errorCases: [
+      { code: "invalid_request", when: "A field the provider needs is missing (`details.issues` names it)." },
+    ],
   },
   unlinkProvider: {
-    description: "Removes an account's link to a provider's identity: that identity can sign in again, and then opens a new account.",
+    description:
+      "Removes an account's link to a provider's identity: that identity can sign in again, and then opens a new account.",
     errorCases: [{ code: "not_found", when: "The account has no link to this provider." }],
   },
   listDeadLetters: {
@@ -115,7 +137,10 @@ export const adminDocs = {
   },
   retryDeadLetter: {
     description: "Queues a dead-lettered cleanup job again, with fresh deliveries.",
-    errorCases: [missing("dead letter"), { code: "invalid_request", when: "The job is malformed and can never run: discard it." }],
+    errorCases: [
+      missing("dead letter"),
+      { code: "invalid_request", when: "The job is malformed and can never run: discard it." },
+    ],
   },
   discardDeadLetter: {
     description: "Drops a dead-lettered cleanup job for good.",
@@ -125,7 +150,9 @@ export const adminDocs = {
     description:
       "Every workspace with its id, name, plan and billing status, oldest first. Paged: `limit` (at most 200) and `cursor`; the answer's " +
       "`next` names the following page. `npx savepoint workspace list` follows every page.",
-    errorCases: [{ code: "invalid_request", when: "`limit` is out of range, or `cursor` is not one this listing gave." }],
+    errorCases: [
+      { code: "invalid_request", when: "`limit` is out of range, or `cursor` is not one this listing gave." },
+    ],
   },
   getWorkspace: {
     description: "One workspace: its name, plan, billing status and Stripe customer, if any.",
@@ -139,7 +166,8 @@ export const adminDocs = {
     ],
   },
   getProject: {
-    description: "One project with its workspace, its sync policy and its settings (rate limits, allowed origins, session idle days).",
+    description:
+      "One project with its workspace, its sync policy and its settings (rate limits, allowed origins, session idle days).",
     errorCases: [{ code: "not_found", when: "No project has this id." }],
   },
   getSyncPolicy: {
@@ -163,15 +191,18 @@ export const adminDocs = {
     errorCases: [{ code: "not_found", when: "No project has this id, or it has no such version." }],
   },
   getSettings: {
-    description: "The project's settings: transfer-code lifetime, rate limits, allowed origins and session idle days (the defaults until changed).",
+    description:
+      "The project's settings: transfer-code lifetime, rate limits, allowed origins and session idle days (the defaults until changed).",
     errorCases: [{ code: "not_found", when: "No project has this id." }],
   },
   getGameConfig: {
-    description: "The environment's live game config with its data: version 0 and no data until something is published.",
+    description:
+      "The environment's live game config with its data: version 0 and no data until something is published.",
     errorCases: [{ code: "not_found", when: "No project has this id." }],
   },
   listGameConfigVersions: {
-    description: "Every published version of the environment's game config, newest first, with checksum, size and which version a rollback copied.",
+    description:
+      "Every published version of the environment's game config, newest first, with checksum, size and which version a rollback copied.",
     errorCases: [{ code: "not_found", when: "No project has this id." }],
   },
   getGameConfigVersion: {
@@ -202,7 +233,8 @@ export const adminDocs = {
     ],
   },
   getSlot: {
-    description: "A slot with its data as stored now, archived ones too (the newest generation of that id), for support.",
+    description:
+      "A slot with its data as stored now, archived ones too (the newest generation of that id), for support.",
     errorCases: [{ code: "not_found", when: "The account has no slot with this id." }],
   },
   getRestorePoint: {
@@ -235,7 +267,9 @@ export const adminDocs = {
     description:
       "Writes a restore point's `metadata` and `state` as the save's next version; history is never rewritten, and the replaced " +
       "content stays a restore point. A device still on an older version gets the usual 409 on its next sync.",
-    errorCases: [{ code: "not_found", when: "No save has this id in this project's environment, or this version is not kept." }],
+    errorCases: [
+      { code: "not_found", when: "No save has this id in this project's environment, or this version is not kept." },
+    ],
   },
   deleteSave: {
     description:
@@ -249,7 +283,11 @@ export const adminDocs = {
       "stored. The operator sends it as `Authorization: Bearer spo_...` (CLI: `SAVEPOINT_OPERATOR_TOKEN`) or signs in to the console with it.",
     errorCases: [],
   },
-  listOperators: { description: "Every operator, oldest first, revoked ones too: id, name, role, who created it and when. Never a token.", errorCases: [] },
+  listOperators: {
+    description:
+      "Every operator, oldest first, revoked ones too: id, name, role, who created it and when. Never a token.",
+    errorCases: [],
+  },
   getOperator: {
     description: "One operator by id, as the list shows it; the audit log reads it around each operator change.",
     errorCases: [missing("operator")],

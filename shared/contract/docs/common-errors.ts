@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ErrorCase, type Route, needsTenant, takesIdempotencyKey } from "../route.ts";
+import { type ErrorCase, needsTenant, type Route, takesIdempotencyKey } from "../route.ts";
 
 const hasFields = (schema: z.ZodType) => schema instanceof z.ZodObject && Object.keys(schema.shape).length > 0;
 
@@ -32,13 +32,25 @@ export function commonErrorCases(r: Route): ErrorCase[] {
     });
   }
   if (takesIdempotencyKey(r)) {
-    const secret = r.auth === "session" ? "" : ", or (on this route, where the key is a secret) carries less than 128 bits of randomness";
-    cases.push({ code: "invalid_request", when: `\`Idempotency-Key\` is empty, over 255 characters or not printable ASCII${secret}.` });
+    const secret =
+      r.auth === "session"
+        ? ""
+        : ", or (on this route, where the key is a secret) carries less than 128 bits of randomness";
+    cases.push({
+      code: "invalid_request",
+      when: `\`Idempotency-Key\` is empty, over 255 characters or not printable ASCII${secret}.`,
+    });
   }
   if (r.auth === "admin") {
-    cases.push({ code: "unauthorized", when: "`Authorization` carries neither the admin token nor a live operator token (`spo_...`)." });
+    cases.push({
+      code: "unauthorized",
+      when: "`Authorization` carries neither the admin token nor a live operator token (`spo_...`).",
+    });
     if (r.role && r.role !== "viewer") {
-      cases.push({ code: "forbidden", when: `The operator's role is below \`${r.role}\`, the least this route needs; \`details.role\` names it.` });
+      cases.push({
+        code: "forbidden",
+        when: `The operator's role is below \`${r.role}\`, the least this route needs; \`details.role\` names it.`,
+      });
     }
     cases.push({
       code: "rate_limited",
@@ -47,7 +59,10 @@ export function commonErrorCases(r: Route): ErrorCase[] {
     cases.push({ code: "not_found", when: "The admin API is off: `SAVEPOINT_ADMIN_TOKEN` is not set." });
   }
   if (needsTenant(r.auth)) {
-    cases.push({ code: "unauthorized", when: "`Authorization` carries no runtime key, or an unknown or revoked one; the message says which." });
+    cases.push({
+      code: "unauthorized",
+      when: "`Authorization` carries no runtime key, or an unknown or revoked one; the message says which.",
+    });
     cases.push({
       code: "origin_not_allowed",
       when: "The request comes from a browser origin the environment's `allowedOrigins` does not list. Nothing is done.",
@@ -56,8 +71,14 @@ export function commonErrorCases(r: Route): ErrorCase[] {
   if (r.auth === "session") {
     const account = r.path.includes(":accountId") ? "" : ", or `X-Service-Account-ID` is missing";
     cases.push({ code: "unauthorized", when: `\`X-Service-Account-Session\` is missing or unknown${account}.` });
-    cases.push({ code: "session_revoked", when: "The session was signed out, or revoked by an operator or by the account's session cap." });
-    cases.push({ code: "session_expired", when: "The session went unused for longer than the project's `sessionIdleDays` (180 by default)." });
+    cases.push({
+      code: "session_revoked",
+      when: "The session was signed out, or revoked by an operator or by the account's session cap.",
+    });
+    cases.push({
+      code: "session_expired",
+      when: "The session went unused for longer than the project's `sessionIdleDays` (180 by default).",
+    });
   }
   if (r.auth === "session" || r.auth === "optionalSession") {
     const whose = r.path.includes(":accountId") ? "the path's `accountId`" : "`X-Service-Account-ID`";
@@ -66,12 +87,14 @@ export function commonErrorCases(r: Route): ErrorCase[] {
   }
   if (r.auth === "session") cases.push({ code: "account_deleted", when: "The session's account has been deleted." });
   if (needsTenant(r.auth)) {
-    cases.push({ code: "payment_required", when: "The workspace's subscription is unpaid, or past due for more than 7 days. Data is kept." });
+    cases.push({
+      code: "payment_required",
+      when: "The workspace's subscription is unpaid, or past due for more than 7 days. Data is kept.",
+    });
     cases.push({
       code: "monthly_quota_exceeded",
       when:
-        "The environment has used this month's runtime requests of its plan (`details.used`, " +
-        "`details.limit`).",
+        "The environment has used this month's runtime requests of its plan (`details.used`, " + "`details.limit`).",
     });
     cases.push({
       code: "rate_limited",
@@ -105,9 +128,13 @@ export function commonErrorCases(r: Route): ErrorCase[] {
       });
     }
   }
-  if (r.body && !r.raw) cases.push({ code: "payload_too_large", when: "The whole body is over 1 MiB (refused before it is read)." });
+  if (r.body && !r.raw)
+    cases.push({ code: "payload_too_large", when: "The whole body is over 1 MiB (refused before it is read)." });
   if (r.subject) {
-    cases.push({ code: "internal_error", when: "An unexpected failure. The answer carries `details.requestId` for the logs, never a stack trace." });
+    cases.push({
+      code: "internal_error",
+      when: "An unexpected failure. The answer carries `details.requestId` for the logs, never a stack trace.",
+    });
     cases.push({
       code: "service_unavailable",
       when:

@@ -1,4 +1,4 @@
-import { Limits, defaultSyncPolicy as d } from "../common.ts";
+import { defaultSyncPolicy as d, Limits } from "../common.ts";
 
 const n = (x: number) => x.toLocaleString("en-US");
 

@@ -1,6 +1,7 @@
 import type { RouteDocs } from "../route.ts";
 
-const replayGone = "A retry with the `Idempotency-Key` of an earlier answer whose account has since been deleted: no session token of it is handed out again.";
+const replayGone =
+  "A retry with the `Idempotency-Key` of an earlier answer whose account has since been deleted: no session token of it is handed out again.";
 const replayRevoked = "A retry with the `Idempotency-Key` of an earlier answer whose session has since been revoked.";
 
 /** What the identity-provider and transfer-code routes do and guarantee, and the errors only they answer with. */
@@ -13,7 +14,10 @@ export const identityDocs = {
       "identity to that account instead. The raw token and the identity's subject are never stored or logged. Prod keys of a `free` " +
       "workspace are refused before any token is checked; stage keys work on every plan.",
     errorCases: [
-      { code: "provider_not_supported", when: "`provider` is none of `firebase`, `supabase`, `auth0` (`details.field`)." },
+      {
+        code: "provider_not_supported",
+        when: "`provider` is none of `firebase`, `supabase`, `auth0` (`details.field`).",
+      },
       {
         code: "firebase_token_invalid",
         when:
@@ -26,8 +30,14 @@ export const identityDocs = {
           "The token was issued for another project, tenant or audience (likewise `supabase_` and " +
           "`auth0_project_mismatch`).",
       },
-      { code: "auth_bridge_requires_paid_plan", when: "A prod runtime key of a workspace on the `free` plan (`details.environment`, `plan`, `upgradePath`)." },
-      { code: "provider_not_configured", when: "The provider is not set up for this environment (`details.provider`)." },
+      {
+        code: "auth_bridge_requires_paid_plan",
+        when: "A prod runtime key of a workspace on the `free` plan (`details.environment`, `plan`, `upgradePath`).",
+      },
+      {
+        code: "provider_not_configured",
+        when: "The provider is not set up for this environment (`details.provider`).",
+      },
       { code: "provider_not_enabled", when: "The provider is set up but disabled for this environment." },
       {
         code: "account_auth_conflict",
@@ -35,9 +45,15 @@ export const identityDocs = {
           "The identity is linked to another account, or the current account is linked to another identity of " +
           "this provider.",
       },
-      { code: "account_deleted", when: `The identity's account has been deleted, or ${replayGone.charAt(0).toLowerCase()}${replayGone.slice(1)}` },
+      {
+        code: "account_deleted",
+        when: `The identity's account has been deleted, or ${replayGone.charAt(0).toLowerCase()}${replayGone.slice(1)}`,
+      },
       { code: "unauthorized", when: replayRevoked },
-      { code: "rate_limited", when: "This client IP made the project's number of exchanges this minute (30 by default)." },
+      {
+        code: "rate_limited",
+        when: "This client IP made the project's number of exchanges this minute (30 by default).",
+      },
       { code: "service_unavailable", when: "The provider's public key set cannot be fetched." },
     ],
   },
@@ -64,8 +80,10 @@ export const identityDocs = {
       { code: "transfer_code_invalid", when: "The code is unknown, malformed, retired, or of another environment." },
       { code: "transfer_code_expired", when: "The code's lifetime is over: create a new one on the old device." },
       { code: "transfer_code_consumed", when: "The code has already been used." },
-      { code:
-        "account_deleted", when: `The code's account has been deleted since it was issued, or ${replayGone.charAt(0).toLowerCase()}${replayGone.slice(1)}` },
+      {
+        code: "account_deleted",
+        when: `The code's account has been deleted since it was issued, or ${replayGone.charAt(0).toLowerCase()}${replayGone.slice(1)}`,
+      },
       { code: "unauthorized", when: replayRevoked },
       {
         code: "transfer_code_rate_limited",

@@ -6,7 +6,12 @@ export const runtimeDocs = {
     description:
       "Answers `{ok: true}` while the gateway runs, with no credentials and counted in no quota: for load balancers and uptime checks. " +
       "It does not ask the services or the store (`/readyz` does).",
-    errorCases: [{ code: "invalid_request", when: "The Host header cannot name a host (answered before any route, on every path)." }],
+    errorCases: [
+      {
+        code: "invalid_request",
+        when: "The Host header cannot name a host (answered before any route, on every path).",
+      },
+    ],
   },
   runtimeConfig: {
     description:
@@ -24,14 +29,20 @@ export const runtimeDocs = {
       "A subscription made through Stripe's API names its workspace in `metadata.workspaceId`. Events it does not handle answer " +
       "`{received: false}`. It takes no runtime key and sends no CORS headers.",
     errorCases: [
-      { code: "invalid_signature", when: "`Stripe-Signature` is missing or wrong, or its timestamp is more than 300 seconds away." },
+      {
+        code: "invalid_signature",
+        when: "`Stripe-Signature` is missing or wrong, or its timestamp is more than 300 seconds away.",
+      },
       { code: "invalid_request", when: "The signed body is not a Stripe event (`details.issues`)." },
       { code: "internal_error", when: "The billing store is unavailable: Stripe retries the event later." },
       {
         code: "rate_limited",
         when: "This client IP posted 10 events with a bad signature this minute (`details.scope` `client_ip`); correctly signed events still apply.",
       },
-      { code: "webhook_not_configured", when: "`STRIPE_WEBHOOK_SECRET` is not set on this server, so no event can be verified; the message says what to set." },
+      {
+        code: "webhook_not_configured",
+        when: "`STRIPE_WEBHOOK_SECRET` is not set on this server, so no event can be verified; the message says what to set.",
+      },
     ],
   },
   syncSave: {
@@ -41,19 +52,29 @@ export const runtimeDocs = {
       "stored one. Every answer, accepted or conflict, carries the canonical `save`: the client replaces its local copy with it. Of " +
       "concurrent writers from one base, exactly one is accepted. Anyone with the runtime key can address any save id: make ids unguessable.",
     errorCases: [
-      { code: "invalid_request", when: "`externalUserId` is missing when creating, or differs from the save's (it never changes)." },
-      { code: "not_found", when: "`baseVersion` is above 0 and no save has this id, also when it was deleted while this sync ran." },
+      {
+        code: "invalid_request",
+        when: "`externalUserId` is missing when creating, or differs from the save's (it never changes).",
+      },
+      {
+        code: "not_found",
+        when: "`baseVersion` is above 0 and no save has this id, also when it was deleted while this sync ran.",
+      },
       {
         code: "conflict",
         when:
           "`baseVersion` is not the current version, or 0 over an existing save. The body is `status: " +
-          "\"conflict\"` with the canonical `save`.",
+          '"conflict"` with the canonical `save`.',
       },
-      { code: "payload_too_large", when: "`state` is over 262,144 bytes or `metadata` over 16,384, as UTF-8 JSON (`details.field`)." },
+      {
+        code: "payload_too_large",
+        when: "`state` is over 262,144 bytes or `metadata` over 16,384, as UTF-8 JSON (`details.field`).",
+      },
     ],
   },
   getSave: {
-    description: "Loads the canonical save with this id: the same `save` a sync answers with. Saves belong to one environment.",
+    description:
+      "Loads the canonical save with this id: the same `save` a sync answers with. Saves belong to one environment.",
     errorCases: [{ code: "not_found", when: "No save has this id in this environment." }],
   },
   deleteSave: {

@@ -1,6 +1,7 @@
 import type { RouteDocs } from "../route.ts";
 
-const slotArchived = "No active slot has this id but an archived one does (`details.slotId`): an archived slot cannot be changed.";
+const slotArchived =
+  "No active slot has this id but an archived one does (`details.slotId`): an archived slot cannot be changed.";
 const slotDeleted = "No active or archived slot has this id but a deleted one does (`details.slotId`).";
 const slotMissing = "No slot of the account ever had this id.";
 
@@ -18,14 +19,24 @@ export const slotDocs = {
       "or deleted slot's id can be used again. The answer has the slot's fields at the top level and, beside them, `accountId`, `account` " +
       "(the account view after the create), `slot` (the same slot) and `syncPolicy`, so clients that expect either shape work.",
     errorCases: [
-      { code: "payload_too_large", when: "`data` is over 262,144 bytes or `slotInfo` over 16,384, as UTF-8 JSON (`details.field`)." },
+      {
+        code: "payload_too_large",
+        when: "`data` is over 262,144 bytes or `slotInfo` over 16,384, as UTF-8 JSON (`details.field`).",
+      },
       { code: "slot_already_exists", when: "An active slot of the account already has this `slotId`." },
-      { code: "slot_limit_reached", when: "The account already holds its plan's number of active slots (`details.limit`); archive or delete one first." },
-      { code: "slot_archived", when: "A retry with the `Idempotency-Key` of a create whose slot has since been archived." },
+      {
+        code: "slot_limit_reached",
+        when: "The account already holds its plan's number of active slots (`details.limit`); archive or delete one first.",
+      },
+      {
+        code: "slot_archived",
+        when: "A retry with the `Idempotency-Key` of a create whose slot has since been archived.",
+      },
     ],
   },
   getSlot: {
-    description: "Reads the active slot with this id, with its full `data`. Its `version` is what the next sync sends as `baseVersion`.",
+    description:
+      "Reads the active slot with this id, with its full `data`. Its `version` is what the next sync sends as `baseVersion`.",
     errorCases: [{ code: "not_found", when: "No active slot has this id (an archived slot is not read here)." }],
   },
   deleteSlot: {
@@ -43,11 +54,14 @@ export const slotDocs = {
       "`status: \"conflict\"` with the server's slot and what you sent, so the client can merge both and retry from the server's version. " +
       "The version check and the write are one atomic step: of concurrent writers from one base, exactly one is accepted.",
     errorCases: [
-      { code: "payload_too_large", when: "`data` is over 262,144 bytes or `slotInfo` over 16,384, as UTF-8 JSON (`details.field`)." },
+      {
+        code: "payload_too_large",
+        when: "`data` is over 262,144 bytes or `slotInfo` over 16,384, as UTF-8 JSON (`details.field`).",
+      },
       {
         code: "conflict",
         when:
-          "`baseVersion` is not the current version. The body is no error envelope but `status: \"conflict\"` " +
+          '`baseVersion` is not the current version. The body is no error envelope but `status: "conflict"` ' +
           "with the server's `slot` and what you sent.",
       },
       { code: "slot_archived", when: slotArchived },
@@ -68,7 +82,7 @@ export const slotDocs = {
   slotHistory: {
     description:
       "Lists a page of the active slot's restore points, newest first: each kept version with when it was written, its `sizeBytes` (UTF-8 " +
-      "bytes of its `data` as JSON) and its `slotInfo`, so a game can show \"level 12, 2 hours ago\". Pass `next` as `cursor` for the " +
+      'bytes of its `data` as JSON) and its `slotInfo`, so a game can show "level 12, 2 hours ago". Pass `next` as `cursor` for the ' +
       "next, older page. Which versions are kept follows the plan's snapshot rules; a restore keeps both what it replaced and what it restored.",
     errorCases: [
       { code: "not_found", when: "No active slot has this id (archived and deleted slots are not listed)." },
@@ -76,8 +90,14 @@ export const slotDocs = {
     ],
   },
   slotVersion: {
-    description: "Reads one kept restore point of the active slot in full: its `slotInfo` and `data`, and when it was written.",
-    errorCases: [{ code: "not_found", when: "No active slot has this id, or this version is not kept (pruned past the plan's count or retention)." }],
+    description:
+      "Reads one kept restore point of the active slot in full: its `slotInfo` and `data`, and when it was written.",
+    errorCases: [
+      {
+        code: "not_found",
+        when: "No active slot has this id, or this version is not kept (pruned past the plan's count or retention).",
+      },
+    ],
   },
   restoreSlot: {
     description:
@@ -85,7 +105,10 @@ export const slotDocs = {
       "like a sync: history is never rewritten, and the content it replaces stays a restore point, so the restore can itself be undone. " +
       "Another device still on an older version gets the usual 409 on its next sync. An `Idempotency-Key` makes a retry answer as the first.",
     errorCases: [
-      { code: "conflict", when: "`baseVersion` is not the slot's current version: the SlotConflictResponse, whose client side is the restored content." },
+      {
+        code: "conflict",
+        when: "`baseVersion` is not the slot's current version: the SlotConflictResponse, whose client side is the restored content.",
+      },
       { code: "not_found", when: "No active or archived slot has this id, or this version is not kept." },
       { code: "slot_archived", when: slotArchived },
       { code: "slot_deleted", when: slotDeleted },
