@@ -1,6 +1,6 @@
 import { loadPlans } from "../shared/contract/plans.ts";
+import type { Logger } from "../shared/observe/log.ts";
 import type { Env } from "../shared/process/env.ts";
-import type { Logger } from "../shared/process/log.ts";
 import { openBus, openStore } from "../shared/process/open.ts";
 import { serveReadiness } from "../shared/process/readiness.ts";
 import { contextFor } from "../shared/process/service-module.ts";

@@ -2,10 +2,10 @@ import { readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../shared/backup/manifest.ts";
 import type { BackupStatus } from "../shared/contract/operations.ts";
+import type { Logger } from "../shared/observe/log.ts";
+import { metrics } from "../shared/observe/metrics.ts";
 import type { Env } from "../shared/process/env.ts";
-import type { Logger } from "../shared/process/log.ts";
-import { metrics } from "../shared/process/metrics.ts";
-import { makePrivateDir } from "../shared/process/private-files.ts";
+import { makePrivateDir } from "../shared/util/private-files.ts";
 
 const cli = join(import.meta.dir, "..", "cli", "main.ts");
 /** A finished scheduled backup's folder: its name sorts by time. */

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { listenOptions } from "../../services/gateway/listen.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { monoTools } from "../../tests/helpers/tools.ts";
 import { buildIdleGame } from "./build.ts";
 

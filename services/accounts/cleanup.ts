@@ -1,5 +1,5 @@
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
-import { failpoint } from "../../shared/process/failpoint.ts";
+import { failpoint } from "../../shared/observe/failpoint.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import type { Deps } from "./deps.ts";
 import { ensureEnvCount, envReserve } from "./environment-budget.ts";

@@ -3,7 +3,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { perMinuteQuota } from "../../shared/serving/window-counter.ts";
+import { perMinuteQuota } from "../../shared/limits/window-counter.ts";
 import {
   BudgetExceededError,
   DuplicateKeyError,

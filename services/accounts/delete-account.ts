@@ -1,9 +1,9 @@
-import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { DeleteAccountResponse } from "../../shared/contract/accounts.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events, queues } from "../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
+import { dropEverywhere } from "../../shared/revocation/cache-drops.ts";
 import { inRounds, lostRound, updateOrLose } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 

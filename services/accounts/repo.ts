@@ -1,7 +1,7 @@
 import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
 import type { AccountStatus } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 import type { Versioned } from "../../shared/store/versioned.ts";
 import type { AccountUsageDoc } from "./environment-budget.ts";

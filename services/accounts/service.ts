@@ -1,8 +1,8 @@
-import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import { internal, queues } from "../../shared/contract/internal.ts";
 import { overviewEndpoints } from "../../shared/contract/overview.ts";
 import { adminRoutes, contractRoutes as routes } from "../../shared/contract/routes.ts";
 import { defineService } from "../../shared/process/service-module.ts";
+import { watchGateways } from "../../shared/revocation/cache-drops.ts";
 import { openIdempotency, rereadForm } from "../../shared/serving/idempotency.ts";
 import { envelopeForm } from "../../shared/serving/replay-forms.ts";
 import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../../shared/serving/serve.ts";

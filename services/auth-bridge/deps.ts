@@ -1,6 +1,6 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import type { PlanCatalog } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import type { Idempotency } from "../../shared/serving/idempotency.ts";
 import type { KeySets } from "./key-sets.ts";
 import type { Repo } from "./repo.ts";

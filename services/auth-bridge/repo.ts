@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import type { AuthProviderConfig } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { AuthProvider as ProviderName } from "../../shared/contract/identity.ts";
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 /** One provider's settings in one environment: `<envId>:<provider>`. */

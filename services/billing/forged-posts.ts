@@ -1,5 +1,5 @@
 import { type AppError, fail } from "../../shared/contract/errors.ts";
-import { windowCounter } from "../../shared/serving/window-counter.ts";
+import { windowCounter } from "../../shared/limits/window-counter.ts";
 import type { Deps } from "./deps.ts";
 
 /** Deliveries with a bad signature one client IP may post in a minute before it is answered 429. */

@@ -1,6 +1,6 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 /**

@@ -1,8 +1,8 @@
-import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { ResolvedOperator } from "../../shared/contract/operators.ts";
 import type { OperatorRole } from "../../shared/contract/route.ts";
+import { dropEverywhere } from "../../shared/revocation/cache-drops.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId, newOperatorToken } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";

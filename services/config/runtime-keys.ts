@@ -1,9 +1,9 @@
-import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import { SyncPolicy } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import { envIdOf, type Tenant } from "../../shared/contract/tenant.ts";
+import { dropEverywhere } from "../../shared/revocation/cache-drops.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId, newRuntimeKey } from "../../shared/util/ids.ts";
 import type { Deps } from "./deps.ts";

@@ -1,8 +1,8 @@
-import { watchGateways } from "../../shared/bus/cache-drops.ts";
 import { internal } from "../../shared/contract/internal.ts";
 import { defaultPlanOf } from "../../shared/contract/plans.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { defineService } from "../../shared/process/service-module.ts";
+import { watchGateways } from "../../shared/revocation/cache-drops.ts";
 import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";

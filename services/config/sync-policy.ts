@@ -1,7 +1,7 @@
-import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import { type SyncPolicy, SyncPolicy as SyncPolicySchema } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
+import { dropEverywhere } from "../../shared/revocation/cache-drops.ts";
 import { updateInRounds } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 import type { ProjectDoc, SyncPolicyVersionDoc } from "./repo.ts";

@@ -1,8 +1,8 @@
-import { dropEverywhere } from "../../shared/bus/cache-drops.ts";
 import type { BillingStatus, Workspace } from "../../shared/contract/admin.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { events } from "../../shared/contract/internal.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import { dropEverywhere } from "../../shared/revocation/cache-drops.ts";
 import { updateInRounds, writtenOf } from "../../shared/store/versioned.ts";
 import type { Deps } from "./deps.ts";
 import type { WorkspaceDoc } from "./repo.ts";

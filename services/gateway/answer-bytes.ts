@@ -1,5 +1,5 @@
 import { fail } from "../../shared/contract/errors.ts";
-import { metrics } from "../../shared/process/metrics.ts";
+import { metrics } from "../../shared/observe/metrics.ts";
 
 /** An answer this small is never refused for the gateway's total: a read from another account gets through. */
 export const smallAnswerBytes = 65_536;

@@ -6,8 +6,8 @@ import { type BackupStatus, operationsRoutes } from "../../shared/contract/opera
 import { needsTenant, type Route, roleAllows, takesIdempotencyKey } from "../../shared/contract/route.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
-import type { Logger } from "../../shared/process/log.ts";
-import { metrics, metricsContentType, renderMetrics, since } from "../../shared/process/metrics.ts";
+import type { Logger } from "../../shared/observe/log.ts";
+import { metrics, metricsContentType, renderMetrics, since } from "../../shared/observe/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
 import { requestRoute } from "../../shared/serving/call.ts";
 import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";

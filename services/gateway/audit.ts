@@ -5,7 +5,7 @@ import { internal } from "../../shared/contract/internal.ts";
 import type { Route } from "../../shared/contract/route.ts";
 import { adminRoutes } from "../../shared/contract/routes.ts";
 import type { ClientInfo } from "../../shared/contract/tenant.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { callEndpoint, callRoute } from "../../shared/serving/call.ts";
 import type { Reply } from "../../shared/serving/reply.ts";
 import { validate } from "./validate.ts";

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
-import { joinCacheDrops } from "../../shared/bus/cache-drops.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { fail, isAppError } from "../../shared/contract/errors.ts";
 import { events, internal, type ResolvedSession } from "../../shared/contract/internal.ts";
 import type { ResolvedOperator } from "../../shared/contract/operators.ts";
 import type { SessionActor, Tenant } from "../../shared/contract/tenant.ts";
+import { joinCacheDrops } from "../../shared/revocation/cache-drops.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { accountHeader } from "./account-headers.ts";

@@ -1,6 +1,6 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import { internal } from "../../shared/contract/internal.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 
 interface Lease {

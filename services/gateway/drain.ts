@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 
 /**
  * A gateway's stop (SIGTERM): for `ms` it answers `/readyz` with 503 and closes each connection after

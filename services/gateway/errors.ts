@@ -6,7 +6,7 @@ import {
   isAppError,
   isClientErrorCode,
 } from "../../shared/contract/errors.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { markErrorCode } from "./request-log.ts";
 
 /**

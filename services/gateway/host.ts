@@ -1,5 +1,5 @@
 import { fail } from "../../shared/contract/errors.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { errorResponse } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 

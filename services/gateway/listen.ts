@@ -1,5 +1,5 @@
+import type { Logger } from "../../shared/observe/log.ts";
 import type { Env } from "../../shared/process/env.ts";
-import type { Logger } from "../../shared/process/log.ts";
 import type { Gateway } from "./app.ts";
 import { readTlsPair, type TlsFiles, warnIfPlainHttp, watchTlsFiles } from "./tls.ts";
 

@@ -1,5 +1,5 @@
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { openBus, stopOnSignal } from "../../shared/process/open.ts";
 import { startOrExit } from "../../shared/process/standalone.ts";
 import { createGateway } from "./app.ts";

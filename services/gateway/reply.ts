@@ -1,5 +1,5 @@
 import type { Route } from "../../shared/contract/route.ts";
-import { metrics } from "../../shared/process/metrics.ts";
+import { metrics } from "../../shared/observe/metrics.ts";
 import { type Reply, unreachable } from "../../shared/serving/reply.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { jsonHeaders } from "./errors.ts";

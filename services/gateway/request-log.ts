@@ -1,4 +1,4 @@
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 
 /** SAVEPOINT_REQUEST_LOG: a line for every request, for failed ones (status 400 and up) only, or none. */
 export const requestLogModes = ["all", "errors", "off"] as const;

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 
 /** SAVEPOINT_TLS_CERT and SAVEPOINT_TLS_KEY: PEM files, the certificate (with its chain) and its private key. */
 export interface TlsFiles {

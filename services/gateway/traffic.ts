@@ -1,6 +1,6 @@
 import type { Bus } from "../../shared/bus/port.ts";
 import { latencyBoundsMs, noTraffic, overviewEndpoints, type TrafficCounts } from "../../shared/contract/overview.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 
 /** Routes whose answers are syncs: a 409 from them with the server's state is a conflict. */

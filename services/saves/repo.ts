@@ -1,6 +1,6 @@
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { windowCounter } from "../../shared/serving/window-counter.ts";
+import { windowCounter } from "../../shared/limits/window-counter.ts";
 import type { Deps } from "./deps.ts";
 
 /** docs/api-rules.md#transfer-codes: more than 10 failed consumes per client IP per 10 minutes is 429. */

@@ -1,5 +1,5 @@
 import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import type { Idempotency } from "../../shared/serving/idempotency.ts";
 import type { Repo } from "./repo.ts";
 

@@ -1,4 +1,4 @@
-import { type HitDoc, hitIndexes } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 
 export type TransferCodeStatus = "active" | "consumed" | "revoked" | "accountDeleted";

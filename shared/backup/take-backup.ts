@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makePrivateDir } from "../process/private-files.ts";
 import { secretFingerprint } from "../process/secret-fingerprint.ts";
 import { sharedSecrets } from "../process/secrets-file.ts";
+import { makePrivateDir } from "../util/private-files.ts";
 import {
   BackupError,
   type DatabaseEntry,

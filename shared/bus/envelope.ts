@@ -1,5 +1,5 @@
 import { AppError, fail, isAppError } from "../contract/errors.ts";
-import type { Logger } from "../process/log.ts";
+import type { Logger } from "../observe/log.ts";
 import type { RequestHandler, RequestMeta } from "./port.ts";
 
 /** What crosses the wire as a reply. An error carries only its code, message and details. */

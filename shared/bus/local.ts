@@ -1,6 +1,6 @@
 import { fail } from "../contract/errors.ts";
-import type { Logger } from "../process/log.ts";
-import { metrics } from "../process/metrics.ts";
+import type { Logger } from "../observe/log.ts";
+import { metrics } from "../observe/metrics.ts";
 import { runHandler, unwrapEnvelope } from "./envelope.ts";
 import {
   type Bus,

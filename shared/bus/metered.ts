@@ -1,5 +1,5 @@
 import { isAppError } from "../contract/errors.ts";
-import { metrics, since } from "../process/metrics.ts";
+import { metrics, since } from "../observe/metrics.ts";
 import type { Bus } from "./port.ts";
 
 /**

@@ -14,8 +14,8 @@ import {
 } from "nats";
 import { Limits } from "../contract/common.ts";
 import { fail, isAppError } from "../contract/errors.ts";
-import type { Logger } from "../process/log.ts";
-import { metrics } from "../process/metrics.ts";
+import type { Logger } from "../observe/log.ts";
+import { metrics } from "../observe/metrics.ts";
 import { type Envelope, runHandler, unwrapEnvelope } from "./envelope.ts";
 import { createReplies } from "./nats-replies.ts";
 import { decode, decodeRequest, encode, encodeRequest } from "./nats-wire.ts";

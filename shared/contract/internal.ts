@@ -181,7 +181,7 @@ export const internal = {
   ),
 };
 
-/** Cache drops: every live gateway copy confirms each one before its publisher answers (shared/bus/cache-drops.ts). */
+/** Cache drops: every live gateway copy confirms each one before its publisher answers (shared/revocation/cache-drops.ts). */
 export const events = {
   /** A runtime key, project or workspace changed: cached tenants are stale. */
   tenantsChanged: { subject: "events.config.tenants-changed", schema: z.object({ projectId: z.string().optional() }) },

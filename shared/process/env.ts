@@ -78,7 +78,7 @@ export const Env = z
     SAVEPOINT_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
     /** How long a process waits at start for its bus and store to answer before it gives up. */
     SAVEPOINT_START_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
-    /** Read by the logger itself (shared/process/log.ts); checked here so a typo stops start-up. */
+    /** Read by the logger itself (shared/observe/log.ts); checked here so a typo stops start-up. */
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     /** PEM certificate (with its chain) and private key: set both and the gateway serves HTTPS itself (README, TLS). */
     SAVEPOINT_TLS_CERT: optional,

@@ -3,13 +3,13 @@ import { createLocalBus } from "../bus/local.ts";
 import { metered } from "../bus/metered.ts";
 import { createNatsBus } from "../bus/nats.ts";
 import type { Bus } from "../bus/port.ts";
+import type { Logger } from "../observe/log.ts";
 import { createMongoStore } from "../store/mongo.ts";
 import { NotReplicaSetMemberError } from "../store/mongo-replica-set.ts";
 import type { Store } from "../store/port.ts";
 import { migrate } from "../store/schema.ts";
 import { createSqliteStore } from "../store/sqlite.ts";
 import type { Env } from "./env.ts";
-import type { Logger } from "./log.ts";
 
 /**
  * Retries `open` until it succeeds or SAVEPOINT_START_TIMEOUT_MS has passed: in a fresh deployment

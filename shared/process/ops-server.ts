@@ -1,5 +1,5 @@
-import type { Logger } from "./log.ts";
-import { metricsContentType, renderMetrics } from "./metrics.ts";
+import type { Logger } from "../observe/log.ts";
+import { metricsContentType, renderMetrics } from "../observe/metrics.ts";
 
 /**
  * A service's operator port (SAVEPOINT_METRICS_PORT): `/metrics` for Prometheus, `/healthz` (the

@@ -1,8 +1,8 @@
 import type { Bus } from "../bus/port.ts";
 import type { PlanCatalog } from "../contract/plans.ts";
+import type { Logger } from "../observe/log.ts";
 import type { Store } from "../store/port.ts";
 import type { Env } from "./env.ts";
-import type { Logger } from "./log.ts";
 
 /** What every bus service starts from: read from the environment once, by whichever process starts it. */
 export interface ServiceContext {

@@ -2,8 +2,8 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Store } from "../store/port.ts";
 import { randomBase62 } from "../util/ids.ts";
+import { makePrivateDir } from "../util/private-files.ts";
 import type { Env } from "./env.ts";
-import { makePrivateDir } from "./private-files.ts";
 import { checkSecretFingerprint } from "./secret-fingerprint.ts";
 
 type SecretVariable = "SAVEPOINT_TRANSFER_SECRET" | "SAVEPOINT_LINK_SECRET";

@@ -1,7 +1,7 @@
 import type { Bus } from "../bus/port.ts";
+import { createLogger, type Logger } from "../observe/log.ts";
 import type { Store } from "../store/port.ts";
 import { type Env, readEnv } from "./env.ts";
-import { createLogger, type Logger } from "./log.ts";
 import { openBus, openStore, stopOnSignal } from "./open.ts";
 import { serveOps } from "./ops-server.ts";
 import { checkOwnReadiness, serveReadiness } from "./readiness.ts";

@@ -1,7 +1,7 @@
 import type { Bus, RequestHandler } from "../bus/port.ts";
 import { fail, isAppError } from "../contract/errors.ts";
-import { createLogger } from "../process/log.ts";
-import { metrics, since } from "../process/metrics.ts";
+import { createLogger } from "../observe/log.ts";
+import { metrics, since } from "../observe/metrics.ts";
 import { StoreUnavailableError } from "../store/port.ts";
 
 const outcomeOf = (err: unknown) =>

@@ -2,9 +2,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import type { RequestMeta } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
 import type { ClientInfo, SessionActor, Tenant } from "../contract/tenant.ts";
-import { failpoint } from "../process/failpoint.ts";
-import type { Logger } from "../process/log.ts";
-import { metrics } from "../process/metrics.ts";
+import { failpoint } from "../observe/failpoint.ts";
+import type { Logger } from "../observe/log.ts";
+import { metrics } from "../observe/metrics.ts";
 import type { Collection, Store } from "../store/port.ts";
 import { dayAfter, deleteDaysBefore } from "../store/prune-days.ts";
 import { inRounds, insertOrLose, lostRound, updateOrLose } from "../store/versioned.ts";

@@ -1,6 +1,6 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { dirname } from "node:path";
-import { makePrivateDir, makePrivateFile } from "../process/private-files.ts";
+import { makePrivateDir, makePrivateFile } from "../util/private-files.ts";
 import {
   type Collection,
   checkField,

@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { createGateway } from "../../services/gateway/app.ts";
 import { consoleKeys, cookieName } from "../../services/gateway/console/session.ts";
 import type { Bus } from "../../shared/bus/port.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type Answer, call } from "../helpers/api.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createGateway } from "../../services/gateway/app.ts";
 import { cookieName, preCookieName } from "../../services/gateway/console/session.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { adminToken, startEmbedded } from "../helpers/deployments.ts";
 
 // What the console puts in its pages, links, redirects and cookies: only what it chose itself, always

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { type Answer, call } from "../helpers/api.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";

@@ -11,8 +11,8 @@ import { statusOf } from "../../services/gateway/errors.ts";
 import { errorCasesOf, openApiDocument } from "../../services/gateway/openapi.ts";
 import { type Route, route } from "../../shared/contract/route.ts";
 import { allRoutes, contractRoutes } from "../../shared/contract/routes.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import { ErrorCode } from "../../shared/contract/errors.ts";
 import { ReadinessResponse } from "../../shared/contract/operations.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 // The served /openapi.json beyond the route table's API: the operator endpoints, and the error codes.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createAuditLog } from "../../services/config/audit.ts";
 import type { Deps } from "../../services/config/deps.ts";
 import { openRepo } from "../../services/config/repo.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { type Answer, admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";

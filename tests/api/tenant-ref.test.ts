@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { createNatsBus } from "../../shared/bus/nats.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readinessSubject } from "../../shared/process/readiness.ts";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { type BusTap, tapLocalBus, tapNats } from "../helpers/bus-tap.ts";

@@ -1,6 +1,6 @@
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import { contractRoutes } from "../../shared/contract/routes.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { echo } from "./echo-answer.ts";
 
 // The echo behind NATS for G2: the handler gateway-only.ts runs in-process, one bus hop away.

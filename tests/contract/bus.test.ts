@@ -5,7 +5,7 @@ import { createLocalBus } from "../../shared/bus/local.ts";
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus, WorkOptions } from "../../shared/bus/port.ts";
 import { AppError } from "../../shared/contract/errors.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { nats, startNats } from "../helpers/infra.ts";
 
 const log = createLogger({ test: "bus" });

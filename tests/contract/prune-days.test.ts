@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type HitDoc, hitIndexes, windowCounter } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes, windowCounter } from "../../shared/limits/window-counter.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";

@@ -9,7 +9,7 @@ import { contractRoutes } from "../../shared/contract/routes.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
 import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { requestRoute } from "../../shared/serving/call.ts";
 import { host } from "../../shared/serving/host.ts";
 import { conflict, replayed } from "../../shared/serving/reply.ts";

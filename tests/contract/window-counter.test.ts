@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Tenant } from "../../shared/contract/tenant.ts";
-import { type HitDoc, hitIndexes, limitPerMinute, windowCounter } from "../../shared/serving/window-counter.ts";
+import { type HitDoc, hitIndexes, limitPerMinute, windowCounter } from "../../shared/limits/window-counter.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { openStore } from "../../shared/process/open.ts";
 import { mongo, startNats, trackChild, uniqueDb } from "../helpers/infra.ts";
 

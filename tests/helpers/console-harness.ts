@@ -1,8 +1,8 @@
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { startAllInOne } from "../../services/all-in-one.ts";
 import type { Bus } from "../../shared/bus/port.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { adminToken, type Deployment } from "./deployments.ts";
 import { tempDir } from "./infra.ts";
 import { chromiumBin } from "./tools.ts";

@@ -6,8 +6,8 @@ import { type ServiceName as BusServiceName, entryArgs, serviceNames } from "../
 import { createNatsBus } from "../../shared/bus/nats.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { isAppError } from "../../shared/contract/errors.ts";
+import { createLogger, type Logger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger, type Logger } from "../../shared/process/log.ts";
 import { readinessSubject } from "../../shared/process/readiness.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";

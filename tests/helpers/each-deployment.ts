@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from "bun:test";
-import type { Logger } from "../../shared/process/log.ts";
+import type { Logger } from "../../shared/observe/log.ts";
 import { admin, newTenant } from "./api.ts";
 import {
   type Deployment,

@@ -10,8 +10,8 @@ import { CreateAccountRequest } from "../../shared/contract/accounts.ts";
 import type { AppError } from "../../shared/contract/errors.ts";
 import { defaultPlans } from "../../shared/contract/plans.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
+import { redact } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { redact } from "../../shared/process/log.ts";
 import { newRuntimeKey, newSessionToken, randomBase62 } from "../../shared/util/ids.ts";
 
 const thrown = (f: () => unknown) => {

@@ -8,8 +8,8 @@ import { resolveSession } from "../../services/accounts/sessions/resolve-session
 import { maxLiveSessions, openSession } from "../../services/accounts/sessions/sessions.ts";
 import { createLocalBus } from "../../shared/bus/local.ts";
 import { defaultPlans } from "../../shared/contract/plans.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
-import { createLogger } from "../../shared/process/log.ts";
 import { contextFor } from "../../shared/process/service-module.ts";
 import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";

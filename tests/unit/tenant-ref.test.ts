@@ -5,7 +5,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import { defaultProjectSettings } from "../../shared/contract/settings.ts";
 import type { Tenant } from "../../shared/contract/tenant.ts";
 import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 
 const tenant: Tenant = {
   workspaceId: "wsp_u",

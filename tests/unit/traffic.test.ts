@@ -3,7 +3,7 @@ import { quantileMs } from "../../services/config/overview.ts";
 import { createTraffic } from "../../services/gateway/traffic.ts";
 import type { Bus } from "../../shared/bus/port.ts";
 import { latencyBoundsMs } from "../../shared/contract/overview.ts";
-import { createLogger } from "../../shared/process/log.ts";
+import { createLogger } from "../../shared/observe/log.ts";
 
 /** A bus that keeps each traffic report, or refuses while `down`. */
 function recordingBus() {

@@ -1,7 +1,7 @@
-import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import type { AdminAccountResponse } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { type AccountStatus, events, internal } from "../../../shared/contract/internal.ts";
+import { dropEverywhere } from "../../../shared/revocation/cache-drops.ts";
 import { callEndpoint } from "../../../shared/serving/call.ts";
 import type { Deps } from "../deps.ts";
 import type { AccountDoc, SessionDoc } from "../repo.ts";

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { DeadLetter } from "../../../shared/contract/admin.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { queues } from "../../../shared/contract/internal.ts";
-import { redact } from "../../../shared/process/log.ts";
+import { redact } from "../../../shared/observe/log.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import type { Deps } from "../deps.ts";
 import type { DeadLetterDoc } from "../repo.ts";

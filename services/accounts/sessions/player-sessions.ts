@@ -1,9 +1,9 @@
-import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import { fail } from "../../../shared/contract/errors.ts";
 import { events } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { SessionListResponse, SignOutResponse } from "../../../shared/contract/sessions.ts";
+import { dropEverywhere } from "../../../shared/revocation/cache-drops.ts";
 import type { Deps } from "../deps.ts";
 import { isLive, revokedPruneDay } from "./sessions.ts";
 

@@ -1,5 +1,5 @@
-import { dropEverywhere } from "../../../shared/bus/cache-drops.ts";
 import { events } from "../../../shared/contract/internal.ts";
+import { dropEverywhere } from "../../../shared/revocation/cache-drops.ts";
 import { dayAfter } from "../../../shared/store/prune-days.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId, newSessionToken } from "../../../shared/util/ids.ts";

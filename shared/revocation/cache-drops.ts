@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import type { Bus } from "../bus/port.ts";
 import { fail } from "../contract/errors.ts";
-import { metrics, since } from "../process/metrics.ts";
-import type { Bus } from "./port.ts";
+import { metrics, since } from "../observe/metrics.ts";
 
 /**
  * README, Lifecycle (Revocation): how a revoke (a session, a runtime key, an account's or a tenant's change) is
