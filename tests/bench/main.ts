@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { buildFerretdb } from "../../scripts/build-ferretdb.ts";
 import { ensureNats } from "../../scripts/ensure-test-tools.ts";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
-import { adminToken, startDistributed } from "../helpers/deployments.ts";
-import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
+import { startDistributed } from "../helpers/deployments.ts";
+import { startNats, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 import { admittedThroughGateways } from "./limits.ts";
 import { type Measured, measure, rssMiB } from "./load.ts";
+import { startServer } from "./server-process.ts";
+import { bare, conflicts, countAccepted, reads, registers, syncs, tenant, type Worker } from "./workloads.ts";
 
 /**
  * `bun run bench`: every row of issue 11's targets in one run. Each comparison is interleaved (A, B,
@@ -16,7 +18,8 @@ import { type Measured, measure, rssMiB } from "./load.ts";
  * is one; single-process servers are pinned to core 1. Server CPU per request is read from
  * /proc/<pid>/stat. Prints the table and writes tests/bench/results/latest.json (or into BENCH_OUT).
  * BENCH_SMOKE=1 runs everything briefly (CI checks that every row is printed); timing never fails
- * anything.
+ * anything. The saves sent are a game's (workloads.ts, game-save.ts): each differs from the last and
+ * keeps its size; the same save sent again and again is row G3i of its own.
  */
 const smoke = process.env.BENCH_SMOKE === "1";
 const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 0.5 : 5));
@@ -69,33 +72,12 @@ async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-const kib = (n: number) => ({ blob: "x".repeat(n * 1024 - 12) });
+const kib = (n: number) => n * 1024;
 
 // ---- processes ---------------------------------------------------------------------------------
 
-async function server(script: string, env: Record<string, string>, pin: "server" | "all" = "server") {
-  const port = freePort();
-  const proc = Bun.spawn([...cores(pin), process.execPath, join(root, script)], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: "error",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      SAVEPOINT_DATA_DIR: tempDir("bench"),
-      SAVEPOINT_ADMIN_TOKEN: adminToken,
-      SAVEPOINT_TRUSTED_PROXIES: "127.0.0.1",
-      SAVEPOINT_BUS_TIMEOUT_MS: busTimeoutMs,
-      NATS_URL: "",
-      MONGODB_URL: "",
-      ...env,
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  trackChild(proc);
-  await waitForPort(port, startTimeoutMs, script);
-  return { base: `http://127.0.0.1:${port}`, pids: [proc.pid], stop: () => proc.kill() };
-}
+const server = (script: string, env: Record<string, string>, pin: "server" | "all" = "server") =>
+  startServer(root, script, env, { pin: cores(pin), startTimeoutMs, busTimeoutMs });
 
 async function raw(kind: string, extra: string[] = []): Promise<{ rps: number; cpuPerOp: number }> {
   const proc = Bun.spawn(
@@ -112,119 +94,7 @@ async function raw(kind: string, extra: string[] = []): Promise<{ rps: number; c
 
 // ---- workloads -----------------------------------------------------------------------------------
 
-const json = (key: string, session?: string) => ({
-  authorization: `Bearer ${key}`,
-  "content-type": "application/json",
-  ...(session ? { "x-service-account-session": session } : {}),
-});
-
-/** A tenant's runtime key; `sessionRequestsPerMinute` is set far out of the way unless a row measures it. */
-async function tenant(base: string, sessionRequestsPerMinute = 1_000_000_000): Promise<string> {
-  // A failed set-up step stops the run naming it: every measurement after it would be of errors.
-  const admin = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: json(adminToken), body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`bench set-up: ${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as any;
-  };
-  const ws = await admin("POST", "/admin/v1/workspaces", { name: "bench", plan: "self_hosted" });
-  const project = await admin("POST", `/admin/v1/workspaces/${ws.workspaceId}/projects`, { name: "bench" });
-  // Load clients are sessions far busier than any device (and the slot-sync setup creates accounts from one address).
-  const rateLimits = { sessionRequestsPerMinute, accountCreationsPerIpPerMinute: 1_000_000 };
-  await admin("PUT", `/admin/v1/projects/${project.projectId}/settings`, { rateLimits });
-  return (await admin("POST", `/admin/v1/projects/${project.projectId}/environments/stage/runtime-keys`, {}))
-    .runtimeKey;
-}
-
-/** A worker per client, each with its own account and slot. `staleEvery`: every n-th write is from a stale base. */
-function syncs(base: string, key: string, data: object, staleEvery = 0) {
-  let made = 0;
-  return async () => {
-    const slotId = `s${++made}`;
-    const created = (await (
-      await fetch(`${base}/api/v1/accounts`, {
-        method: "POST",
-        headers: json(key),
-        body: JSON.stringify({ slot: { slotId, data } }),
-      })
-    ).json()) as any;
-    const url = `${base}/api/v1/accounts/${created.accountId}/slots/${slotId}/sync`;
-    const headers = json(key, created.accountSessionToken);
-    let version = 1;
-    let n = 0;
-    return async () => {
-      const stale = staleEvery > 0 && ++n % staleEvery === 0;
-      // A base ahead of the server's version is as stale as one behind it: 409 with the server's state.
-      const res = await fetch(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ baseVersion: stale ? version + 1_000_000 : version, data }),
-      });
-      const answer = (await res.json()) as { version?: number };
-      if (res.status === 200) version = answer.version!;
-      return res.status === 200 || (stale && res.status === 409);
-    };
-  };
-}
-
-/** Every write from a stale base: each answer is the 409 with the server's state. */
-const conflicts = (base: string, key: string, data: object) => syncs(base, key, data, 1);
-
-/** Every `staleEvery`-th write of a client is a stale one; only the accepted ones are counted. */
-function countAccepted(base: string, key: string, data: object, staleEvery: number, accepted: { n: number }) {
-  const make = syncs(base, key, data, 0);
-  const makeStale = conflicts(base, key, data);
-  return async () => {
-    const send = await make();
-    let i = 0;
-    const staleSend = await makeStale();
-    return async () => {
-      if (staleEvery > 0 && ++i % staleEvery === 0) return staleSend();
-      const ok = await send();
-      if (ok) accepted.n++;
-      return ok;
-    };
-  };
-}
-
-function reads(base: string, key: string) {
-  const make = async () => {
-    const created = (await (
-      await fetch(`${base}/api/v1/accounts`, {
-        method: "POST",
-        headers: json(key),
-        body: JSON.stringify({ slot: { slotId: "r", data: kib(10) } }),
-      })
-    ).json()) as any;
-    const url = `${base}/api/v1/accounts/${created.accountId}/slots/r`;
-    const headers = json(key, created.accountSessionToken);
-    return async () => {
-      const res = await fetch(url, { headers });
-      await res.arrayBuffer();
-      return res.status === 200;
-    };
-  };
-  return make;
-}
-
-// New players come from many addresses: each registration names its own client (the server trusts
-// the loopback proxy), so the per-IP limit counts as it would in production.
-let clientIp = 0;
-const registers = (base: string, key: string) => async () => async () => {
-  const n = ++clientIp;
-  const headers = { ...json(key), "x-forwarded-for": `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` };
-  return (await fetch(`${base}/api/v1/accounts`, { method: "POST", headers, body: "{}" })).status === 201;
-};
-
-const bare = (base: string, data: object) => async () => async () =>
-  (
-    await fetch(`${base}/`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ baseVersion: 1, data }),
-    })
-  ).ok;
-
-async function warm(pids: number[], make: () => Promise<() => Promise<boolean>>) {
+async function warm(pids: number[], make: Worker) {
   if (warmup > 0) await measure(pids, clients, warmup, make);
 }
 
@@ -412,8 +282,18 @@ console.log(
     acceptedPerSecondClean: clean,
   });
 
+  // The same save every write: the server keeps no second identical snapshot, so this is the cheap case,
+  // measured apart from the game-like rows above instead of standing in for them.
+  const [same, changing] = await interleave(
+    () => measure(s.pids, clients, seconds, syncs(s.base, key, data, { identical: true })),
+    () => measure(s.pids, clients, seconds, syncs(s.base, key, data)),
+  );
+  const sameRatio = med(same, "rps") / med(changing, "rps");
+  const sameWhat = "identical save (the same 1 KiB every write: not stored again) vs a changing one: throughput";
+  row("G3i", sameWhat, sameRatio, "x", ">= 1.0", sameRatio >= 1.0, { identical: same, changing });
+
   const [gets, selects] = await interleave(
-    () => measure(s.pids, clients, seconds, reads(s.base, key)),
+    () => measure(s.pids, clients, seconds, reads(s.base, key, kib(10))),
     () => raw("sqlite-select"),
   );
   const readRatio = med(gets, "rps") / median(selects.map((r) => r.rps));
@@ -594,7 +474,7 @@ async function ready(metricsPort: number | undefined) {
   });
 
   const [gets, finds] = await interleave(
-    () => measure(pids, clients, seconds, reads(d.base, key)),
+    () => measure(pids, clients, seconds, reads(d.base, key, kib(10))),
     () => raw("mongo-find", [ferret.url, d.db]),
   );
   const readRatio = med(gets, "rps") / median(finds.map((r) => r.rps));
