@@ -8,6 +8,8 @@ import { startNats, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 import { admittedThroughGateways } from "./limits.ts";
 import { type Measured, measure, rssMiB } from "./load.ts";
+import { compareWithBaseline } from "./regression.ts";
+import { withBaselineCheckout } from "./regression-worktree.ts";
 import { startServer } from "./server-process.ts";
 import { bare, conflicts, countAccepted, reads, registers, syncs, tenant, type Worker } from "./workloads.ts";
 
@@ -47,12 +49,22 @@ if (process.env.BENCH_TOOLS_ONLY === "1") {
 }
 
 // The load generator on core 0; children get their own cores explicitly (they would inherit ours).
-if (taskset && !process.env.BENCH_PINNED) {
-  const self = Bun.spawn([taskset, "-c", "0", process.execPath, ...process.argv.slice(1)], {
-    env: { ...process.env, BENCH_PINNED: "1" },
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  process.exit(await self.exited);
+// BENCH_BASELINE: the baseline's checkout is made (and removed, however the run ends) by this first
+// process, and the measuring one is always a child, pinned where it can be.
+const baselineRef = process.env.BENCH_BASELINE;
+if ((taskset || baselineRef) && !process.env.BENCH_PINNED) {
+  const measuring = (env: Record<string, string>) =>
+    Bun.spawn([...(taskset ? [taskset, "-c", "0"] : []), process.execPath, ...process.argv.slice(1)], {
+      env: { ...process.env, BENCH_PINNED: "1", ...env },
+      stdio: ["inherit", "inherit", "inherit"],
+    }).exited;
+  process.exit(
+    baselineRef
+      ? await withBaselineCheckout(root, baselineRef, (dir, commit) =>
+          measuring({ BENCH_BASELINE_DIR: dir, BENCH_BASELINE_LABEL: `${baselineRef} (${commit.slice(0, 9)})` }),
+        )
+      : await measuring({}),
+  );
 }
 const cores = (which: "server" | "all") => (taskset ? [taskset, "-c", which === "server" ? "1" : "0-1"] : []);
 
@@ -73,6 +85,23 @@ async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
 }
 
 const kib = (n: number) => n * 1024;
+
+// BENCH_BASELINE: the rows of a game's requests, new against old, instead of the table.
+if (process.env.BENCH_BASELINE_DIR) {
+  await compareWithBaseline({
+    root,
+    baselineDir: process.env.BENCH_BASELINE_DIR,
+    baselineLabel: process.env.BENCH_BASELINE_LABEL ?? "baseline",
+    server: { pin: cores("server"), startTimeoutMs, busTimeoutMs },
+    clients,
+    seconds,
+    warmup,
+    rounds,
+    out: process.env.BENCH_OUT ?? join(import.meta.dir, "results"),
+    onServerCore,
+  });
+  process.exit(0);
+}
 
 // ---- processes ---------------------------------------------------------------------------------
 

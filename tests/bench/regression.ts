@@ -1,0 +1,189 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { startFerretOnPostgres } from "../helpers/cluster.ts";
+import { startNats } from "../helpers/infra.ts";
+import { type Measured, measure } from "./load.ts";
+import { type Comparison, compare, formatComparison } from "./regression-verdict.ts";
+import { type ServerOptions, startServer } from "./server-process.ts";
+import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workloads.ts";
+
+/**
+ * BENCH_BASELINE=<git ref>: the current server against the one of a baseline commit, row by row. Both
+ * servers run at once (on the server core, one idle while the other is loaded), each started as
+ * `bun services/main.ts` from its own checkout with only environment variables, so an old commit starts
+ * the same way; the load is this checkout's, the same requests to both. Each row is measured
+ * BENCH_ROUNDS times a side, interleaved (new, old, new, old, ...), after BENCH_WARMUP seconds of
+ * that row's load on each. CPU per request is the server process's own (from /proc/<pid>/stat).
+ */
+export interface RegressionSettings {
+  root: string;
+  baselineDir: string;
+  baselineLabel: string;
+  server: ServerOptions;
+  clients: number;
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  out: string;
+  /** Runs `start` with what it spawns on the server core (NATS, FerretDB). */
+  onServerCore: <T>(start: () => Promise<T>) => Promise<T>;
+}
+
+interface Load {
+  id: string;
+  what: string;
+  make: (base: string, key: string) => Worker;
+}
+
+const kib = (n: number) => n * 1024;
+const embeddedLoads: Load[] = [
+  { id: "save-1k", what: "save, 1 KiB game state changing every write", make: (b, k) => syncs(b, k, kib(1)) },
+  { id: "save-10k", what: "save, 10 KiB game state changing every write", make: (b, k) => syncs(b, k, kib(10)) },
+  { id: "load-1k", what: "load a 1 KiB slot", make: (b, k) => reads(b, k, kib(1)) },
+  { id: "load-10k", what: "load a 10 KiB slot", make: (b, k) => reads(b, k, kib(10)) },
+  {
+    id: "conflict-1k",
+    what: "conflict: a stale 1 KiB save, 409 with the server's",
+    make: (b, k) => conflicts(b, k, kib(1)),
+  },
+  {
+    id: "identical-1k",
+    what: "identical save: the same 1 KiB every write (not stored again)",
+    make: (b, k) => syncs(b, k, kib(1), { identical: true }),
+  },
+  { id: "register", what: "account creation", make: (b, k) => registers(b, k) },
+];
+const distributedLoads: Load[] = [
+  { id: "nats-save-1k", what: "save 1 KiB, services/main.ts on NATS + FerretDB", make: (b, k) => syncs(b, k, kib(1)) },
+  { id: "nats-load-1k", what: "load 1 KiB, services/main.ts on NATS + FerretDB", make: (b, k) => reads(b, k, kib(1)) },
+];
+
+interface Result {
+  id: string;
+  what: string;
+  throughput: Comparison;
+  cpu: Comparison;
+  newer: Measured[];
+  older: Measured[];
+}
+
+export async function compareWithBaseline(s: RegressionSettings): Promise<void> {
+  const results: Result[] = [];
+  const skipped: Record<string, string> = {};
+  console.log(
+    `bench against baseline ${s.baselineLabel}: ${s.clients} clients, ${s.seconds} s per measurement, ${s.rounds} interleaved rounds a side, ${s.warmup} s warm-up per row and server\n`,
+  );
+
+  const side = async (root: string, env: Record<string, string>) => {
+    const server = await startServer(root, "services/main.ts", env, s.server);
+    return { server, key: await tenant(server.base) };
+  };
+
+  const run = async (loads: Load[], newer: Awaited<ReturnType<typeof side>>, older: typeof newer) => {
+    for (const load of loads) {
+      const one = (x: typeof newer, seconds: number) =>
+        measure(x.server.pids, s.clients, seconds, load.make(x.server.base, x.key));
+      if (s.warmup > 0) {
+        await one(newer, s.warmup);
+        await one(older, s.warmup);
+      }
+      const ns: Measured[] = [];
+      const os: Measured[] = [];
+      for (let i = 0; i < s.rounds; i++) {
+        ns.push(await one(newer, s.seconds));
+        os.push(await one(older, s.seconds));
+      }
+      const r: Result = {
+        id: load.id,
+        what: load.what,
+        throughput: compare(
+          ns.map((m) => m.rps),
+          os.map((m) => m.rps),
+          "higher",
+        ),
+        cpu: compare(
+          ns.map((m) => m.cpuPerRequest),
+          os.map((m) => m.cpuPerRequest),
+          "lower",
+        ),
+        newer: ns,
+        older: os,
+      };
+      results.push(r);
+      const errors = [...ns, ...os].reduce((n, m) => n + m.errors, 0);
+      console.log(`${r.id.padEnd(13)} ${r.what}${errors > 0 ? `  (${errors} requests failed)` : ""}`);
+      console.log(`              ${formatComparison(r.throughput, "throughput")}`);
+      console.log(`              ${formatComparison(r.cpu, "cpu")}`);
+    }
+  };
+
+  const stops: (() => unknown)[] = [];
+  try {
+    const newer = await side(s.root, {});
+    stops.push(newer.server.stop);
+    const older = await side(s.baselineDir, {});
+    stops.push(older.server.stop);
+    await run(embeddedLoads, newer, older);
+    newer.server.stop();
+    older.server.stop();
+
+    // The distributed path where an old commit can run it too: the all-in-one process on NATS and
+    // FerretDB (each side its own NATS, so neither serves the other's requests; one FerretDB, two databases).
+    try {
+      const ferret = await s.onServerCore(() => startFerretOnPostgres());
+      stops.push(ferret.stop);
+      const natsNew = await s.onServerCore(() => startNats());
+      const natsOld = await s.onServerCore(() => startNats());
+      stops.push(natsNew.stop, natsOld.stop);
+      const db = (label: string) => `bench_${label}_${crypto.randomUUID().slice(0, 8)}`;
+      // Keys a distributed process requires (newer commits refuse to start without them); older ones ignore them.
+      const secrets = { SAVEPOINT_TRANSFER_SECRET: "t".repeat(43), SAVEPOINT_LINK_SECRET: "l".repeat(43) };
+      const env = (nats: string, label: string) => ({
+        NATS_URL: nats,
+        MONGODB_URL: ferret.url,
+        MONGODB_DB: db(label),
+        ...secrets,
+      });
+      let dNew: Awaited<ReturnType<typeof side>> | undefined;
+      let dOld: typeof dNew;
+      try {
+        dNew = await side(s.root, env(natsNew.url, "new"));
+        stops.push(dNew.server.stop);
+        dOld = await side(s.baselineDir, env(natsOld.url, "old"));
+        stops.push(dOld.server.stop);
+      } catch (e) {
+        for (const l of distributedLoads) skipped[l.id] = (e as Error).message;
+      }
+      if (dNew && dOld) await run(distributedLoads, dNew, dOld);
+    } catch (e) {
+      for (const l of distributedLoads) skipped[l.id] ??= (e as Error).message;
+    }
+    for (const [id, why] of Object.entries(skipped)) console.log(`${id.padEnd(13)} not measured: ${why}`);
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+
+  const slower = results.filter((r) => r.throughput.verdict === "worse" || r.cpu.verdict === "worse");
+  console.log(
+    slower.length === 0
+      ? "\nno row is worse than the baseline beyond noise"
+      : `\nworse than the baseline beyond noise: ${slower.map((r) => r.id).join(", ")}`,
+  );
+  mkdirSync(s.out, { recursive: true });
+  const file = join(s.out, "baseline.json");
+  await Bun.write(
+    file,
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        baseline: s.baselineLabel,
+        settings: { clients: s.clients, seconds: s.seconds, warmup: s.warmup, rounds: s.rounds },
+        rows: Object.fromEntries(results.map(({ id, ...rest }) => [id, rest])),
+        skipped,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`written to ${file}`);
+}
