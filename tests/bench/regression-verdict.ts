@@ -57,6 +57,7 @@ export function compare(newer: number[], older: number[], better: Better): Compa
 /** The words a row ends with; a regression is in capitals so it cannot be missed. */
 export function verdictText(c: Comparison, measure: "throughput" | "cpu"): string {
   const worse = measure === "throughput" ? "SLOWER than baseline" : "MORE CPU than baseline";
+  const unsure = measure === "throughput" ? "slower than baseline" : "more CPU than baseline";
   const better = measure === "throughput" ? "faster than baseline" : "less CPU than baseline";
   switch (c.verdict) {
     case "worse":
@@ -64,7 +65,7 @@ export function verdictText(c: Comparison, measure: "throughput" | "cpu"): strin
     case "better":
       return `${better} beyond noise`;
     case "worse, no noise estimate":
-      return `${worse.toLowerCase()}? (1 round: no noise estimate)`;
+      return `${unsure}? (1 round: no noise estimate)`;
     case "better, no noise estimate":
       return `${better}? (1 round: no noise estimate)`;
     default:

@@ -140,7 +140,8 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
       const secrets = { SAVEPOINT_TRANSFER_SECRET: "t".repeat(43), SAVEPOINT_LINK_SECRET: "l".repeat(43) };
       const env = (nats: string, label: string) => ({
         NATS_URL: nats,
-        MONGODB_URL: ferret.url,
+        // A small pool a side: the PostgreSQL behind FerretDB is shared, and its connections run out first.
+        MONGODB_URL: `${ferret.url}?maxPoolSize=8`,
         MONGODB_DB: db(label),
         ...secrets,
       });
@@ -177,6 +178,7 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
       {
         at: new Date().toISOString(),
         baseline: s.baselineLabel,
+        checkout: s.baselineDir,
         settings: { clients: s.clients, seconds: s.seconds, warmup: s.warmup, rounds: s.rounds },
         rows: Object.fromEntries(results.map(({ id, ...rest }) => [id, rest])),
         skipped,

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/infra.ts";
 
@@ -72,6 +73,66 @@ test(
       expect(Object.keys(r.raw).length).toBeGreaterThan(0);
     }
     expect(Object.keys(latest.absolute)).toHaveLength(3);
+  },
+  smokeDeadlineMs + 30_000,
+);
+
+/** BENCH_BASELINE's rows (tests/bench/regression.ts): the embedded ones and the all-in-one on NATS + FerretDB. */
+const baselineIds = [
+  "save-1k",
+  "save-10k",
+  "load-1k",
+  "load-10k",
+  "conflict-1k",
+  "identical-1k",
+  "register",
+  "nats-save-1k",
+  "nats-load-1k",
+];
+
+test(
+  "the smoke run against a baseline commit prints new/old for every row and removes the baseline's checkout",
+  async () => {
+    const out = tempDir("bench-baseline-out");
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "bench", "main.ts")], {
+      // HEAD: a commit that surely starts here; what is compared is how, not how fast.
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_BASELINE: "HEAD", BENCH_OUT: out },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const printed = { stdout: "", stderr: "" };
+    const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof printed) => {
+      for await (const chunk of stream) printed[key] += new TextDecoder().decode(chunk);
+    };
+    const pumped = Promise.all([pump(proc.stdout, "stdout"), pump(proc.stderr, "stderr")]);
+    const late = setTimeout(() => proc.kill("SIGKILL"), smokeDeadlineMs);
+    const code = await proc.exited;
+    clearTimeout(late);
+    await Promise.race([pumped, Bun.sleep(2_000)]);
+    const { stdout, stderr } = printed;
+    const output = `exit code ${code}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+    expect(code, output).toBe(0);
+    const checkout = /against baseline HEAD \(([0-9a-f]{9})\)/.exec(stdout);
+    expect(checkout, output).not.toBeNull();
+    for (const id of baselineIds) {
+      expect(stdout, output).toMatch(
+        new RegExp(
+          `^${id}\\s.*\\n\\s+throughput\\s+new/old\\s+\\d+\\.\\d\\dx\\s.*\\n\\s+CPU/request\\s+new/old\\s+\\d+\\.\\d\\dx`,
+          "m",
+        ),
+      );
+    }
+    const result = (await Bun.file(join(out, "baseline.json")).json()) as {
+      checkout: string;
+      rows: Record<string, { throughput: { ratio: number }; cpu: { ratio: number } }>;
+    };
+    expect(Object.keys(result.rows).sort()).toEqual([...baselineIds].sort());
+    for (const id of baselineIds) expect(Number.isFinite(result.rows[id]!.throughput.ratio)).toBe(true);
+    // Its checkout is gone, from the disk and from git's list of worktrees.
+    expect(result.checkout).toContain("savepoint-bench-baseline-");
+    expect(existsSync(result.checkout)).toBe(false);
+    const worktrees = Bun.spawnSync(["git", "worktree", "list"], { cwd: import.meta.dir }).stdout.toString();
+    expect(worktrees).not.toContain(result.checkout);
   },
   smokeDeadlineMs + 30_000,
 );

@@ -62,3 +62,9 @@ test("a game's save changes every write and stays its size (1 KiB and 10 KiB)", 
   // Seeded: two servers compared are sent the same saves.
   expect(JSON.stringify(gameSave(1024, 5).next())).toBe(JSON.stringify(gameSave(1024, 5).next()));
 });
+
+test("one round of CPU: the unsure verdict keeps CPU in capitals and has a question mark", () => {
+  expect(verdictText(compare([0.0003], [0.0002], "lower"), "cpu")).toBe(
+    "more CPU than baseline? (1 round: no noise estimate)",
+  );
+});
