@@ -1,9 +1,10 @@
 /**
  * How a row of a baseline comparison (BENCH_BASELINE) reads: the ratio of the two medians, the noise of
  * the run (each side's rounds, min..max and their spread relative to the median) and a verdict. A change
- * is beyond noise only when the ranges do not overlap: every interleaved round of one side was worse than
- * every round of the other (with 3 rounds a side, 1 chance in 20 when nothing changed). One round a side
- * gives no noise estimate, and the verdict says so instead of calling any difference real.
+ * is beyond noise only when both hold: the ranges do not overlap (every interleaved round of one side was
+ * worse than every round of the other: with 3 rounds a side, 1 chance in 20 when nothing changed), and
+ * the ratio is further from 1 than the noise (a run whose rounds wander by 30% does not call 10% real).
+ * One round a side gives no noise estimate, and the verdict says so instead of calling any difference real.
  */
 export type Better = "higher" | "lower";
 
@@ -17,7 +18,14 @@ export interface Spread {
 
 export function spread(xs: number[]): Spread {
   const sorted = [...xs].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  const mid = sorted.length / 2;
+  // Of an even count, the mean of the middle two: with 2 rounds a side, not the better of them.
+  const median =
+    sorted.length === 0
+      ? Number.NaN
+      : sorted.length % 2 === 1
+        ? sorted[Math.floor(mid)]!
+        : (sorted[mid - 1]! + sorted[mid]!) / 2;
   const min = sorted[0] ?? Number.NaN;
   const max = sorted[sorted.length - 1] ?? Number.NaN;
   return { median, min, max, relative: (max - min) / median };
@@ -47,9 +55,9 @@ export function compare(newer: number[], older: number[], better: Better): Compa
   if (!estimated) {
     verdict = ratio === 1 ? "within noise" : worseDirection ? "worse, no noise estimate" : "better, no noise estimate";
   } else {
-    const newerWorse = better === "higher" ? n.max < o.min : n.min > o.max;
-    const newerBetter = better === "higher" ? n.min > o.max : n.max < o.min;
-    verdict = newerWorse ? "worse" : newerBetter ? "better" : "within noise";
+    const apart = better === "higher" ? n.max < o.min || n.min > o.max : n.min > o.max || n.max < o.min;
+    const beyond = apart && Math.abs(ratio - 1) > noise;
+    verdict = !beyond ? "within noise" : worseDirection ? "worse" : "better";
   }
   return { ratio, newer: n, older: o, noise, estimated, verdict };
 }

@@ -171,7 +171,7 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
       : `\nworse than the baseline beyond noise: ${slower.map((r) => r.id).join(", ")}`,
   );
   mkdirSync(s.out, { recursive: true });
-  const file = join(s.out, "baseline.json");
+  const file = join(s.out, "vs-baseline.json");
   await Bun.write(
     file,
     JSON.stringify(

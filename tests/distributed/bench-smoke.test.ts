@@ -122,7 +122,7 @@ test(
         ),
       );
     }
-    const result = (await Bun.file(join(out, "baseline.json")).json()) as {
+    const result = (await Bun.file(join(out, "vs-baseline.json")).json()) as {
       checkout: string;
       rows: Record<string, { throughput: { ratio: number }; cpu: { ratio: number } }>;
     };

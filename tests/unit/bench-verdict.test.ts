@@ -24,11 +24,23 @@ test("throughput: overlapping rounds are within noise, even with a lower median"
   expect(formatComparison(c, "throughput")).toMatch(/noise 9%\s+within noise$/);
 });
 
+test("rounds apart but a ratio nearer 1 than the noise are within noise (a wandering machine is not a regression)", () => {
+  // New 60..62 against old 63..90: apart, 0.80x, but the old side alone wandered by 36%.
+  const c = compare([60, 62], [63, 90], "higher");
+  expect(c.ratio).toBeCloseTo(61 / 76.5);
+  expect(c.noise).toBeCloseTo(27 / 76.5);
+  expect(c.verdict).toBe("within noise");
+});
+
+test("of two rounds the median is their mean, not the better one", () => {
+  expect(spread([434, 504]).median).toBe(469);
+});
+
 test("CPU per request: lower is better, so every new round above every old one is more CPU beyond noise", () => {
   const worse = compare([0.0003, 0.00031], [0.0002, 0.00021], "lower");
   expect(worse.verdict).toBe("worse");
   expect(verdictText(worse, "cpu")).toBe("MORE CPU than baseline beyond noise");
-  expect(formatComparison(worse, "cpu")).toContain("new 310 us (300..310)  old 210 us (200..210)");
+  expect(formatComparison(worse, "cpu")).toContain("new 305 us (300..310)  old 205 us (200..210)");
   const better = compare([0.0001, 0.00011], [0.0002, 0.00021], "lower");
   expect(verdictText(better, "cpu")).toBe("less CPU than baseline beyond noise");
 });
