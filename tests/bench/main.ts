@@ -21,7 +21,8 @@ import { bare, conflicts, countAccepted, reads, registers, syncs, tenant, type W
  * /proc/<pid>/stat. Prints the table and writes tests/bench/results/latest.json (or into BENCH_OUT).
  * BENCH_SMOKE=1 runs everything briefly (CI checks that every row is printed); timing never fails
  * anything. The saves sent are a game's (workloads.ts, game-save.ts): each differs from the last and
- * keeps its size; the same save sent again and again is row G3i of its own.
+ * keeps its size; the same save sent again and again is row G3i of its own. BENCH_BASELINE=<git ref>
+ * measures this checkout's server against that commit's instead (regression.ts).
  */
 const smoke = process.env.BENCH_SMOKE === "1";
 const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 0.5 : 5));
