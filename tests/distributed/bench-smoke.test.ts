@@ -35,29 +35,35 @@ const ids = [
   "C2",
 ];
 
+/** Runs the bench with `env` (BENCH_SMOKE=1, BENCH_OUT set), its output read as it comes. */
+async function smokeRun(env: Record<string, string>) {
+  const out = tempDir("bench-out");
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "bench", "main.ts")], {
+    env: { ...process.env, BENCH_SMOKE: "1", BENCH_OUT: out, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  // Read as it comes, so a run that has to be stopped still shows how far it got.
+  const printed = { stdout: "", stderr: "" };
+  const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof printed) => {
+    for await (const chunk of stream) printed[key] += new TextDecoder().decode(chunk);
+  };
+  const pumped = Promise.all([pump(proc.stdout, "stdout"), pump(proc.stderr, "stderr")]);
+  // Stopped here, before bun's own timeout would end the test without a word.
+  const late = setTimeout(() => proc.kill("SIGKILL"), smokeDeadlineMs);
+  const code = await proc.exited;
+  clearTimeout(late);
+  await Promise.race([pumped, Bun.sleep(2_000)]);
+  const { stdout, stderr } = printed;
+  // A failure names its cause: the run's own output, both streams, is in the assertion's message.
+  const output = `exit code ${code}${proc.signalCode === "SIGKILL" ? ` (stopped after ${smokeDeadlineMs / 1000} s)` : ""}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+  return { out, code, stdout, output };
+}
+
 test(
   "the benchmark's smoke run prints and records every row",
   async () => {
-    const out = tempDir("bench-out");
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "bench", "main.ts")], {
-      env: { ...process.env, BENCH_SMOKE: "1", BENCH_OUT: out },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    // Read as it comes, so a run that has to be stopped still shows how far it got.
-    const printed = { stdout: "", stderr: "" };
-    const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof printed) => {
-      for await (const chunk of stream) printed[key] += new TextDecoder().decode(chunk);
-    };
-    const pumped = Promise.all([pump(proc.stdout, "stdout"), pump(proc.stderr, "stderr")]);
-    // Stopped here, before bun's own timeout would end the test without a word.
-    const late = setTimeout(() => proc.kill("SIGKILL"), smokeDeadlineMs);
-    const code = await proc.exited;
-    clearTimeout(late);
-    await Promise.race([pumped, Bun.sleep(2_000)]);
-    const { stdout, stderr } = printed;
-    // A failure names its cause: the run's own output, both streams, is in the assertion's message.
-    const output = `exit code ${code}${proc.signalCode === "SIGKILL" ? ` (stopped after ${smokeDeadlineMs / 1000} s)` : ""}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+    const { out, code, stdout, output } = await smokeRun({});
     expect(code, output).toBe(0);
     for (const id of ids) expect(stdout, output).toMatch(new RegExp(`^${id}\\s+\\S+\\s+\\S+.*(holds|MISSES)`, "m"));
     const latest = (await Bun.file(join(out, "latest.json")).json()) as {
@@ -93,24 +99,8 @@ const baselineIds = [
 test(
   "the smoke run against a baseline commit prints new/old for every row and removes the baseline's checkout",
   async () => {
-    const out = tempDir("bench-baseline-out");
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "bench", "main.ts")], {
-      // HEAD: a commit that surely starts here; what is compared is how, not how fast.
-      env: { ...process.env, BENCH_SMOKE: "1", BENCH_BASELINE: "HEAD", BENCH_OUT: out },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const printed = { stdout: "", stderr: "" };
-    const pump = async (stream: ReadableStream<Uint8Array>, key: keyof typeof printed) => {
-      for await (const chunk of stream) printed[key] += new TextDecoder().decode(chunk);
-    };
-    const pumped = Promise.all([pump(proc.stdout, "stdout"), pump(proc.stderr, "stderr")]);
-    const late = setTimeout(() => proc.kill("SIGKILL"), smokeDeadlineMs);
-    const code = await proc.exited;
-    clearTimeout(late);
-    await Promise.race([pumped, Bun.sleep(2_000)]);
-    const { stdout, stderr } = printed;
-    const output = `exit code ${code}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+    // HEAD: a commit that surely starts here; what is compared is how, not how fast.
+    const { out, code, stdout, output } = await smokeRun({ BENCH_BASELINE: "HEAD" });
     expect(code, output).toBe(0);
     const checkout = /against baseline HEAD \(([0-9a-f]{9})\)/.exec(stdout);
     expect(checkout, output).not.toBeNull();
