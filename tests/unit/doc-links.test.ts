@@ -11,6 +11,9 @@ const documents = [
   "README.md",
   "sdk/README.md",
   "sdk-unity/README.md",
+  "sdk-vectors/README.md",
+  "infra/plans/README.md",
+  "CHANGELOG.md",
   ...readdirSync(join(root, "docs"))
     .filter((n) => n.endsWith(".md"))
     .map((n) => `docs/${n}`),
@@ -42,7 +45,7 @@ describe("links between the documents", () => {
     expect(brokenLink("README.md", "#five-minutes-with-curl")).toBeUndefined();
   });
 
-  test("every relative link of README.md, docs/*.md and the SDK READMEs leads to a file and heading that exist", () => {
+  test("every relative link of README.md, docs/*.md, the SDK and plan READMEs and the changelog leads to a file and heading that exist", () => {
     const broken: string[] = [];
     for (const doc of documents) {
       for (const target of linkTargetsOf(readFileSync(join(root, doc), "utf8"))) {
