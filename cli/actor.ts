@@ -14,7 +14,7 @@ function passwdName(uid: number): string | undefined {
 }
 
 /**
- * Who the audit log names for a CLI change (README, Console): `cli:<login>`. $USER is unset in cron
+ * Who the audit log names for a CLI change (docs/console.md): `cli:<login>`. $USER is unset in cron
  * jobs and many containers, and Bun's os.userInfo() reads it too, so the account is looked up by uid,
  * and named by uid and host where it has no name.
  */

@@ -14,7 +14,7 @@ export const backupUsage = `usage: npx savepoint backup --out DIR [--data-dir DI
             empty folder; start the server with SAVEPOINT_DATA_DIR set to it.
 
   Both run here, on the server's machine, without the admin API. The distributed deployment is backed up
-  with its database's own tools (README, Backups).`;
+  with its database's own tools (docs/backups.md).`;
 
 /** `--name value` and `--name=value` pairs, and the words that are neither. */
 function flags(args: string[], allowed: string[]): { values: Map<string, string>; words: string[]; json: boolean } {

@@ -27,7 +27,7 @@ export async function callAdmin(
   try {
     res = await fetch(`${base.replace(/\/+$/, "")}${path}`, {
       method: route.method,
-      // The audit log names who made each change (README, Console).
+      // The audit log names who made each change (docs/console.md).
       headers: {
         authorization: `Bearer ${token}`,
         "x-savepoint-actor": cliActor(),

@@ -14,8 +14,8 @@ import { buildFerretdb } from "./build-ferretdb.ts";
 import { type Child, runningChildren, startChild, stopAll, whenAChildDies } from "./dev-processes.ts";
 
 /**
- * `npm run dev:distributed`: the distributed deployment on one machine without Docker (README, Running
- * distributed). NATS with JetStream, the store (MONGODB_URL, else FerretDB on SQLite under
+ * `npm run dev:distributed`: the distributed deployment on one machine without Docker (docs/distributed.md).
+ * NATS with JetStream, the store (MONGODB_URL, else FerretDB on SQLite under
  * ./data-distributed), two copies of every service and two gateways on PORT and PORT+1. Prints where
  * everything listens; Ctrl-C (or SIGTERM) stops every process it started and waits for them.
  */

@@ -18,7 +18,9 @@ let stopping = false;
 /** Called when a child exits before `stopAll`: it names the child and its last lines. */
 let onUnexpectedExit: (child: Child, code: number | null) => void = () => {};
 
-export const whenAChildDies = (handler: typeof onUnexpectedExit) => void (onUnexpectedExit = handler);
+export function whenAChildDies(handler: typeof onUnexpectedExit): void {
+  onUnexpectedExit = handler;
+}
 
 async function pump(child: Child, stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
   const decoder = new TextDecoder();

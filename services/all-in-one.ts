@@ -47,7 +47,7 @@ export async function startAllInOne(env: Env, log: Logger, now: () => Date = () 
     backups: backups?.status,
     ...gatewaySettings(env),
   };
-  // With an admin address, the admin API and /metrics get a listener of their own (README, Operators).
+  // With an admin address, the admin API and /metrics get a listener of their own (docs/operators.md).
   const gateway = createGateway({ ...gatewayOptions, surface: env.SAVEPOINT_ADMIN_ADDRESS ? "public" : "all" });
   const adminGateway = env.SAVEPOINT_ADMIN_ADDRESS ? createGateway({ ...gatewayOptions, surface: "admin" }) : undefined;
   // Stopped in reverse: a backup in progress ends before the stores close.

@@ -1,7 +1,7 @@
 import { type ServiceName, serviceNames } from "./registry.ts";
 
 /**
- * The order a backup copies the services' stores in (README, Backups): the reverse of the start order.
+ * The order a backup copies the services' stores in (docs/backups.md): the reverse of the start order.
  * Each store is copied whole in one read transaction, but the copies are moments apart, so a later copy
  * may hold writes an earlier one missed. Where a flow writes in two stores, the store written second must
  * be copied first, so whatever it holds the other holds too, above all data written before the backup
@@ -14,7 +14,7 @@ import { type ServiceName, serviceNames } from "./registry.ts";
  *
  * Two flows run the other way (a code is spent in transfer before accounts opens the device's session;
  * a first provider sign-in reserves its link before accounts opens the account). Their second write can
- * only be one made while the backup ran, and the README says what a restore shows of them.
+ * only be one made while the backup ran, and docs/backups.md says what a restore shows of them.
  * tests/unit/backup-order.test.ts holds these rules against the registry's order.
  */
 export const backupOrder: readonly ServiceName[] = [...serviceNames].reverse();

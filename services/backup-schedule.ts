@@ -13,7 +13,7 @@ const finished = /^savepoint-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/;
 const nameAt = (at: Date) => `savepoint-${at.toISOString().replace(/[:.]/g, "-")}`;
 
 /**
- * Backups for self-hosters who forget cron (README, Backups): with SAVEPOINT_BACKUP_DIR set, the
+ * Backups for self-hosters who forget cron (docs/backups.md): with SAVEPOINT_BACKUP_DIR set, the
  * embedded server backs its data folder up every SAVEPOINT_BACKUP_INTERVAL_MINUTES and keeps the newest
  * SAVEPOINT_BACKUP_KEEP. Each runs `npx savepoint backup` in a child process: VACUUM INTO is synchronous,
  * and in this process it would stop every request while it copies. A backup goes to a `.partial` folder

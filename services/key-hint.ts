@@ -1,6 +1,6 @@
 /**
  * What a start that made no key says instead: runtime keys are shown once, by whatever made them, so
- * a later `npm start` points at the CLI that makes another (README, Operators).
+ * a later `npm start` points at the CLI that makes another (docs/operators.md).
  */
 export function keyHint(projectId: string | undefined, adminApiOn: boolean): string {
   const create = `npx savepoint key create --project ${projectId ?? "prj_..."} --env stage --label dev`;

@@ -70,6 +70,10 @@ savepoint.on("status", (s) => {
   $("cloud").textContent = labels[s.state];
 });
 // Another device's progress merged in, or pulled on foreground: continue from it.
-savepoint.on("change", (c) => c.target === "main" && ((state = c.data), render()));
+savepoint.on("change", (c) => {
+  if (c.target !== "main") return;
+  state = c.data;
+  render();
+});
 render();
 window.savepoint = savepoint;

@@ -1,28 +1,33 @@
 import { AccountHelpers } from "./account-helpers.ts";
-import { SavepointApi } from "./api.ts";
+import type { SavepointApi } from "./api.ts";
+import { startBackgroundWork } from "./background-work.ts";
 import type { ClientOptions, Session } from "./client-options.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import { RuntimeConfig } from "./config.ts";
-import { pollConfig } from "./config-poll.ts";
-import { SyncEngine } from "./engine.ts";
-import { SavepointError } from "./errors.ts";
+import { clientParts } from "./client-parts.ts";
+import type { Clock } from "./clock.ts";
+import type { RuntimeConfig } from "./config.ts";
+import {
+  copy,
+  currentData,
+  currentSlotInfo,
+  type LocalSaveDeps,
+  loadedStore,
+  saveLocally,
+  slotIds,
+} from "./device-saves.ts";
+import type { SyncEngine } from "./engine.ts";
+import type { SavepointError } from "./errors.ts";
 import { Emitter, type Events, type Status } from "./events.ts";
 import type { AccountEnvelopeResponse, CreateAccountRequest, JsonObject } from "./generated/schemas.ts";
+import { idleStatus } from "./idle.ts";
 import { assertJson } from "./json-check.ts";
-import { attachBrowserLifecycle } from "./lifecycle.ts";
-import { accountTarget, addSnapshot, currentOf, isDirty, LocalStore, type Snapshot } from "./local-store.ts";
-import { mergeRules, type Resolution } from "./merge.ts";
+import { accountTarget, isDirty, type LocalStore, type Snapshot } from "./local-store.ts";
 import { pullAll } from "./pull.ts";
-import { ServerClock } from "./server-clock.ts";
-import { memoryStorage } from "./storage/adapter.ts";
+import type { ServerClock } from "./server-clock.ts";
 import type { SyncResult } from "./sync-result.ts";
 import { Tabs } from "./tabs.ts";
 import type { AnySlots, JsonFields, SlotId, SlotTypes } from "./typed-slots.ts";
 
 export type { ClientOptions, Session } from "./client-options.ts";
-
-const defaultResolution: Resolution = mergeRules({}, "local");
-const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /**
  * The game's side of Savepoint: local-first saves, synced on the server's policy (README, Quick start).
@@ -39,6 +44,7 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   /** Transfer codes, sign-in, devices, restore points. */
   readonly account: AccountHelpers = new AccountHelpers(this);
   private readonly engine: SyncEngine;
+  private readonly saves: LocalSaveDeps;
   private session: Session | undefined;
   private detach: () => void = () => {};
   private started: Promise<void> | undefined;
@@ -52,54 +58,40 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
       sync: (force) => this.engine.sync(force),
       flush: () => this.engine.flush(),
       pull: () => this.pull(),
-      lead: async () => (await this.store.load(), await this.tabs.changed(["$session"]), () => this.engine.resume()),
-      reload: async (target) => (await this.store.reload(target), this.events.emit("status", this.status())),
-      readSession: async () => void (this.session = await this.store.getValue<Session>("session")),
+      lead: async () => {
+        await this.store.load();
+        await this.tabs.changed(["$session"]);
+        return () => this.engine.resume();
+      },
+      reload: async (target) => {
+        await this.store.reload(target);
+        this.events.emit("status", this.status());
+      },
+      readSession: async () => {
+        this.session = await this.store.getValue<Session>("session");
+      },
       settled: () => this.engine.settled(),
     },
     this.events,
   );
 
   constructor(readonly options: ClientOptions) {
-    this.clock = options.clock ?? systemClock;
-    const { baseUrl, runtimeKey, fetch, retry, timeoutMs } = options;
-    this.store = new LocalStore(options.storage ?? memoryStorage(), options.namespace ?? "savepoint");
-    this.serverClock = new ServerClock(this.clock, (offset) => this.store.setValue("clockOffset", offset));
-    const onDate = (date: string | null, sentAt: number, receivedAt: number) =>
-      this.serverClock.observe(date, sentAt, receivedAt);
-    this.api = new SavepointApi({
-      baseUrl,
-      runtimeKey,
-      fetch,
-      clock: this.clock,
-      retry,
-      timeoutMs,
+    const parts = clientParts(options, this.events, {
       session: () => this.session,
-      onDate,
-    });
-    this.config = new RuntimeConfig(this.api, this.store, this.events, () => this.engine.replan());
-    this.engine = new SyncEngine({
-      api: this.api,
-      store: this.store,
-      clock: this.clock,
-      serverNow: () => this.serverClock.now(),
-      events: this.events,
-      policy: () => this.config.policy,
-      resolution: (target) => options.resolveFor?.[target] ?? options.resolve ?? defaultResolution,
-      maxConflictRetries: options.maxConflictRetries ?? 3,
-      maxSnapshots: () => this.config.policy.maxQueuedLocalSnapshots,
-      replay: options.replay ?? "latest",
-      onCooldown: options.onCooldown ?? "defer",
-      retryBaseMs: options.reconnectBackoff?.baseMs ?? 1000,
-      retryMaxMs: options.reconnectBackoff?.maxMs ?? 60_000,
-      random: options.retry?.random ?? Math.random,
       hasSession: () => this.session !== undefined && this.tabs.leading,
     });
+    this.clock = parts.clock;
+    this.store = parts.store;
+    this.serverClock = parts.serverClock;
+    this.api = parts.api;
+    this.config = parts.config;
+    this.engine = parts.engine;
+    this.saves = parts.saves;
   }
 
   /** Loads the device's saves and session, refreshes the policy, and pushes what is pending. Safe to call twice. */
   start(): Promise<void> {
-    return (this.started ??= (async () => {
+    this.started ??= (async () => {
       await this.tabs.join(this.store.storage.shared, this.store.namespace);
       this.store.onWrite = (target) => this.tabs.written(target);
       await this.store.load();
@@ -107,25 +99,21 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
       this.session = await this.store.getValue<Session>("session");
       this.serverClock.restore(await this.store.getValue<number>("clockOffset"));
       this.loaded = true;
-      if (this.options.browserLifecycle !== false) {
-        this.detach = attachBrowserLifecycle({
-          background: () => void this.background(),
-          foreground: () => void this.foreground(),
-          online: () => void this.engine.reconnected(),
-          offline: () => this.engine.disconnected(),
-        });
-      }
-      // Offline, a game still saves at once: the policy is refreshed beside, from the cached copy until then.
-      this.configRefresh = this.config.refresh().then(
-        () => this.engine.schedule(),
-        (e) => this.events.emit("error", { error: e as SavepointError }),
-      );
-      this.engine.schedule();
-      this.stopPolling = pollConfig(this.clock, (this.options.configRefreshSeconds ?? 300) * 1000, () =>
-        this.config.refresh(),
-      );
+      const work = startBackgroundWork({
+        options: this.options,
+        clock: this.clock,
+        config: this.config,
+        engine: this.engine,
+        events: this.events,
+        background: () => this.background(),
+        foreground: () => this.foreground(),
+      });
+      this.detach = work.detach;
+      this.configRefresh = work.configRefresh;
+      this.stopPolling = work.stopPolling;
       this.tabs.serve();
-    })());
+    })();
+    return this.started;
   }
 
   /** Resolves when the runtime config asked at start, and any read of it since, has answered (or failed). */
@@ -144,8 +132,11 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   async ensureAccount(body: CreateAccountRequest = {}): Promise<string> {
     await this.ready();
     if (this.session) return this.session.accountId;
-    if (!this.tabs.leading)
-      return (await this.tabs.call("account", body), await this.tabs.changed(["$session"]), this.session!.accountId);
+    if (!this.tabs.leading) {
+      await this.tabs.call("account", body);
+      await this.tabs.changed(["$session"]);
+      return this.session!.accountId;
+    }
     const label = this.options.deviceLabel;
     const created = await this.api.createAccount({ ...(label ? { deviceLabel: label } : {}), ...body });
     await this.adoptEnvelope(created);
@@ -199,59 +190,30 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     await this.start();
     // Another tab syncs: it writes the save durably and answers; this tab reads it back (README, Several tabs).
     if (!this.tabs.leading) return this.tabs.handOver({ target, data, slotInfo });
-    const r = this.store.getOrCreate(target);
-    const done = tab === undefined ? undefined : r.snapshots.find((x) => x.tab === tab);
-    if (done) return done;
-    // On the server's clock: the `latest` rule sets it against the server's updatedAt.
-    const s = addSnapshot(
-      r,
-      copy(data),
-      slotInfo && copy(slotInfo),
-      this.serverClock.now(),
-      this.config.policy.maxQueuedLocalSnapshots,
-    );
-    if (tab !== undefined) s.tab = tab;
-    await this.store.put(r);
-    this.events.emit("saved", { target, seq: s.seq });
-    this.engine.saved();
-    return s;
+    return saveLocally(this.saves, target, data, slotInfo, tab);
   }
   /** True where this tab pushes: it holds the Web Lock, or there are none (README, Several tabs). */
   get isSyncingTab(): boolean {
     return this.tabs.leading;
   }
 
-  /** Before `start()` has loaded the saves, "no save" is a guess a fresh save would overwrite progress on: refused. */
   private loadedStore(): LocalStore {
-    if (!this.loaded)
-      throw new SavepointError(
-        "not_ready",
-        "the device's saves are not loaded yet: await openClient(...) or client.start() first",
-        0,
-      );
-    return this.store;
+    return loadedStore(this.store, this.loaded);
   }
 
   /** The slot's data as the device knows it (its newest save, else the server's last state); `undefined`: none anywhere yet. */
   load<K extends SlotId<S>>(slotId: K): S[K] | undefined {
-    const r = this.loadedStore().get(slotId);
-    const s = r && currentOf(r);
-    return s && (copy(s.data) as S[K]);
+    return currentData(this.loadedStore(), slotId) as S[K] | undefined;
   }
   slotInfo(slotId: string): JsonObject | undefined {
-    const r = this.loadedStore().get(slotId);
-    const s = r && currentOf(r);
-    return s?.slotInfo && copy(s.slotInfo);
+    return currentSlotInfo(this.loadedStore(), slotId);
   }
   accountData(): A | undefined {
     return this.load(accountTarget as SlotId<S>) as A | undefined;
   }
   /** Slot ids known on this device. */
   slots(): string[] {
-    return this.loadedStore()
-      .all()
-      .map((r) => r.target)
-      .filter((t) => t !== accountTarget);
+    return slotIds(this.loadedStore());
   }
 
   /** The ring of local saves of a slot, oldest first (`maxQueuedLocalSnapshots` of them). */
@@ -275,9 +237,10 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     return this.engine.sync(options.force === true);
   }
   /** Pushes what is pending now, whatever the interval and cooldown (before a transfer decides what would be lost). */
-  flushNow = async (): Promise<void> => (
-    await this.start(), void (await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {})))
-  );
+  flushNow = async (): Promise<void> => {
+    await this.start();
+    await (this.tabs.leading ? this.engine.flush() : this.tabs.call("flush", {}));
+  };
   /** Call when the app goes to the background (browsers: automatic). Another tab syncing is asked to push. */
   async background(): Promise<void> {
     await this.start();
@@ -322,13 +285,8 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     return this.engine.settled();
   }
   /** Waits until nothing is pending or the engine is offline, stopped or in error. */
-  async idle(): Promise<Status> {
-    for (;;) {
-      const s = this.status();
-      if (s.pending.length === 0 || s.state === "offline" || s.state === "error" || s.state === "conflict" || s.stopped)
-        return s;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  idle(): Promise<Status> {
+    return idleStatus(() => this.status());
   }
 
   /** Stops timers and browser listeners; local saves stay on the storage. */
@@ -339,12 +297,3 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     void this.tabs.close();
   }
 }
-
-/**
- * A client for one game on one device; `load` refuses with `not_ready` until `start()` (or any async method)
- * has loaded its saves (`openClient` does both). Declare the slots' types once:
- * `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
- */
-export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(
-  options: ClientOptions,
-) => new SavepointClient<S, A>(options);

@@ -48,9 +48,12 @@ export class RuntimeConfig {
       if (JSON.stringify(current.syncPolicy) !== before) this.onPolicyChange();
       return current;
     });
-    const tracked = (this.reading = read
+    const tracked: Promise<unknown> = read
       .catch(() => {})
-      .finally(() => this.reading === tracked && (this.reading = undefined)));
+      .finally(() => {
+        if (this.reading === tracked) this.reading = undefined;
+      });
+    this.reading = tracked;
     return read;
   }
 

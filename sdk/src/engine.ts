@@ -197,8 +197,11 @@ export class SyncEngine {
 
   private async pushAll(keepalive: boolean): Promise<void> {
     if (this.stopped || !this.d.hasSession() || !this.pending()) return;
-    if (this.timer !== undefined)
-      this.d.clock.clearTimeout(this.timer), (this.timer = undefined), (this.timerAt = Infinity);
+    if (this.timer !== undefined) {
+      this.d.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerAt = Infinity;
+    }
     this.lastRemoteSyncAt = this.d.clock.now();
     this.setState("syncing");
     let refused: SavepointError | undefined;

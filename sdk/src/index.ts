@@ -1,6 +1,6 @@
 export { AccountHelpers, type Confirm, type TransferPrompt } from "./account-helpers.ts";
 export { type CallOptions, SavepointApi } from "./api.ts";
-export { type ClientOptions, createClient, SavepointClient, type Session } from "./client.ts";
+export { type ClientOptions, SavepointClient, type Session } from "./client.ts";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.ts";
 export { defaultSyncPolicy } from "./config.ts";
 export type { ForceResult } from "./engine.ts";
@@ -22,7 +22,7 @@ export {
 export { type JsonPath, type JsonRefusal, jsonRefusal, maxJsonDepth } from "./json-check.ts";
 export type { LocalRecord, Snapshot } from "./local-store.ts";
 export { type MergeContext, mergeRules, type Resolution, type Resolver, type Rule } from "./merge.ts";
-export { openClient } from "./open-client.ts";
+export { createClient, openClient } from "./open-client.ts";
 export {
   decide,
   nextPolicyReadAt,

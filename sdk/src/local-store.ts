@@ -132,7 +132,10 @@ export class LocalStore {
   }
   getOrCreate(target: string): LocalRecord {
     let r = this.records.get(target);
-    if (!r) this.records.set(target, (r = { target, base: null, snapshots: [], syncedSeq: 0, nextSeq: 1 }));
+    if (!r) {
+      r = { target, base: null, snapshots: [], syncedSeq: 0, nextSeq: 1 };
+      this.records.set(target, r);
+    }
     return r;
   }
 
@@ -194,7 +197,10 @@ export class LocalStore {
       value === undefined
         ? this.storage.remove(this.key(name))
         : this.storage.set(this.key(name), JSON.stringify(value));
-    return this.chain(name, async () => (await write(), this.onWrite(`$${name}`)));
+    return this.chain(name, async () => {
+      await write();
+      this.onWrite(`$${name}`);
+    });
   }
 
   private chain(name: string, run: () => Promise<void>): Promise<void> {

@@ -14,3 +14,12 @@ export async function openClient<S extends SlotTypes<S> = AnySlots, A extends Js
   await client.start();
   return client;
 }
+
+/**
+ * A client for one game on one device; `load` refuses with `not_ready` until `start()` (or any async method)
+ * has loaded its saves (`openClient` does both). Declare the slots' types once:
+ * `createClient<{ main: MySave }, MyAccountData>(options)` (README, Typed saves).
+ */
+export const createClient = <S extends SlotTypes<S> = AnySlots, A extends JsonFields<A> = JsonObject>(
+  options: ClientOptions,
+) => new SavepointClient<S, A>(options);

@@ -96,6 +96,68 @@ async function send(d: PushDeps, r: LocalRecord, w: Inflight, keepalive: boolean
   };
 }
 
+/** What a write's outcome changes in its record; the snapshots and their seqs stay as they are. */
+type PushState = Pick<LocalRecord, "base" | "syncedSeq" | "inflight" | "queuedKeys">;
+
+/**
+ * The record once the server took write `w`. `store` is false while the next queued save's key is stored
+ * already: its write needs this state no more than a crash would (the same key replays this answer). The
+ * last write of the push is stored.
+ */
+function acceptedState(r: LocalRecord, w: Inflight, version: number, updatedAt: string) {
+  const { [w.seq]: _, ...rest } = r.queuedKeys ?? {};
+  const queuedKeys = r.queuedKeys && rest;
+  const syncedSeq = Math.max(r.syncedSeq, w.seq);
+  const next = r.snapshots.find((x) => x.seq > syncedSeq);
+  const state: PushState = {
+    base: { version, data: w.data, ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}), updatedAt: Date.parse(updatedAt) },
+    syncedSeq,
+    inflight: undefined,
+    queuedKeys: queuedKeys && Object.keys(queuedKeys).length > 0 ? queuedKeys : undefined,
+  };
+  return { state, store: !(next && queuedKeys?.[next.seq] !== undefined) };
+}
+
+/**
+ * The merge of a 409: the newest local save (or the write itself) against the server state, on the common
+ * base. Nothing in the record changes here: a resolution that throws leaves it as it was.
+ */
+function mergeConflict(d: PushDeps, r: LocalRecord, w: Inflight, server: Server, attempt: number) {
+  const newest = r.snapshots.at(-1)!;
+  const local = newest.seq > w.seq ? newest.data : w.data;
+  const localSlotInfo = newest.seq > w.seq ? newest.slotInfo : w.slotInfo;
+  const base = r.base?.data ?? {};
+  const context = { target: r.target, serverUpdatedAt: server.updatedAt, localSavedAt: newest.savedAt };
+  const resolved = resolveWith(d.resolution(r.target), base, server.data, local, context);
+  assertJson("merged", resolved, { object: true });
+  const merged = copy(resolved);
+  const event = { ...context, base, server: server.data, local, merged, serverVersion: server.version, attempt };
+  return { merged, event, newestSeq: newest.seq, slotInfo: localSlotInfo ?? server.slotInfo };
+}
+
+/** The server's state wins as it is: nothing to send, the local copy follows it. */
+const followServer = (server: Server, newestSeq: number): PushState => ({
+  base: server,
+  syncedSeq: newestSeq,
+  inflight: undefined,
+  queuedKeys: undefined,
+});
+
+/** The merge becomes a save of its own, sent next on the server's version. */
+function mergedWrite(d: PushDeps, r: LocalRecord, server: Server, merged: JsonObject, slotInfo?: JsonObject) {
+  const s = addSnapshot(r, merged, slotInfo, d.serverNow(), d.maxSnapshots());
+  const inflight: Inflight = {
+    key: newIdempotencyKey(),
+    seq: s.seq,
+    baseVersion: server.version,
+    data: merged,
+    ...(slotInfo ? { slotInfo } : {}),
+  };
+  return { base: server, syncedSeq: r.syncedSeq, inflight, queuedKeys: undefined } satisfies PushState;
+}
+
+const pending = (r: LocalRecord) => (r.snapshots.at(-1)?.seq ?? 0) > r.syncedSeq || r.inflight !== undefined;
+
 /**
  * Sends a record's pending saves. A 409 is merged against the common base with the server state it
  * carries (no extra read) and the result is sent on the server's version, at most `maxConflictRetries`
@@ -103,55 +165,23 @@ async function send(d: PushDeps, r: LocalRecord, w: Inflight, keepalive: boolean
  */
 export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false): Promise<void> {
   let conflicts = 0;
-  while ((r.snapshots.at(-1)?.seq ?? 0) > r.syncedSeq || r.inflight) {
+  while (pending(r)) {
     const w = await nextInflight(d, r, keepalive);
     const outcome = await send(d, r, w, keepalive);
     if ("accepted" in outcome) {
       const { version, updatedAt, warnings } = outcome.accepted;
-      r.base = {
-        version,
-        data: w.data,
-        ...(w.slotInfo ? { slotInfo: w.slotInfo } : {}),
-        updatedAt: Date.parse(updatedAt),
-      };
-      r.syncedSeq = Math.max(r.syncedSeq, w.seq);
-      r.inflight = undefined;
-      if (r.queuedKeys) delete r.queuedKeys[w.seq];
-      // The next queued save's key is stored already: its write needs this state no more than a crash
-      // would (the same key replays this answer). The last write of the push is stored.
-      const next = r.snapshots.find((x) => x.seq > r.syncedSeq);
-      if (!(next && r.queuedKeys?.[next.seq] !== undefined)) {
-        if (r.queuedKeys && Object.keys(r.queuedKeys).length === 0) r.queuedKeys = undefined;
-        await d.store.put(r);
-      }
+      const { state, store } = acceptedState(r, w, version, updatedAt);
+      Object.assign(r, state);
+      if (store) await d.store.put(r);
       d.events.emit("synced", { target: r.target, version, ...(warnings ? { warnings } : {}) });
       continue;
     }
     conflicts++;
     const server = outcome.conflict;
-    const newest = r.snapshots.at(-1)!;
-    const local = newest.seq > w.seq ? newest.data : w.data;
-    const localSlotInfo = newest.seq > w.seq ? newest.slotInfo : w.slotInfo;
-    const base = r.base?.data ?? {};
-    const context = { target: r.target, serverUpdatedAt: server.updatedAt, localSavedAt: newest.savedAt };
-    const resolved = resolveWith(d.resolution(r.target), base, server.data, local, context);
-    assertJson("merged", resolved, { object: true });
-    const merged = copy(resolved);
-    d.events.emit("conflict", {
-      ...context,
-      base,
-      server: server.data,
-      local,
-      merged,
-      serverVersion: server.version,
-      attempt: conflicts,
-    });
-    r.base = server;
-    r.inflight = undefined;
-    r.queuedKeys = undefined;
+    const { merged, event, newestSeq, slotInfo } = mergeConflict(d, r, w, server, conflicts);
+    d.events.emit("conflict", event);
     if (JSON.stringify(merged) === JSON.stringify(server.data)) {
-      // The server's state wins as it is: nothing to send, the local copy follows it.
-      r.syncedSeq = newest.seq;
+      Object.assign(r, followServer(server, newestSeq));
       await d.store.put(r);
       d.events.emit("change", {
         target: r.target,
@@ -160,15 +190,7 @@ export async function pushRecord(d: PushDeps, r: LocalRecord, keepalive = false)
       });
       return;
     }
-    const slotInfo = localSlotInfo ?? server.slotInfo;
-    const s = addSnapshot(r, merged, slotInfo, d.serverNow(), d.maxSnapshots());
-    r.inflight = {
-      key: newIdempotencyKey(),
-      seq: s.seq,
-      baseVersion: server.version,
-      data: merged,
-      ...(slotInfo ? { slotInfo } : {}),
-    };
+    Object.assign(r, mergedWrite(d, r, server, merged, slotInfo));
     await d.store.put(r);
     d.events.emit("change", { target: r.target, data: merged, ...(slotInfo ? { slotInfo } : {}) });
     if (conflicts > d.maxConflictRetries) {

@@ -119,13 +119,17 @@ export class Tabs {
     this.channel.onmessage = (e) => void this.receive(decode(String(e.data)));
     const held = () => new Promise<void>((r) => (this.release = r));
     this.leading = await new Promise<boolean>((resolve) => {
-      void locks.request(
-        name,
-        { ifAvailable: true },
-        (lock) => (resolve(lock !== null), lock === null ? undefined : held()),
-      );
+      void locks.request(name, { ifAvailable: true }, (lock) => {
+        resolve(lock !== null);
+        return lock === null ? undefined : held();
+      });
     });
-    if (!this.leading) void locks.request(name, {}, () => (this.closed ? undefined : (void this.takeOver(), held())));
+    if (this.leading) return;
+    void locks.request(name, {}, () => {
+      if (this.closed) return undefined;
+      void this.takeOver();
+      return held();
+    });
   }
 
   /** The client is loaded: the syncing tab answers the requests that arrived meanwhile. */
@@ -156,7 +160,8 @@ export class Tabs {
     };
     // In the order told, and an answer waits for the reads told before it: after sync(), status() is current.
     // A read that fails leaves this tab's view as it was, until the next one.
-    return (this.reading = this.reading.then(read).catch(() => {}));
+    this.reading = this.reading.then(read).catch(() => {});
+    return this.reading;
   }
 
   private post(m: Message) {

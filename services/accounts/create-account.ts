@@ -44,7 +44,7 @@ export async function createAccount(
 }
 
 /**
- * A first sign-in's account under the id its identity link reserved (README, Sign in with Firebase, Supabase or Auth0):
+ * A first sign-in's account under the id its identity link reserved (docs/identity-providers.md):
  * the first request to get here opens it; a later one (a concurrent sign-in of the same identity, or
  * one after a crash between the reservation and the opening) finds it open and gets a new session on it.
  */
@@ -125,7 +125,7 @@ export async function openAccount(
     { insert: session, into: repo.sessions },
   ];
   // An account's own budget is at least 1 MiB (plans.ts), more than a new account can hold; its
-  // environment's may be full: then the account is not opened (README, Storage budgets).
+  // environment's may be full: then the account is not opened (docs/plans-and-limits.md#storage-budgets).
   const history = writes.reduce(
     (n, w) => n + ("insert" in w && w.into === repo.snapshots ? byteLength(String(w.insert.payload)) : 0),
     0,

@@ -6,7 +6,7 @@ import type { AccountDoc } from "./repo.ts";
 
 /**
  * What one environment's accounts hold reserved from its budget together: the sum of their
- * `envReserved` (README, Storage budgets). An account's writes spend its own reservation and touch this
+ * `envReserved` (docs/plans-and-limits.md#storage-budgets). An account's writes spend its own reservation and touch this
  * document only to reserve more, a chunk at a time, or to give back. `storedBytes` and `currentBytes`
  * on documents written before reservations are no longer moved.
  */
@@ -97,7 +97,7 @@ export async function giveBackSpare(deps: Deps, accountId: string): Promise<void
 }
 
 /**
- * The 409 of a write the environment has no room for (README, Storage budgets). Its count holds
+ * The 409 of a write the environment has no room for (docs/plans-and-limits.md#storage-budgets). Its count holds
  * reservations, not what is stored, so `usedBytes` is the bytes reserved, all of them counted as
  * current state, as for saves: the split into history is not known per environment.
  */

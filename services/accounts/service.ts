@@ -139,7 +139,7 @@ async function serve(deps: Deps): Promise<void> {
   serveRoute(bus, group, adminRoutes.restoreSlot, (m) =>
     adminRestoreSlot(deps, m.params.accountId, m.params.slotId, m.body.version),
   );
-  // The player desk (README, A player says their save is gone): edits are syncs, with the reason in the audit entry.
+  // The player desk (docs/operators.md#a-player-says-their-save-is-gone): edits are syncs, with the reason in the audit entry.
   serveRoute(bus, group, adminRoutes.editSlot, (m) => adminEditSlot(deps, m.params.accountId, m.params.slotId, m.body));
   serveRoute(bus, group, adminRoutes.editAccountData, (m) => adminEditAccountData(deps, m.params.accountId, m.body));
   serveRoute(bus, group, adminRoutes.getDataRestorePoint, (m) =>

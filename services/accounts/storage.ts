@@ -222,8 +222,8 @@ export interface OwnerWrite {
 }
 
 /**
- * The stamp and followers of a write under the plan's per-account storage budget (README, Storage
- * budgets). Within the budget, this costs one read at most per restore point (the snapshot the plan's
+ * The stamp and followers of a write under the plan's per-account storage budget
+ * (docs/plans-and-limits.md#storage-budgets). Within the budget, this costs one read at most per restore point (the snapshot the plan's
  * count trims, for its size). Over it, when the current states alone (the account's `currentBytes`)
  * would not fit, the write is refused with `storage_quota_exceeded`; otherwise the account's oldest
  * restore points are deleted until the write fits, and when even that is not enough the write keeps

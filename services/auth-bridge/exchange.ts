@@ -83,8 +83,8 @@ export async function exchange(deps: Deps, msg: Message): Promise<AuthSessionRes
  * A first sign-in reserves the identity's link for a new account id before any account exists, then
  * opens the account under that id. Of concurrent first sign-ins one link wins and the others open or
  * join the account it names, so none leaves an account behind; a crash between the two steps leaves a
- * pending link, which the identity's next sign-in completes (README, Sign in with Firebase, Supabase or
- * Auth0). Deleting the loser's account instead would leave one behind on a crash in between.
+ * pending link, which the identity's next sign-in completes (docs/identity-providers.md).
+ * Deleting the loser's account instead would leave one behind on a crash in between.
  */
 async function firstSignIn(
   deps: Deps,

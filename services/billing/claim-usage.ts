@@ -11,7 +11,7 @@ type Grant = z.infer<typeof internal.claimUsage.reply>;
 const grantedIn = (doc: UsageDoc | null) => (doc ? Math.min(doc.n, doc.limit ?? doc.n) : 0);
 
 /**
- * `billing.usage.claim` (README, Limits): one atomic increment of the window's claimed total by `want`;
+ * `billing.usage.claim` (docs/plans-and-limits.md): one atomic increment of the window's claimed total by `want`;
  * the claim is granted the part of [total - want, total) that lies below the limit. Concurrent claims
  * from any number of gateway copies take disjoint ranges, so the granted units never pass the limit.
  */

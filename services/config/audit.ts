@@ -18,7 +18,7 @@ const parsed = ({ _id, day: _, targets, before, after, ...d }: AuditDoc, whole: 
 };
 
 /**
- * The admin audit log (README, Console). Gateways record every admin change through one endpoint;
+ * The admin audit log (docs/console.md). Gateways record every admin change through one endpoint;
  * entries older than the retention setting are pruned a whole day at a time, at most once an hour.
  */
 export function createAuditLog(deps: Deps, retentionDays: number) {

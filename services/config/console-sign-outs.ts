@@ -3,7 +3,7 @@ import { dayAfter, deleteDaysBefore } from "../../shared/store/prune-days.ts";
 import type { Deps } from "./deps.ts";
 
 /**
- * Records a console sign-out (README, Console). The cookie is signed, not stored, so a copy of it
+ * Records a console sign-out (docs/console.md). The cookie is signed, not stored, so a copy of it
  * would stay valid until it expires: this list makes every gateway copy refuse it at once. Entries
  * outlive the cookie by a day and are then pruned, a day at a time.
  */

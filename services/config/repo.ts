@@ -68,7 +68,7 @@ export type SyncPolicyVersionDoc = {
   rolledBackFrom?: number;
 };
 
-/** One admin change (README, Console); `day` lets retention prune whole days by equality. */
+/** One admin change (docs/console.md); `day` lets retention prune whole days by equality. */
 export type AuditDoc = {
   _id: string;
   at: string;

@@ -8,7 +8,7 @@ import type { ProjectDoc, SyncPolicyVersionDoc } from "./repo.ts";
 import { maxRounds } from "./rounds.ts";
 
 /**
- * A project's sync policy is versioned like game config (README, Set up a game): every change is the
+ * A project's sync policy is versioned like game config (docs/operators.md#set-up-a-game-and-ship-a-config): every change is the
  * next version, kept with its author and note, written with the project in one conditional update on
  * the version read, so concurrent changes get consecutive versions, none lost, none twice.
  */

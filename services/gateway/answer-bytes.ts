@@ -22,7 +22,7 @@ export interface AnswerHold {
 }
 
 /**
- * Bytes of answers in flight in this gateway copy (README, Limits): from admission until its answer is
+ * Bytes of answers in flight in this gateway copy (docs/plans-and-limits.md): from admission until its answer is
  * handed to the HTTP server, each request holds its answer's bytes, estimated at admission as the last
  * answer of the same route for the same account (unknown: a small answer) and replaced by the real size
  * once the reply is rendered. (Bun then writes it, buffering what a slow client has not taken: that

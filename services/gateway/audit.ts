@@ -44,7 +44,7 @@ function fit(before: unknown, after: unknown, maxPayload: number): { before: unk
 }
 
 /**
- * The audit log's one mechanism (README, Console): around every admin write the gateway reads the
+ * The audit log's one mechanism (docs/console.md): around every admin write the gateway reads the
  * write's target with the admin GET its route names (`auditRead`), before and after, and records who,
  * when, what and both values through config's endpoint. No handler records anything itself.
  */

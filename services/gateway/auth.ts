@@ -19,7 +19,7 @@ const bearer = (headers: Headers) => /^Bearer\s+(\S+)$/i.exec(headers.get("autho
 /**
  * Authenticates once, at the edge: runtime keys and sessions are hashed here and resolved over the
  * bus, then cached. Revocations and status changes are confirmed by this gateway before they are
- * answered, and cached entries are used only while it is in touch with the bus (README, Lifecycle: Revocation),
+ * answered, and cached entries are used only while it is in touch with the bus (docs/operating.md#lifecycle (Revocation)),
  * so a revoked key or a suspended account is refused on the next request; an answer asked for before
  * such a change is used once but never cached (it may predate the change).
  */
@@ -51,7 +51,7 @@ export function createAuth(bus: Bus, adminToken: string | undefined, timeoutMs?:
       const asOf = sessions.generation;
       const request = { envId: tenant.envId, tokenHash, sessionIdleDays: tenant.settings.sessionIdleDays };
       session = await callEndpoint(bus, internal.resolveSession, request, { headers: busHeaders, timeoutMs });
-      // Never kept past the moment it would expire unused (README, Sessions and devices).
+      // Never kept past the moment it would expire unused (docs/using-the-api.md#sessions-and-devices).
       sessions.set(cacheKey, session, asOf, Date.parse(session.expiresAt));
     }
     return session;

@@ -39,7 +39,7 @@ export const defaultClaimDeadlineMs = 250;
 const blockCap = (limit: number) => Math.min(1_000, Math.max(1, Math.floor(limit / 8)));
 
 /**
- * Leased quota claims (README, Limits): this gateway copy admits a request only with a unit of the
+ * Leased quota claims (docs/plans-and-limits.md): this gateway copy admits a request only with a unit of the
  * window's limit that billing granted it, so all copies together admit at most the limit. Units are
  * claimed in blocks, so a window far from its limit costs no round trip per request; blocks shrink to
  * a quarter of what is left as the window fills, so units stranded in copies (unused, never given

@@ -43,7 +43,7 @@ function allowedRequestHeaders(requested: string | null): string {
 }
 
 /**
- * CORS for the runtime API (README, Browser games (CORS)). It uses no cookies, so it answers any origin
+ * CORS for the runtime API (docs/using-the-api.md#browser-games-cors). It uses no cookies, so it answers any origin
  * unless the project restricts the key's environment. A preflight carries no credentials and cannot
  * tell the environment: it is answered at once, before authentication, and counts nowhere. The
  * restriction applies to the request itself, once its runtime key is known (`admit`).

@@ -6,7 +6,7 @@ import type { Logger } from "../../shared/observe/log.ts";
  * stop listening and wait for the requests still in flight. No client's reused connection is cut.
  *
  * Ctrl-C (SIGINT) is a person at a terminal, with no balancer to wait for: given `inFlight`, the drain
- * ends as soon as no request is in flight (README, Lifecycle).
+ * ends as soon as no request is in flight (docs/operating.md#lifecycle).
  */
 export function createDrain() {
   const state = { draining: false };

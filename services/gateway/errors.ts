@@ -41,7 +41,7 @@ export const statusOf: Record<ErrorCode | BusOnlyErrorCode, number> = {
   idempotency_key_reused: 409,
   slot_already_exists: 409,
   slot_limit_reached: 409,
-  // Like the slot cap, a limit on what the account holds, not on this request's size (README, Storage budgets).
+  // Like the slot cap, a limit on what the account holds, not on this request's size (docs/plans-and-limits.md#storage-budgets).
   storage_quota_exceeded: 409,
   slot_archived: 409,
   provider_not_configured: 409,

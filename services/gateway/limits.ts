@@ -15,7 +15,7 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * across all its sessions (a new device or session brings no fresh allowance), and its requests in
  * flight in this gateway copy (one account's burst must not stall the others). A request is admitted
  * only with a unit of each limit this copy claimed from billing (claims.ts), so the copies together
- * never admit more than a limit (README, Limits); while billing does not answer in time, with a unit
+ * never admit more than a limit (docs/plans-and-limits.md); while billing does not answer in time, with a unit
  * this copy counted alone.
  */
 export function createLimits(claims: Claims, now: () => number = Date.now) {

@@ -57,7 +57,7 @@ export const gatewaySettings = (env: Env) => ({
   },
 });
 
-/** The TLS files, when the gateway terminates TLS itself (README, TLS). */
+/** The TLS files, when the gateway terminates TLS itself (docs/tls.md). */
 export const tlsFilesOf = (env: Pick<Env, "SAVEPOINT_TLS_CERT" | "SAVEPOINT_TLS_KEY">): TlsFiles | undefined =>
   env.SAVEPOINT_TLS_CERT && env.SAVEPOINT_TLS_KEY
     ? { cert: env.SAVEPOINT_TLS_CERT, key: env.SAVEPOINT_TLS_KEY }

@@ -18,7 +18,7 @@ await startOrExit("gateway", async () => {
   const listen = { tls: tlsFilesOf(env), trustedProxies: env.SAVEPOINT_TRUSTED_PROXIES, log };
   const gateway = createGateway({ ...options, surface: admin ? "public" : "all" });
   const server = listenGateway(gateway, env, listen);
-  // The admin API and /metrics on their own address when one is set (README, Operators), with the same certificate.
+  // The admin API and /metrics on their own address when one is set (docs/operators.md), with the same certificate.
   const adminGateway = admin ? createGateway({ ...options, surface: "admin" }) : undefined;
   const adminServer =
     admin && adminGateway ? listenGateway(adminGateway, { HOST: admin.host, PORT: admin.port }, listen) : undefined;

@@ -12,7 +12,7 @@ const codes = new WeakMap<Response, string>();
 export const markErrorCode = (response: Response, code: string) => void codes.set(response, code);
 
 /**
- * One JSON line per request (README, Logs): method, route template (never the raw path, which holds
+ * One JSON line per request (docs/operating.md#logs): method, route template (never the raw path, which holds
  * ids and could hold a transfer code), status, milliseconds, the X-Request-Id the client got, the
  * account when known, the error code when it failed. Never a header value, a query or a body: no
  * secret can reach the line through it.

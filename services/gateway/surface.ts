@@ -2,7 +2,7 @@ import type { Route } from "../../shared/contract/route.ts";
 
 /**
  * What one listener serves. By default the one port serves everything. With SAVEPOINT_ADMIN_ADDRESS
- * set (README, Operators), the gateway runs two listeners: "public" on PORT (the runtime API, the
+ * set (docs/operators.md), the gateway runs two listeners: "public" on PORT (the runtime API, the
  * webhook, the docs) and "admin" on the admin address (the admin API, the console and /metrics); each
  * answers 404 for what the other serves. /healthz and /readyz are on both, for probes.
  */

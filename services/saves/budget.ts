@@ -9,7 +9,7 @@ export const saveBytes = (d: { metadata: string; state: string }) =>
   Buffer.byteLength(d.metadata, "utf8") + Buffer.byteLength(d.state, "utf8");
 
 /**
- * The plan's budget for one environment's saves (README, Storage budgets): a write that grows them
+ * The plan's budget for one environment's saves (docs/plans-and-limits.md#storage-budgets): a write that grows them
  * past it is refused with `storage_quota_exceeded`; one that shrinks them always passes. Returns the
  * follower that counts the write's bytes in its commit. Concurrent writers checked against the same
  * count may pass the budget by their own sizes together.

@@ -48,9 +48,9 @@ export interface Repo {
   saves: Collection<SaveDoc>;
   snapshots: Collection<SaveSnapshotDoc>;
   tombstones: Collection<SaveTombstoneDoc>;
-  /** An environment's saves' stored bytes (README, Storage budgets). */
+  /** An environment's saves' stored bytes (docs/plans-and-limits.md#storage-budgets). */
   usage: Collection<SaveUsageDoc>;
-  /** Save creations by client IP (README, Storage budgets: like account creations). */
+  /** Save creations by client IP (docs/plans-and-limits.md#storage-budgets: like account creations). */
   creations: Collection<HitDoc>;
 }
 

@@ -102,7 +102,7 @@ async function syncRound(
   return staleOrOwn(won, body.baseVersion, key);
 }
 
-/** Due for a restore point under the plan (README, The save-based model): it rides in the same write. */
+/** Due for a restore point under the plan (docs/using-the-api.md#the-save-based-model): it rides in the same write. */
 function point(deps: Deps, plan: PlanName, save: SaveDoc, version: number, content: SaveContent, now: Date) {
   if (!snapshotDue(deps, plan, save, now)) return { changes: {}, writes: [] };
   const seq = (save.snapshotSeq ?? 0) + 1;

@@ -7,7 +7,7 @@ const prunedOn = new WeakMap<Collection<TransferCodeDoc>, string>();
 
 /**
  * Deletes the codes whose prune day has passed: by then each is consumed, expired or retired, and a
- * day past its expiry, so "already consumed" has been answered for at least 24 h (README, What the API accepts).
+ * day past its expiry, so "already consumed" has been answered for at least 24 h (docs/using-the-api.md#what-the-api-accepts).
  */
 export async function pruneCodesOncePerDay(codes: Collection<TransferCodeDoc>, now: Date): Promise<void> {
   const today = now.toISOString().slice(0, 10);

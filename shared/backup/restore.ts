@@ -29,7 +29,7 @@ export function verifyBackup(dir: string): Manifest {
 
 /**
  * Restores the backup in `dir` into `dataDir`, a new or empty folder, after verifying every file
- * (README, Backups). The files land under temporary names and are renamed into place once copied and
+ * (docs/backups.md). The files land under temporary names and are renamed into place once copied and
  * checked again; a failure removes what was written. The server then starts on `dataDir` as it is.
  */
 export function restoreBackup(dir: string, dataDir: string): Manifest {

@@ -26,7 +26,7 @@ export function inspectDatabase(
     for (const name of names)
       tables[name] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()!.n;
     const userVersion = db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
-    // The schema version each store records beside its data (README, Upgrading); none before versions began.
+    // The schema version each store records beside its data (docs/operating.md#upgrading); none before versions began.
     const meta = names.includes("_meta")
       ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`)
       : null;

@@ -100,7 +100,7 @@ export interface BackupOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** An online backup of the embedded deployment's data folder into `outDir`; returns its manifest (README, Backups). */
+/** An online backup of the embedded deployment's data folder into `outDir`; returns its manifest (docs/backups.md). */
 export function takeBackup({ dataDir, outDir, order, env = process.env }: BackupOptions): Manifest {
   const present = order.filter((service) => existsSync(join(dataDir, `${service}.sqlite`)));
   if (present.length === 0) {

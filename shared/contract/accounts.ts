@@ -84,7 +84,7 @@ export const CreateAccountRequest = z
     externalAccountRef: ExternalAccountRef.optional(),
     accountData: freeForm(Limits.accountDataBytes).optional(),
     slot: CreateAccountSlotRequest.optional(),
-    /** The first session's device, as on transfer and sign-in (README, Sessions and devices). */
+    /** The first session's device, as on transfer and sign-in (docs/using-the-api.md#sessions-and-devices). */
     deviceLabel: DeviceLabel.optional(),
   })
   .meta({ id: "CreateAccountRequest" });

@@ -146,7 +146,7 @@ export const AdminAccountResponse = z
       updatedAt: Timestamp,
     }),
     /**
-     * What the account stores (README, Storage budgets): `storedBytes` is the running count the
+     * What the account stores (docs/plans-and-limits.md#storage-budgets): `storedBytes` is the running count the
      * budget is enforced with; the rest is counted afresh for this view.
      */
     storage: z.object({

@@ -14,7 +14,7 @@ const missing = (what: string) =>
   ({ code: "not_found", when: `No ${what} has this id, or this version is not kept.` }) as const;
 
 /**
- * The player desk's routes (README, A player says their save is gone): an operator's edit of a
+ * The player desk's routes (docs/operators.md#a-player-says-their-save-is-gone): an operator's edit of a
  * player's data as a new version with a reason, the contents of accountData and save restore points
  * for diffs, and a lookup of a player across every project and environment.
  */

@@ -3,7 +3,7 @@ import { WorkspacePath } from "./admin.ts";
 import { AccountId, Environment, freeForm, Limits, Timestamp, Version } from "./common.ts";
 import { AdminSavePath } from "./save-history.ts";
 
-/** Why an operator changed a player's data: kept in the audit entry of the change (README, A player says their save is gone). */
+/** Why an operator changed a player's data: kept in the audit entry of the change (docs/operators.md#a-player-says-their-save-is-gone). */
 const Reason = z
   .string()
   .trim()

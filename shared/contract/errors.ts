@@ -176,13 +176,13 @@ export const fail = {
     new AppError("invalid_request", "The request is invalid.", { issues }),
   unauthorized: (message = "A valid runtime key and account session are required.") =>
     new AppError("unauthorized", message),
-  /** README, Sessions and devices: signed out on this device or another, or revoked by an operator. */
+  /** docs/using-the-api.md#sessions-and-devices: signed out on this device or another, or revoked by an operator. */
   sessionRevoked: () =>
     new AppError(
       "session_revoked",
       "This session was signed out or revoked: sign in again, or move the account here with a transfer code.",
     ),
-  /** README, Sessions and devices: unused for longer than the project's sessionIdleDays. */
+  /** docs/using-the-api.md#sessions-and-devices: unused for longer than the project's sessionIdleDays. */
   sessionExpired: (idleDays: number) =>
     new AppError(
       "session_expired",
@@ -209,7 +209,7 @@ export const fail = {
       `The account already has ${limit} active slots, the most its plan allows; archive or delete one first.`,
       { limit },
     ),
-  /** The current state alone would pass the plan's storage budget (README, Storage budgets). */
+  /** The current state alone would pass the plan's storage budget (docs/plans-and-limits.md#storage-budgets). */
   storageQuotaExceeded: (details: StorageQuota) =>
     new AppError("storage_quota_exceeded", quotaMessages[details.scope], { ...details }),
   payloadTooLarge: (field: string, limitBytes: number, actualBytes: number) =>
@@ -246,7 +246,7 @@ export const fail = {
     ),
   accountAuthConflict: (message = "This identity is linked to another account.") =>
     new AppError("account_auth_conflict", message),
-  /** README, Browser games (CORS): the runtime key's environment is restricted to other origins. */
+  /** docs/using-the-api.md#browser-games-cors: the runtime key's environment is restricted to other origins. */
   originNotAllowed: (origin: string, environment: string) =>
     new AppError(
       "origin_not_allowed",

@@ -124,7 +124,7 @@ export const internal = {
     z.object({ totals: z.array(z.object({ scope: z.string(), window: z.string(), n: z.int().min(0) })) }),
   ),
   /**
-   * A gateway copy claims a block of units of a limit before it admits requests from it (README, Limits):
+   * A gateway copy claims a block of units of a limit before it admits requests from it (docs/plans-and-limits.md):
    * `want` more of the window's `limit`, less what the same scope used in the window `less` (the
    * previous minute, for a burst shared by two minutes). Billing grants what is left of the limit, so
    * the units granted to all copies together never pass it. `want` 0 only reads.
@@ -150,7 +150,7 @@ export const internal = {
       lowered: z.int().min(0),
     }),
   ),
-  /** A gateway records one admin change in the audit log, which config keeps (README, Console). */
+  /** A gateway records one admin change in the audit log, which config keeps (docs/console.md). */
   recordAudit: endpoint(
     "config.audit.record",
     AuditEntry.omit({ auditId: true, at: true }),

@@ -6,7 +6,7 @@ import { route } from "./route.ts";
  * Answered by the gateway itself (no bus request), documented in /openapi.json; not part of the
  * client SDK or the numbered contract routes.
  */
-/** The embedded server's scheduled backups (README, Backups): times and sizes, never a path or an error's text. */
+/** The embedded server's scheduled backups (docs/backups.md): times and sizes, never a path or an error's text. */
 export const BackupStatus = z
   .object({
     intervalMinutes: z.number(),

@@ -3,7 +3,7 @@ import { gameConfigMaxBytes } from "./admin.ts";
 import { AccountId, Environment, freeForm, SlotId, Timestamp } from "./common.ts";
 import { SaveId, SaveResponse } from "./runtime.ts";
 
-/** Reads the operator console needs besides the admin API's writes (README, Console). */
+/** Reads the operator console needs besides the admin API's writes (docs/console.md). */
 
 /** One kept game config version; `rolledBackFrom` names the version a rollback copied. */
 export const GameConfigVersion = z
@@ -101,7 +101,7 @@ export const AdminSavePath = z.strictObject({
 });
 export const AdminSave = SaveResponse;
 
-/** The audit log (README, Console): every admin change, who made it, and the target before and after. */
+/** The audit log (docs/console.md): every admin change, who made it, and the target before and after. */
 export const AuditEntry = z
   .object({
     auditId: z.string(),

@@ -46,7 +46,7 @@ export const TrafficRead = z.object({
 });
 export const TrafficSeries = z.object({
   minutes: z.array(TrafficCounts.extend({ minute: MinuteNumber })),
-  /** Units of the month's request limit the gateway copies claimed (README, Limits): in blocks, so at most a block per copy ahead of use. */
+  /** Units of the month's request limit the gateway copies claimed (docs/plans-and-limits.md): in blocks, so at most a block per copy ahead of use. */
   monthClaimed: Count,
 });
 

@@ -4,7 +4,7 @@ const MiB = 1_048_576;
 
 /**
  * What a plan lets one account, one environment's accounts together and one environment's saves store,
- * in bytes (README, Storage budgets). At least 1 MiB, so a new account with a full first slot always
+ * in bytes (docs/plans-and-limits.md#storage-budgets). At least 1 MiB, so a new account with a full first slot always
  * fits its own. `bytesPerEnvironmentAccounts` omitted (a file written before it): the plan's default.
  */
 const StorageBudgetFile = z.object({
@@ -33,7 +33,7 @@ export type PlanName = z.infer<typeof PlanName>;
 export type PlanCatalog = Record<PlanName, Plan>;
 
 const GiB = 1024 * MiB;
-// An environment's accounts: the room of a few thousand full accounts (README, Storage budgets).
+// An environment's accounts: the room of a few thousand full accounts (docs/plans-and-limits.md#storage-budgets).
 const storageDefaults: Record<PlanName, StorageBudget> = {
   free: { bytesPerAccount: 4 * MiB, bytesPerEnvironmentAccounts: GiB, bytesPerEnvironmentSaves: 256 * MiB },
   starter: { bytesPerAccount: 16 * MiB, bytesPerEnvironmentAccounts: 16 * GiB, bytesPerEnvironmentSaves: 1024 * MiB },

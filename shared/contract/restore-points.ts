@@ -19,7 +19,7 @@ const VersionParam = z.preprocess(
 export const SlotVersionPath = z.strictObject({ accountId: AccountId, slotId: SlotId, version: VersionParam });
 export const DataVersionPath = z.strictObject({ accountId: AccountId, version: VersionParam });
 
-/** One page of restore points (README, Restoring a slot): `cursor` is the `next` of the page before. */
+/** One page of restore points (docs/using-the-api.md#restoring-a-slot): `cursor` is the `next` of the page before. */
 export const HistoryQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),

@@ -14,7 +14,7 @@ const history = [400, 401, 402, 403, 404, 410, 429, 500] as const;
 const session = [401, 402, 403, 410, 429, 500] as const;
 const admin = [400, 401, 404, 500] as const;
 
-/** Players' restore points of their slots and account data, and the save-based model's erasure (README, Restoring a slot). */
+/** Players' restore points of their slots and account data, and the save-based model's erasure (docs/using-the-api.md#restoring-a-slot). */
 export const restorePointRoutes = {
   slotHistory: route({
     operationId: "listSlotRestorePoints",
@@ -117,7 +117,7 @@ export const restorePointRoutes = {
   }),
 };
 
-/** Operators' routes for the save-based model's restore points and erasure (README, The save-based model). */
+/** Operators' routes for the save-based model's restore points and erasure (docs/using-the-api.md#the-save-based-model). */
 export const adminSaveRoutes = {
   saveHistory: route({
     operationId: "adminSaveHistory",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AccountId, DeviceLabel, Timestamp } from "./common.ts";
 
-/** The player's own devices (README, Sessions and devices): never a token or its hash. */
+/** The player's own devices (docs/using-the-api.md#sessions-and-devices): never a token or its hash. */
 export const DeviceSession = z
   .object({
     sessionId: z.string(),

@@ -31,14 +31,14 @@ export const Origin = z
   .refine(noDefaultPort, "Leave the default port out: a browser never sends it.")
   .meta({ example: "https://game.example.com" });
 
-/** Browser origins allowed per environment (README, Browser games (CORS)); an environment left out allows any. */
+/** Browser origins allowed per environment (docs/using-the-api.md#browser-games-cors); an environment left out allows any. */
 export const AllowedOrigins = z
   .strictObject({ stage: z.array(Origin).max(100).optional(), prod: z.array(Origin).max(100).optional() })
   .meta({ id: "AllowedOrigins" });
 export type AllowedOrigins = z.infer<typeof AllowedOrigins>;
 
 /**
- * Days a session may go unused before it expires (README, Sessions and devices). At least one day: far
+ * Days a session may go unused before it expires (docs/using-the-api.md#sessions-and-devices). At least one day: far
  * longer than the gap between a used session's recorded uses.
  */
 export const SessionIdleDays = z.int().min(1).max(3650);

@@ -1,5 +1,5 @@
 /**
- * The one version story (README, Upgrading). The server's version is package.json's: it names a release,
+ * The one version story (docs/operating.md#upgrading). The server's version is package.json's: it names a release,
  * and CHANGELOG.md has an entry for each. The API's version is the contract clients code against
  * (`/openapi.json`'s info.version); it moves only when a route, field or error code changes, so a
  * server release may keep it. Each store's schema version (shared/store/migrations.ts) moves only when

@@ -112,7 +112,7 @@ const latency = (name: string, help: string) => add(new Histogram(name, help, la
 /** Seconds since `start` (a `performance.now()` reading). */
 export const since = (start: number) => (performance.now() - start) / 1000;
 
-/** Every series this process exports; names and meanings are listed in README.md, Operating. */
+/** Every series this process exports; names and meanings are listed in docs/operating.md#metrics-and-alerts. */
 export const metrics = {
   httpRequests: add(
     new Counter("savepoint_http_requests_total", "HTTP requests answered by the gateway, by route, method and status."),

@@ -5,7 +5,7 @@ import { notPlaceholder } from "./placeholder.ts";
 const optional = z.string().trim().min(1).optional();
 
 /**
- * The environment variables listed in README.md, Configuration. Read and checked once at start; a bad
+ * The environment variables listed in docs/configuration.md. Read and checked once at start; a bad
  * value names its variable.
  */
 export const Env = z
@@ -18,7 +18,7 @@ export const Env = z
       .regex(/^[^\s/]+$/, "must be a hostname or IP address, such as 0.0.0.0 or 127.0.0.1")
       .default("0.0.0.0"),
     SAVEPOINT_DATA_DIR: z.string().default("./data"),
-    /** Scheduled backups of the embedded deployment's data folder (README, Backups): where, how often, how many kept. */
+    /** Scheduled backups of the embedded deployment's data folder (docs/backups.md): where, how often, how many kept. */
     SAVEPOINT_BACKUP_DIR: optional,
     SAVEPOINT_BACKUP_INTERVAL_MINUTES: z.coerce
       .number()
@@ -70,7 +70,7 @@ export const Env = z
       .optional(),
     /** Failed admin tokens one client IP may send in a minute before its admin requests are 429. */
     SAVEPOINT_ADMIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-    /** Bytes of answers one gateway copy holds at once (README, Limits): past it a large answer is 503 with Retry-After. */
+    /** Bytes of answers one gateway copy holds at once (docs/plans-and-limits.md): past it a large answer is 503 with Retry-After. */
     SAVEPOINT_ANSWER_BYTES_IN_FLIGHT: z.coerce.number().int().min(1_048_576).default(67_108_864),
     /** Of them, bytes one account's answers hold at once in a copy: past it, 429 with `scope: "account"`. */
     SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT: z.coerce.number().int().min(1_048_576).default(4_194_304),
@@ -80,10 +80,10 @@ export const Env = z
     SAVEPOINT_START_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
     /** Read by the logger itself (shared/observe/log.ts); checked here so a typo stops start-up. */
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
-    /** PEM certificate (with its chain) and private key: set both and the gateway serves HTTPS itself (README, TLS). */
+    /** PEM certificate (with its chain) and private key: set both and the gateway serves HTTPS itself (docs/tls.md). */
     SAVEPOINT_TLS_CERT: optional,
     SAVEPOINT_TLS_KEY: optional,
-    /** Request log lines (README, Logs): every request, failed ones only, or none. */
+    /** Request log lines (docs/operating.md#logs): every request, failed ones only, or none. */
     SAVEPOINT_REQUEST_LOG: z.enum(["all", "errors", "off"]).default("all"),
     /** Peers allowed to name the client in X-Forwarded-For, comma-separated IP addresses. */
     SAVEPOINT_TRUSTED_PROXIES: z
@@ -101,7 +101,7 @@ export const Env = z
     SAVEPOINT_LINK_SECRET: notPlaceholder(z.string().min(32, "must be at least 32 characters")).optional(),
     /** How soon a token signed by an unknown key may make the auth bridge fetch a provider's key set again. */
     SAVEPOINT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
-    /** Days the admin audit log keeps an entry; older days are pruned whole (README, Console). */
+    /** Days the admin audit log keeps an entry; older days are pruned whole (docs/console.md). */
     SAVEPOINT_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     /** Stripe endpoint secret (`whsec_...`); unset, the webhook answers 503. */
     STRIPE_WEBHOOK_SECRET: optional,

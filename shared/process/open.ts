@@ -43,7 +43,7 @@ export async function openBus(env: Env, name: string, log: Logger): Promise<Bus>
 
 /**
  * MongoDB when MONGODB_URL is set, else one SQLite file per service under SAVEPOINT_DATA_DIR; brought up
- * to this server's schema before anything reads it, or refused when a newer server wrote it (README, Upgrading).
+ * to this server's schema before anything reads it, or refused when a newer server wrote it (docs/operating.md#upgrading).
  */
 export async function openStore(env: Env, service: string, log: Logger): Promise<Store> {
   const url = env.MONGODB_URL;

@@ -25,7 +25,7 @@ export const secretFingerprint = (secret: string) =>
 /**
  * Records the secret's fingerprint beside the data on a first start, and on every later start refuses
  * a different secret: credentials hashed with the old key would silently match nothing
- * (README, Running distributed).
+ * (docs/distributed.md).
  */
 export async function checkSecretFingerprint(
   store: Store,

@@ -10,7 +10,7 @@ export const sharedSecrets = ["SAVEPOINT_LINK_SECRET", "SAVEPOINT_TRANSFER_SECRE
 /**
  * Writes a new link secret and transfer secret to `path` as `NAME=value` lines (owner-only), once: an
  * existing file is never overwritten, because a new link secret orphans every identity link
- * (README, Running distributed). Throws when the file exists.
+ * (docs/distributed.md). Throws when the file exists.
  */
 export function initSecretsFile(path: string): Record<(typeof sharedSecrets)[number], string> {
   const values = Object.fromEntries(sharedSecrets.map((name) => [name, randomBase62(43)])) as Record<

@@ -5,7 +5,7 @@ import { fail } from "../contract/errors.ts";
 import { metrics, since } from "../observe/metrics.ts";
 
 /**
- * README, Lifecycle (Revocation): how a revoke (a session, a runtime key, an account's or a tenant's change) is
+ * docs/operating.md#lifecycle (Revocation): how a revoke (a session, a runtime key, an account's or a tenant's change) is
  * seen by every gateway copy before it is answered, using only the bus's requests and events.
  *
  * Gateways announce themselves with a heartbeat on `aliveSubject`, and trust their caches only while

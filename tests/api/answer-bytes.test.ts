@@ -4,7 +4,7 @@ import type { Deployment } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
- * README, Limits: a gateway copy holds at most SAVEPOINT_ANSWER_BYTES_IN_FLIGHT bytes of answers at
+ * docs/plans-and-limits.md: a gateway copy holds at most SAVEPOINT_ANSWER_BYTES_IN_FLIGHT bytes of answers at
  * once, and one account at most SAVEPOINT_ACCOUNT_ANSWER_BYTES_IN_FLIGHT of them; both are 1 MiB here,
  * so of reads of a 250 kB slot at most four are in flight at once. The count bound (8 requests of an
  * account in flight) is raised out of the way: the bytes alone refuse here.

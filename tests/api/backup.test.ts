@@ -12,7 +12,7 @@ import { createLoadFleet } from "../helpers/load.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 
 // The embedded deployment as real processes: a server under load, `npx savepoint backup` beside it, a
-// restore into a fresh folder, and a second server started on what was restored (README, Backups).
+// restore into a fresh folder, and a second server started on what was restored (docs/backups.md).
 const root = join(import.meta.dir, "..", "..");
 
 async function cli(args: string[], env: Record<string, string> = {}) {
@@ -43,7 +43,7 @@ function inspect(file: string, service = "") {
       names.map(({ name }) => [name, db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]),
     );
     const userVersion = db.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
-    // Where a store records its schema version (README, Upgrading); none in a store from before versions.
+    // Where a store records its schema version (docs/operating.md#upgrading); none in a store from before versions.
     const meta =
       "_meta" in tables
         ? db.query<{ doc: string }, [string]>("SELECT doc FROM _meta WHERE _id = ?").get(`schema:${service}`)

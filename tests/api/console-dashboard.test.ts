@@ -8,7 +8,7 @@ import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-har
 import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
 /**
- * README, Console: the overview page in real Chromium. A known workload, then the page shows its
+ * docs/console.md: the overview page in real Chromium. A known workload, then the page shows its
  * counts, the largest accounts in order with links to their pages; no request leaves the machine,
  * no CSP violation, no axe-core violation of any impact, under 30 KB on the wire.
  */

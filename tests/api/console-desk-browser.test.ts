@@ -6,7 +6,7 @@ import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
-// The player desk driven as an operator does (README, Console), in headless Chromium; the harness is console-browser.test.ts's.
+// The player desk driven as an operator does (docs/console.md), in headless Chromium; the harness is console-browser.test.ts's.
 const shots = "/tmp/console-desk-shots";
 const axeSource = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
 let base: string;

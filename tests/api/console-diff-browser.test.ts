@@ -7,7 +7,7 @@ import { call, newAccount, newTenant } from "../helpers/api.ts";
 import { type ConsoleHarness, consoleCookie, startConsoleHarness } from "../helpers/console-harness.ts";
 import type { Deployment } from "../helpers/deployments.ts";
 
-/** The console's diffs by JSON path (README, Console), and the sync policy page's versions, in real Chromium. */
+/** The console's diffs by JSON path (docs/console.md), and the sync policy page's versions, in real Chromium. */
 const shots = "/tmp/console-diff-shots";
 let base: string;
 let d: Deployment;

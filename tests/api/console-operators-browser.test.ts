@@ -6,7 +6,7 @@ import { type Answer, call } from "../helpers/api.ts";
 import { type ConsoleHarness, startConsoleHarness } from "../helpers/console-harness.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";
 
-/** README, Operators: a support operator signs in to the console with its own token, and the audit log names it. */
+/** docs/operators.md: a support operator signs in to the console with its own token, and the audit log names it. */
 const shots = "/tmp/console-shots";
 let base: string;
 let d: Deployment;

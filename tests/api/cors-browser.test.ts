@@ -12,7 +12,7 @@ import { adminToken, type Deployment } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
 import { chromiumBin } from "../helpers/tools.ts";
 
-// A browser game on one origin calling the API on another, in real Chromium (README, Browser games (CORS)).
+// A browser game on one origin calling the API on another, in real Chromium (docs/using-the-api.md#browser-games-cors).
 let api: string;
 let d: Deployment;
 let pages: ReturnType<typeof Bun.serve>;

@@ -9,7 +9,7 @@ import { awayFromWindowEnd } from "../helpers/clock.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 
-// README, Browser games (CORS).
+// docs/using-the-api.md#browser-games-cors.
 const game = "https://game.example.com";
 const elsewhere = "https://elsewhere.example.net";
 const requestHeaders = [

@@ -12,7 +12,7 @@ import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 /**
- * README, Storage budgets: the accounts of one environment together store at most the plan's
+ * docs/plans-and-limits.md#storage-budgets: the accounts of one environment together store at most the plan's
  * `bytesPerEnvironmentAccounts`, however many accounts one address opens, counted exactly through two
  * gateway copies and two accounts copies. `growth` has a 1 MiB one here, and records a restore point
  * only at creation (once a day), so each account's bytes are known.

@@ -32,7 +32,7 @@ console.log(`fuzz: seed ${seed} (FUZZ_SEED=<n> to change it)`);
 // In-process answers take about a millisecond; real processes over NATS and FerretDB take tens.
 // Routes with a body have the most to get wrong, so they get the most cases. The test run sends
 // about 5,500 requests in-process and 700 over NATS and FerretDB; FUZZ_FULL=1 sends over 10,000 to
-// the distributed deployment (README, Fuzzing). Each suite prints how many it sent.
+// the distributed deployment (docs/testing.md). Each suite prints how many it sent.
 const full = process.env.FUZZ_FULL === "1";
 const runs = {
   embedded: { withBody: 200, withoutBody: 60, stray: 300, sequences: 100 },

@@ -8,7 +8,7 @@ import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { tempDir } from "../helpers/infra.ts";
 
 /**
- * README, Limits: a limit admits exactly its number of requests a minute through any number of gateway
+ * docs/plans-and-limits.md: a limit admits exactly its number of requests a minute through any number of gateway
  * copies, however the requests alternate between them, because a copy admits only from units it has
  * claimed in billing's store. `starter` allows 5 requests a minute in stage here (bursting to 10).
  */

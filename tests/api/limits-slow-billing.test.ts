@@ -7,7 +7,7 @@ import { type Deployment, startDistributed, startEmbedded } from "../helpers/dep
 import { capturingLogger } from "../helpers/kept.ts";
 
 /**
- * README, Limits: a billing service that is alive on the bus but does not answer (every copy stopped
+ * docs/plans-and-limits.md: a billing service that is alive on the bus but does not answer (every copy stopped
  * with SIGSTOP, not killed) costs a runtime request one claim deadline at most: the three limits'
  * claims go out at once, and once they miss the deadline the gateway counts alone, sending no claim
  * per request, until billing answers again; then it claims again and a limit holds exactly through

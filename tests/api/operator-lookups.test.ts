@@ -4,7 +4,7 @@ import { adminToken } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
- * README, Operators: an operator who missed the ids the first start printed finds them again with
+ * docs/operators.md: an operator who missed the ids the first start printed finds them again with
  * `workspace list|get` and `project list|get`, through the real CLI, on both deployments.
  */
 const root = join(import.meta.dir, "..", "..");

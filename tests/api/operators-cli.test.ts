@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { admin, newTenant } from "../helpers/api.ts";
 import { adminToken, startEmbedded } from "../helpers/deployments.ts";
 
-/** README, Operators: the CLI sends the operator's own token, so the role is checked and the audit log names them. */
+/** docs/operators.md: the CLI sends the operator's own token, so the role is checked and the audit log names them. */
 const root = join(import.meta.dir, "..", "..");
 let d: Awaited<ReturnType<typeof startEmbedded>>;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { adminToken, type Deployment, startDistributed, startEmbedded } from "..
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 
-// One JSON line per request (README, Logs), found by the X-Request-Id the client got, with no secret in any line.
+// One JSON line per request (docs/operating.md#logs), found by the X-Request-Id the client got, with no secret in any line.
 type Line = {
   msg: string;
   method?: string;
@@ -119,7 +119,7 @@ forEachDeployment("request logs", { start: { embedded, distributed } }, ({ setup
     });
     const listed = await answer("/admin/v1/dead-letters", { headers: { authorization: `Bearer ${adminToken}` } });
     expect(listed.status).toBe(200);
-    // Probes come every few seconds: a successful one is not logged (README, Logs).
+    // Probes come every few seconds: a successful one is not logged (docs/operating.md#logs).
     const probe = await answer("/healthz");
     expect(await lineOf(s, listed)).toMatchObject({ method: "GET", route: "/admin/v1/dead-letters", status: 200 });
     expect(requestLines(s.lines()).filter((l) => l.requestId === probe.headers.get("x-request-id"))).toEqual([]);

@@ -11,7 +11,7 @@ import { freePort, waitForPort } from "../helpers/ports.ts";
 import { startStallProxy } from "../helpers/stall-proxy.ts";
 
 /**
- * README, Revocation: a revoked session or runtime key is refused by every gateway copy from the moment
+ * docs/operating.md#lifecycle (Revocation): a revoked session or runtime key is refused by every gateway copy from the moment
  * the revoke answers, and a copy that cannot confirm holds up the answer only until it no longer trusts
  * its cache.
  */

@@ -9,7 +9,7 @@ import { mongo } from "../helpers/infra.ts";
 import { readUntil } from "../helpers/wait.ts";
 
 /**
- * Ended sessions are deleted 30 days on (README, Sessions and devices), on the distributed deployment:
+ * Ended sessions are deleted 30 days on (docs/using-the-api.md#sessions-and-devices), on the distributed deployment:
  * its processes keep real time, so the test dates two ended sessions' stored prune days in the past
  * through the store adapter, and a new accounts copy prunes them at start. (The embedded suite in
  * sessions.test.ts moves the clock instead.)

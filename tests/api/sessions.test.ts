@@ -6,7 +6,7 @@ import { type Deployment, startEmbedded } from "../helpers/deployments.ts";
 import { forEachDeployment } from "../helpers/each-deployment.ts";
 
 /**
- * Players' devices (README, Sessions and devices): the account's sessions listed for the player, this
+ * Players' devices (docs/using-the-api.md#sessions-and-devices): the account's sessions listed for the player, this
  * device or another signed out (refused at once on every gateway copy), and sessions expiring after
  * the project's `sessionIdleDays` without use.
  */

@@ -196,7 +196,7 @@ describe("embedded start and the operator CLI", () => {
     expect(
       await json("settings", "set", "--project", project.projectId, "--rateLimits", '{"sessionRequestsPerMinute":300}'),
     ).toMatchObject({ rateLimits: { sessionRequestsPerMinute: 300 } });
-    // README, Browser games (CORS): prod restricted to one origin, through the CLI.
+    // docs/using-the-api.md#browser-games-cors: prod restricted to one origin, through the CLI.
     const origins = await json(
       "settings",
       "set",

@@ -5,7 +5,7 @@ import { connect } from "node:tls";
 import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
-// The gateway terminates TLS itself (README, TLS): HTTPS with HSTS, a renewed certificate served to new
+// The gateway terminates TLS itself (docs/tls.md): HTTPS with HSTS, a renewed certificate served to new
 // connections without a restart, and a warning when it would carry keys over plain HTTP on the network.
 const root = join(import.meta.dir, "..", "..");
 const dir = tempDir("tls");

@@ -73,7 +73,7 @@ export async function measure(
   const result = await runLoad(workers, seconds, async (i) => senders[i]!);
   const after = await cpu();
   const served = Math.max(1, result.requests - result.errors);
-  // Each process's share, for the capacity figures (README, Capacity): which process a load needs more of.
+  // Each process's share, for the capacity figures (docs/operating.md#capacity): which process a load needs more of.
   const cpuPerRequestByPid = Object.fromEntries(pids.map((pid, i) => [pid, (after[i]! - before[i]!) / served]));
   const used = after.reduce((a, b, i) => a + b - before[i]!, 0);
   return { ...result, cpuPerRequest: used / served, cpuPerRequestByPid };

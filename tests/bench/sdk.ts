@@ -29,7 +29,13 @@ let localWrites = 0;
 const client = new SavepointClient({
   baseUrl: d.base,
   runtimeKey: t.key,
-  storage: { ...files, set: (key, value) => (localWrites++, files.set(key, value)) },
+  storage: {
+    ...files,
+    set: (key, value) => {
+      localWrites++;
+      return files.set(key, value);
+    },
+  },
   clock: systemClock,
   browserLifecycle: false,
   replay: "all",

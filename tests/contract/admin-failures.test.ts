@@ -46,7 +46,12 @@ test("two copies checking 40 wrong tokens at once from one address compare exact
   const compared: number[] = [];
   const results = await Promise.all(
     Array.from({ length: 40 }, (_, i) =>
-      outcome(copies[i % 2]!("203.0.113.5", () => (compared.push(i), wrongToken()))),
+      outcome(
+        copies[i % 2]!("203.0.113.5", () => {
+          compared.push(i);
+          return wrongToken();
+        }),
+      ),
     ),
   );
   expect([

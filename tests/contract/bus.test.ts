@@ -214,7 +214,10 @@ describe("NATS request wire", () => {
     await Bun.sleep(20);
     const real = globalThis.setTimeout;
     let timers = 0;
-    globalThis.setTimeout = ((...args: Parameters<typeof real>) => (timers++, real(...args))) as typeof real;
+    globalThis.setTimeout = ((...args: Parameters<typeof real>) => {
+      timers++;
+      return real(...args);
+    }) as typeof real;
     try {
       await Promise.all(Array.from({ length: 40 }, () => bus.request(s, {})));
     } finally {

@@ -5,7 +5,7 @@ import { openRepo } from "../../services/billing/repo.ts";
 import type { Store } from "../../shared/store/port.ts";
 import { storeAdapters } from "../helpers/store-adapters.ts";
 
-/** README, Limits: the units billing grants in a window never pass its limit, however many claims race. */
+/** docs/plans-and-limits.md: the units billing grants in a window never pass its limit, however many claims race. */
 for (const [name, open] of storeAdapters("claims")) {
   describe(`usage claims (${name})`, () => {
     let store: Store;

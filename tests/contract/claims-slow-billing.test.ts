@@ -16,7 +16,7 @@ import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 
 /**
- * README, Limits: a request waits for billing's claims once at most (the three limits' claims at once,
+ * docs/plans-and-limits.md: a request waits for billing's claims once at most (the three limits' claims at once,
  * each for the claim deadline at most); a claim that misses it makes the gateway copy count alone,
  * with no request waiting, until billing answers again; then claims resume, carrying what was admitted
  * alone. Billing here holds every answer until the test lets it go: a wedged (SIGSTOPped) service,

@@ -12,7 +12,7 @@ import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { capturingLogger } from "../helpers/kept.ts";
 
 /**
- * README, Limits: gateway copies admit only from blocks claimed from billing, so together they admit at
+ * docs/plans-and-limits.md: gateway copies admit only from blocks claimed from billing, so together they admit at
  * most the limit, while a counter far from its limit costs no round trip per request.
  */
 let store: Store;

@@ -9,7 +9,7 @@ import { createSqliteStore } from "../../shared/store/sqlite.ts";
 import { mongo, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
 
 // Each store records its schema version, start-up migrates an older one forward and refuses a newer one
-// with one line (README, Upgrading). Both adapters, through the same openStore every process uses.
+// with one line (docs/operating.md#upgrading). Both adapters, through the same openStore every process uses.
 type Meta = { _id: string; version: number };
 const log = createLogger({ test: "schema-versions" });
 
@@ -66,7 +66,10 @@ for (const [name, setup] of adapters) {
       await (await newer.collection<Meta>("_meta")).insert({ _id: "schema:accounts", version: 7 });
       await newer.close();
 
-      const opened = openStore(env, "accounts", log).then(async (store) => (await store.close(), "opened"));
+      const opened = openStore(env, "accounts", log).then(async (store) => {
+        await store.close();
+        return "opened";
+      });
       const err = (await opened.catch((e: Error) => e)) as Error;
       expect(err).toBeInstanceOf(Error);
       expect(err.message).not.toContain("\n");

@@ -106,9 +106,12 @@ for (const [name, open] of adapters) {
 
     test("the last lost round answers what the caller names instead of 503", async () => {
       let rounds = 0;
-      expect(await inRounds({ rounds: 3, exhausted: () => "given up" }, async () => (rounds++, lostRound))).toBe(
-        "given up",
-      );
+      expect(
+        await inRounds({ rounds: 3, exhausted: () => "given up" }, async () => {
+          rounds++;
+          return lostRound;
+        }),
+      ).toBe("given up");
       expect(rounds).toBe(3);
     });
 

@@ -7,7 +7,7 @@ import { tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort } from "../helpers/ports.ts";
 
 /**
- * `npm run dev:distributed` (README, Running distributed): one command starts NATS, FerretDB, two copies
+ * `npm run dev:distributed` (docs/distributed.md): one command starts NATS, FerretDB, two copies
  * of every service and two gateways; both gateways serve; Ctrl-C stops every process it started.
  */
 const root = join(import.meta.dir, "..", "..");

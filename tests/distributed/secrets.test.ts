@@ -5,7 +5,7 @@ import { startEmbedded } from "../helpers/deployments.ts";
 import { mongo, startNats, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
 
 /**
- * README, Running distributed: the shared secrets are made once into a file the operator keeps, and a
+ * docs/distributed.md: the shared secrets are made once into a file the operator keeps, and a
  * service started with another link or transfer secret than its store was written with refuses to
  * start, saying which secret and why.
  */

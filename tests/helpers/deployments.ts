@@ -304,7 +304,8 @@ const shared: Partial<Record<Deployment["name"], Promise<Deployment>>> = {};
 
 /** One embedded and one distributed deployment per test run, shared by the API suites. */
 export function deployment(name: Deployment["name"]): Promise<Deployment> {
-  return (shared[name] ??= name === "embedded" ? startEmbedded() : startDistributed());
+  shared[name] ??= name === "embedded" ? startEmbedded() : startDistributed();
+  return shared[name];
 }
 
 export const deploymentNames: Deployment["name"][] = ["embedded", "distributed"];

@@ -1078,7 +1078,10 @@ function emit(v: unknown, fx: Fixture, bad: number[][]): string {
     return v.kind === "object"
       ? `${'{"a":'.repeat(v.depth)}1${"}".repeat(v.depth)}`
       : `${"[".repeat(v.depth)}${"]".repeat(v.depth)}`;
-  if (v instanceof BadUtf8) return (bad.push(v.bytes), `"x${sentinel}y"`);
+  if (v instanceof BadUtf8) {
+    bad.push(v.bytes);
+    return `"x${sentinel}y"`;
+  }
   if (v instanceof Obj) return `{${v.entries.map(([k, x]) => `${JSON.stringify(k)}:${emit(x, fx, bad)}`).join(",")}}`;
   if (Array.isArray(v)) return `[${v.map((x) => emit(x, fx, bad)).join(",")}]`;
   if (v !== null && typeof v === "object") return emit(new Obj(Object.entries(v)), fx, bad);
@@ -1124,7 +1127,8 @@ export function render(c: FuzzCase, fx: Fixture): Rendered {
   if (c.body !== undefined) {
     // A bare BadUtf8 body is the bytes alone, not a JSON string around them.
     const bad: number[][] = [];
-    const text = c.body instanceof BadUtf8 ? (bad.push(c.body.bytes), sentinel) : emit(c.body, fx, bad);
+    if (c.body instanceof BadUtf8) bad.push(c.body.bytes);
+    const text = c.body instanceof BadUtf8 ? sentinel : emit(c.body, fx, bad);
     body = bad.length ? withBadBytes(text, bad) : text;
     shownBody = clip(text).replaceAll(sentinel, () =>
       bad

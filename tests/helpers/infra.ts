@@ -48,10 +48,10 @@ let npxCache: string | undefined;
  * project path in its cache and never refreshes it: a checkout at a path that once had the CLI
  * elsewhere would run the old path. Its own cache per test run sees the repository as it is.
  */
-export const npxEnv = (env: Record<string, string>): Record<string, string> => ({
-  ...env,
-  npm_config_cache: (npxCache ??= tempDir("npx-cache")),
-});
+export function npxEnv(env: Record<string, string>): Record<string, string> {
+  npxCache ??= tempDir("npx-cache");
+  return { ...env, npm_config_cache: npxCache };
+}
 
 async function spawnServer(cmd: string[], port: number, what: string) {
   const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe" });
@@ -94,14 +94,15 @@ let sharedNats: Promise<{ url: string }> | undefined;
 /** The run's shared NATS server (or NATS_URL). */
 export function nats(): Promise<{ url: string }> {
   if (process.env.NATS_URL) return Promise.resolve({ url: process.env.NATS_URL });
-  return (sharedNats ??= startNats());
+  sharedNats ??= startNats();
+  return sharedNats;
 }
 
 let sharedMongo: Promise<{ url: string; kind: string }> | undefined;
 /** The run's MongoDB-wire server: MONGODB_URL, FerretDB (on PostgreSQL where reachable, else SQLite), or MongoDB in Docker. */
 export function mongo(): Promise<{ url: string; kind: string }> {
   if (process.env.MONGODB_URL) return Promise.resolve({ url: process.env.MONGODB_URL, kind: "external" });
-  return (sharedMongo ??= (async () => {
+  sharedMongo ??= (async () => {
     if (await Bun.file(ferretdbBin).exists()) {
       // On PostgreSQL where one answers (about 2.4 times faster end to end), else on SQLite.
       const { startFerretOnPostgres } = await import("./cluster.ts");
@@ -122,7 +123,8 @@ export function mongo(): Promise<{ url: string; kind: string }> {
     throw new Error(
       `No MongoDB-wire server: FerretDB not built at ${ferretdbBin} (npm test builds it), no MONGODB_URL, no Docker engine.`,
     );
-  })());
+  })();
+  return sharedMongo;
 }
 
 /** A database name no other test uses. */

@@ -221,7 +221,8 @@ export async function createLoadFleet(
     let retries = 0;
     let stopping = false;
     const sample = (status: string, text: string) => {
-      const list = (samples[status] ??= []);
+      samples[status] ??= [];
+      const list = samples[status];
       if (list.length < 8) list.push(`+${((performance.now() - startedAt) / 1000).toFixed(2)}s ${text.slice(0, 300)}`);
     };
 

@@ -8,7 +8,7 @@ import { defaultTestTimeoutMs, timeoutGivenOnCommandLine } from "./test-timeout.
 afterAll(stopChildren);
 
 // Bun's default of 5 s per test is shorter than one server's stop (SAVEPOINT_DRAIN_MS, 5 s), so a
-// suite run alone (`npx bun test <file>`, README: Tests) gets the minute `npm test` gives. bunfig.toml
+// suite run alone (`npx bun test <file>`, docs/testing.md) gets the minute `npm test` gives. bunfig.toml
 // has no timeout setting, and setDefaultTimeout holds for one file only: each test file is loaded
 // with that call in front (on its first line, so line numbers stay). A `--timeout` given on the
 // command line wins: a default set here would override it.

@@ -25,7 +25,12 @@ export async function startStallProxy(upstream: string) {
         const up: Side = { held: [] };
         const down: Side = { socket: client, held: [] };
         client.data = { up, down };
-        links.push({ flush: () => (drain(up), drain(down)) });
+        links.push({
+          flush: () => {
+            drain(up);
+            drain(down);
+          },
+        });
         up.socket = await Bun.connect({
           hostname,
           port: Number(port),
@@ -53,7 +58,9 @@ export async function startStallProxy(upstream: string) {
 
   return {
     url: `nats://127.0.0.1:${server.port}`,
-    stall: () => void (stalled = true),
+    stall: () => {
+      stalled = true;
+    },
     resume() {
       stalled = false;
       for (const l of links) l.flush();

@@ -9,7 +9,9 @@ let d: AnyServer;
 
 // Moving devices and signing in (README, API); the cloud icon's states (README, API).
 forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("a transfer replaces the local account only after the player confirms", async () => {
     const t = await tenantWithPolicy(d);
     const old = testClient(d, t.key);
@@ -24,9 +26,12 @@ forEachDeployment("sdk: device helpers and status", ({ d: deployed }) => {
 
     const declined = await old.client.account.createTransferCode();
     const prompts: TransferPrompt[] = [];
-    expect(await other.client.account.attachTransferCode(declined.transferCode, (p) => (prompts.push(p), false))).toBe(
-      false,
-    );
+    expect(
+      await other.client.account.attachTransferCode(declined.transferCode, (p) => {
+        prompts.push(p);
+        return false;
+      }),
+    ).toBe(false);
     expect(prompts[0]).toMatchObject({
       currentAccountId: mine,
       incoming: { accountId: old.client.accountId, slots: [{ slotId: "main", version: 1 }] },

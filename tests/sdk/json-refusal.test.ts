@@ -57,7 +57,10 @@ const shape = (e: unknown) =>
   e instanceof SavepointError ? { code: e.code, status: e.status, details: e.details } : e;
 
 function client(key: string, storage = memoryStorage(), fetchCount = { n: 0 }) {
-  const fetchFn = (url: string, init: RequestInit) => (fetchCount.n++, fetch(url, init));
+  const fetchFn = (url: string, init: RequestInit) => {
+    fetchCount.n++;
+    return fetch(url, init);
+  };
   const options = { storage, clock: manualClock(), browserLifecycle: false, retry: { attempts: 1 }, fetch: fetchFn };
   return new SavepointClient({ baseUrl: d.base, runtimeKey: key, ...options });
 }
@@ -65,7 +68,9 @@ function client(key: string, storage = memoryStorage(), fetchCount = { n: 0 }) {
 forEachDeployment(
   "sdk: data JSON cannot carry exactly is refused with a typed error, and the queue is unharmed",
   ({ d: deployed }) => {
-    beforeAll(() => void (d = deployed));
+    beforeAll(() => {
+      d = deployed;
+    });
     test("save data, slotInfo and account data: each bad value is refused, naming its path; load, snapshots, storage and server keep the good save", async () => {
       const t = await tenantWithPolicy(d);
       const storage = memoryStorage();

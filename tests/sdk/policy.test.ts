@@ -49,7 +49,9 @@ async function setup(policy: Record<string, unknown>, options: Parameters<typeof
 
 // Each sync-policy flag honoured (README, Policy flags), with a clock the test moves.
 forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("the policy comes from route 2 and is cached with its ETag", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });
     expect(s.client.config.policy).toMatchObject({ minRemoteSyncIntervalSeconds: 42, maxQueuedLocalSnapshots: 7 });

@@ -13,7 +13,9 @@ const lostAt = 9;
 // A replay stores the keys of all its queued saves in one write (README, Retries): a process that dies
 // mid-replay, with the answer of its last write lost, replays on the next start without a second copy.
 forEachDeployment("sdk: a replay cut short", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test(`${queued} queued saves, the process gone after the ${lostAt}th write's answer was lost: each save is one version, in order`, async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 1, maxQueuedLocalSnapshots: 50 });
     const dir = tempDir("sdk-replay-crash");

@@ -61,7 +61,9 @@ const upstreamPort = () => Number(new URL(d.base).port);
 
 // Retries never double-write (README, Retries).
 forEachDeployment("sdk: retries", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("a connection cut after the request is sent and before the answer: the retry adds exactly one version", async () => {
     const t = await tenantWithPolicy(d);
     const p = await proxy(upstreamPort(), /^POST \/api\/v1\/accounts\/[^/]+\/slots\/main\/sync /, {

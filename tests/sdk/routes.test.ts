@@ -30,7 +30,9 @@ const caught = (p: Promise<unknown>) =>
 
 // Every runtime route through the SDK against both real deployments (sdk/README.md).
 forEachDeployment("sdk: every runtime route", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("routes 1-3, 6, 8, 11-16: health, config, accounts, account data and slots; conflicts are values, errors typed", async () => {
     const t = await newTenant(d);
     expect(await device(t.key).api.health()).toEqual({ ok: true });

@@ -42,7 +42,9 @@ async function secondDevice(key: string, from: SavepointClient, o: Partial<Clien
 
 // The player's own routes through the SDK (README, Player self-service), against both real deployments.
 forEachDeployment("sdk: player self-service", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("restore points of a slot: listed, read, restored; the other device's next sync gets the 409 and keeps the restored content", async () => {
     const t = await tenantWithPolicy(d, policy);
     const phone = await device(t.key);

@@ -11,7 +11,9 @@ const skewed = (skewMs: number): Clock => ({ ...systemClock, now: () => Date.now
 
 // `latest` compares the device's save time with the server's updatedAt on the server's clock (sdk/README.md, Conflicts).
 forEachDeployment("sdk: the server's clock, not the device's", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   for (const [skew, name] of [
     [day, "a day ahead"],
     [-day, "a day behind"],

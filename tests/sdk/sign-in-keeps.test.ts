@@ -73,7 +73,12 @@ forEachDeployment("sdk: provider sign-in keeps unsynced saves", ({ d }) => {
     expect(client.load("main")).toEqual({ level: 4 });
 
     const prompts: TransferPrompt[] = [];
-    expect(await client.account.signIn("firebase", await token(subject), (p) => (prompts.push(p), true))).toEqual({
+    expect(
+      await client.account.signIn("firebase", await token(subject), (p) => {
+        prompts.push(p);
+        return true;
+      }),
+    ).toEqual({
       accountId: theirs,
       isNewAccount: false,
     });

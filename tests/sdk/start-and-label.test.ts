@@ -15,7 +15,9 @@ const options = (key: string, storage = memoryStorage()) => ({
 
 // The quick start's first lines (sdk/README.md): a game cannot read "no save" before the device's saves are loaded.
 forEachDeployment("sdk: starting a client", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("load() before the store is loaded refuses with not_ready instead of answering undefined; openClient() answers a loaded client", async () => {
     const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 3600 });
     const storage = memoryStorage();

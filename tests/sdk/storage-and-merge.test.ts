@@ -75,7 +75,13 @@ describe("sdk local store layout", () => {
     const dir = tempDir("sdk-layout");
     let bytes = 0;
     const inner = fileStorage(dir);
-    const counting: StorageAdapter = { ...inner, set: (k, v) => ((bytes += v.length), inner.set(k, v)) };
+    const counting: StorageAdapter = {
+      ...inner,
+      set: (k, v) => {
+        bytes += v.length;
+        return inner.set(k, v);
+      },
+    };
     // No server: the saves stay local (the address refuses connections).
     const options = {
       baseUrl: "http://127.0.0.1:9",

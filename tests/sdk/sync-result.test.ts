@@ -16,7 +16,9 @@ async function device(policy: Record<string, unknown>, o: Parameters<typeof test
 
 // What sync() answers is what happened to the changes pending when it was called (sdk/README.md, Sync results).
 forEachDeployment("sdk: sync() tells what happened", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   test("the server down: a forced sync answers offline with the error, not synced", async () => {
     const s = await device({ minRemoteSyncIntervalSeconds: 3600 });
     await s.client.save("main", { coins: 1 });

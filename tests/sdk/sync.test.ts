@@ -37,7 +37,9 @@ function observed(inner: (url: string, init: RequestInit) => Promise<Response>) 
 }
 
 forEachDeployment("sdk: offline, then online", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   for (const replay of ["latest", "all"] as const) {
     test(`saves made offline are all on the server afterwards, in order, versions counted (replay ${replay})`, async () => {
       const t = await tenantWithPolicy(d, { minRemoteSyncIntervalSeconds: 30 });
@@ -133,7 +135,9 @@ async function race(initial: JsonObject, fromA: JsonObject, fromB: JsonObject, r
 }
 
 forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
-  beforeAll(() => void (d = deployed));
+  beforeAll(() => {
+    d = deployed;
+  });
   const base = { coins: 100, highScore: 300, unlocks: ["sword"], settings: { music: true }, name: "Ada" };
   const fromA = { coins: 150, highScore: 500, unlocks: ["sword", "shield"], settings: { music: false }, name: "Ada" };
   const fromB = {
@@ -198,7 +202,10 @@ forEachDeployment("sdk: two devices racing on one slot", ({ d: deployed }) => {
     let raceA: (() => Promise<void>) | undefined;
     const fetchB = async (url: string, init: RequestInit) => {
       // Another device writes just before each of B's slot syncs reaches the server, twice.
-      if (raceA && races < 2 && init.method === "POST" && url.endsWith("/slots/main/sync")) races++, await raceA();
+      if (raceA && races < 2 && init.method === "POST" && url.endsWith("/slots/main/sync")) {
+        races++;
+        await raceA();
+      }
       return fetch(url, init);
     };
     const s = await twoDevices({ coins: 0 }, mergeRules({ coins: "sum" }), { fetchB });

@@ -32,7 +32,14 @@ afterAll(() => void delete nav.locks);
 /** Two tabs' views of one origin's storage: the same entries, and `shared` so their clients take turns. */
 const sharedStorage = (map: Map<string, string>, onSet?: (key: string) => void): StorageAdapter => {
   const inner = memoryStorage(map);
-  return { ...inner, shared: "test-origin", set: async (k, v) => (await inner.set(k, v), onSet?.(k)) };
+  return {
+    ...inner,
+    shared: "test-origin",
+    set: async (k, v) => {
+      await inner.set(k, v);
+      onSet?.(k);
+    },
+  };
 };
 
 // The turns two tabs take (sdk/README.md, Several tabs), in one process with Web Locks as a browser has them.

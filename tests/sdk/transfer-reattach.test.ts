@@ -48,7 +48,12 @@ forEachDeployment("sdk: re-attaching with a transfer code", ({ d }) => {
 
     const prompts: TransferPrompt[] = [];
     const code = (await tablet.client.account.createTransferCode()).transferCode;
-    expect(await phone.client.account.attachTransferCode(code, (p) => (prompts.push(p), true))).toBe(true);
+    expect(
+      await phone.client.account.attachTransferCode(code, (p) => {
+        prompts.push(p);
+        return true;
+      }),
+    ).toBe(true);
     expect(phone.client.load("main")).toEqual({ coins: 99 });
     expect(phone.client.localSnapshots("main").map((s) => s.data)).toContainEqual({ coins: 99 });
     expect(phone.client.accountId).toBe(accountId);
@@ -82,7 +87,12 @@ forEachDeployment("sdk: re-attaching with a transfer code", ({ d }) => {
 
     const prompts: TransferPrompt[] = [];
     const declined = (await other.client.account.createTransferCode()).transferCode;
-    expect(await mine.client.account.attachTransferCode(declined, (p) => (prompts.push(p), false))).toBe(false);
+    expect(
+      await mine.client.account.attachTransferCode(declined, (p) => {
+        prompts.push(p);
+        return false;
+      }),
+    ).toBe(false);
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toMatchObject({
       currentAccountId: myAccount,

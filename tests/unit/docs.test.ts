@@ -5,28 +5,13 @@ import { routeHeading, routesMarkdown, wirePath } from "../../scripts/docs-route
 import { statusOf } from "../../services/gateway/errors.ts";
 import { ErrorCode } from "../../shared/contract/errors.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
+import { anchorsOf } from "../helpers/markdown.ts";
 
 // The rules the code follows live in docs/: these tests keep the documents and the code from drifting
 // apart, and keep every comment that cites a section pointing at one that exists.
 
 const root = join(import.meta.dir, "../..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
-
-/** The anchors a Markdown file's headings get on GitHub: lower case, punctuation dropped, spaces to hyphens. */
-function anchorsOf(markdown: string): Set<string> {
-  const slugs = markdown
-    .split("\n")
-    .filter((line) => /^#{1,6} /.test(line))
-    .map((line) =>
-      line
-        .replace(/^#+ /, "")
-        .trim()
-        .toLowerCase()
-        .replace(/[^a-z0-9 _-]/g, "")
-        .replace(/ /g, "-"),
-    );
-  return new Set(slugs);
-}
 
 /** Every TypeScript file of the code base outside node_modules and generated output. */
 function sourceFiles(dir = root): string[] {

@@ -11,14 +11,11 @@ const read = (path: string) => readFileSync(join(root, path), "utf8");
 type Service = { command?: string[]; environment?: Record<string, string> };
 const compose = Bun.YAML.parse(read("infra/compose.yaml")) as { services: Record<string, Service> };
 
-/** Variables of the README's Configuration table (a row may name two, `MONGODB_URL`, `MONGODB_DB`). */
+/** Variables of the Configuration table, docs/configuration.md (a row may name two, `MONGODB_URL`, `MONGODB_DB`). */
 function configurationTable(): string[] {
-  const readme = read("README.md");
-  const section = readme.slice(
-    readme.indexOf("\n## Configuration\n"),
-    readme.indexOf("\n## ", readme.indexOf("\n## Configuration\n") + 5),
-  );
-  const rows = section.split("\n").filter((l) => l.startsWith("| `"));
+  const rows = read("docs/configuration.md")
+    .split("\n")
+    .filter((l) => l.startsWith("| `"));
   return rows.flatMap((row) => [...row.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
 }
 
@@ -26,15 +23,16 @@ function configurationTable(): string[] {
 const notPassed: Record<string, string> = {
   HOST: "containers listen on every interface, the default",
   SAVEPOINT_DATA_DIR: "SQLite only: compose runs on MongoDB",
-  SAVEPOINT_BACKUP_DIR: "SQLite only: the server refuses it with MONGODB_URL (README, Backups: mongodump)",
+  SAVEPOINT_BACKUP_DIR:
+    "SQLite only: the server refuses it with MONGODB_URL (docs/backups.md#the-distributed-deployment: mongodump)",
   SAVEPOINT_BACKUP_INTERVAL_MINUTES: "SQLite only, with SAVEPOINT_BACKUP_DIR",
   SAVEPOINT_BACKUP_KEEP: "SQLite only, with SAVEPOINT_BACKUP_DIR",
-  SAVEPOINT_TLS_CERT: "compose's HAProxy ends TLS in front of the gateways (README, TLS)",
-  SAVEPOINT_TLS_KEY: "compose's HAProxy ends TLS in front of the gateways (README, TLS)",
+  SAVEPOINT_TLS_CERT: "compose's HAProxy ends TLS in front of the gateways (docs/tls.md)",
+  SAVEPOINT_TLS_KEY: "compose's HAProxy ends TLS in front of the gateways (docs/tls.md)",
   SAVEPOINT_OPERATOR_TOKEN: "read by the CLI in an operator's own shell, never by a server",
 };
 
-describe("infra: compose against the README's Configuration table", () => {
+describe("infra: compose against the Configuration table of docs/configuration.md", () => {
   test("every setting of the table reaches the app containers, or is listed as left out on purpose", () => {
     const vars = configurationTable();
     expect(vars.length).toBeGreaterThan(20);

@@ -5,7 +5,7 @@ import { openApiDocument } from "../../services/gateway/openapi.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import { apiVersion, serverVersion } from "../../shared/contract/version.ts";
 
-// One version story and one licence (README, Upgrading): the files that state them agree.
+// One version story and one licence (docs/operating.md#upgrading): the files that state them agree.
 const root = join(import.meta.dir, "..", "..");
 const json = (path: string) => JSON.parse(readFileSync(join(root, path), "utf8"));
 const text = (path: string) => readFileSync(join(root, path), "utf8");

@@ -29,7 +29,10 @@ interface Factory {
 }
 
 const done = <T>(r: Req<T>) =>
-  new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+  new Promise<T>((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
 
 /**
  * IndexedDB, one object store of strings. Writes use `durability: "strict"` and resolve on the
@@ -51,9 +54,11 @@ export function indexedDbStorage(
   const write = async (run: (s: Store) => void) => {
     const tx = (await open()).transaction(storeName, "readwrite", { durability: "strict" });
     run(tx.objectStore(storeName));
-    await new Promise<void>(
-      (resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onerror = tx.onabort = () => reject(tx.error))),
-    );
+    await new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = tx.onerror;
+    });
   };
   const read = async <T>(run: (s: Store) => Req<T>) =>
     done(run((await open()).transaction(storeName, "readonly").objectStore(storeName)));

@@ -18,7 +18,7 @@ async function operatorTenant(deps: Deps, envId: string, ownerId: string): Promi
 }
 
 /**
- * An operator's edit of a slot (README, A player says their save is gone) is a device's sync
+ * An operator's edit of a slot (docs/operators.md#a-player-says-their-save-is-gone) is a device's sync
  * (sync-slot.ts): the same conditional write on `baseVersion`, so a stale edit gets the 409 with what
  * is stored, and a device still on an older version gets the 409 with the edit on its next sync.
  */

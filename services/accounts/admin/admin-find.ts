@@ -48,7 +48,7 @@ const shown = (a: AccountDoc): FoundPlayers["accounts"][number] => {
 };
 
 /**
- * Operators only (README, A player says their save is gone): a player by account id, player
+ * Operators only (docs/operators.md#a-player-says-their-save-is-gone): a player by account id, player
  * reference or external reference in every project and environment, or in one workspace's.
  */
 export async function adminFindPlayers(deps: Deps, q: z.infer<typeof FindPlayersQuery>): Promise<FoundPlayers> {

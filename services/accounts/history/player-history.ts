@@ -10,7 +10,7 @@ import { keptVersion, restorePointsPage } from "./restore-points.ts";
 
 type Routes = typeof contractRoutes;
 
-/** The player's active slot with this id; reads of history answer 404 for any other (README, Restoring a slot). */
+/** The player's active slot with this id; reads of history answer 404 for any other (docs/using-the-api.md#restoring-a-slot). */
 async function activeSlot(
   deps: Deps,
   msg: RouteMessage<Routes["slotHistory"]> | RouteMessage<Routes["slotVersion"]>,

@@ -94,7 +94,7 @@ function cursorSeq(ownerId: string, cursor: string): number {
 }
 
 /**
- * One page of the owner's restore points for players (README, Restoring a slot), newest first, with
+ * One page of the owner's restore points for players (docs/using-the-api.md#restoring-a-slot), newest first, with
  * the `next` cursor when older ones remain. A bad or foreign cursor is 400.
  */
 export async function restorePointsPage(deps: Deps, owner: HistoryOwner, limit: number, cursor?: string) {

@@ -13,7 +13,7 @@ import { earlierAnswer } from "../write-mark.ts";
 import { acceptedSync } from "./history.ts";
 import { type RestoreTarget, restoreVersion } from "./restore.ts";
 
-/** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (README, Restoring a slot). */
+/** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (docs/using-the-api.md#restoring-a-slot). */
 const slotTarget = (
   deps: Deps,
   accountId: string,

@@ -36,7 +36,7 @@ export type RestoreOutcome<T extends Owner> =
 const rounds = 5;
 
 /**
- * The one restore of the service, for players and operators (README, Restoring a slot): restore point
+ * The one restore of the service, for players and operators (docs/using-the-api.md#restoring-a-slot): restore point
  * `version`'s content becomes the owner's next version in one conditional update on the current
  * version, so history is never rewritten and a stale device gets the usual 409. Both the replaced
  * content (unless a kept restore point already holds it) and the restored content are recorded as

@@ -10,7 +10,7 @@ import { isLive, revokedPruneDay } from "./sessions.ts";
 type Routes = typeof contractRoutes;
 
 /**
- * The player's devices (README, Sessions and devices): live sessions only, oldest first, the caller's
+ * The player's devices (docs/using-the-api.md#sessions-and-devices): live sessions only, oldest first, the caller's
  * own marked `current`; never a token or its hash.
  */
 export async function listSessions(

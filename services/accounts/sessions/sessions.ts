@@ -7,7 +7,7 @@ import type { Deps } from "../deps.ts";
 import type { SessionDoc } from "../repo.ts";
 import { pruneSessionsOncePerDay } from "./prune-sessions.ts";
 
-/** README, Operators: an account's live sessions; issuing one more revokes the least recently used. */
+/** docs/operators.md: an account's live sessions; issuing one more revokes the least recently used. */
 export const maxLiveSessions = 100;
 
 /** Last use is written at most this often per session: a record of activity, not a write per request. */
@@ -15,7 +15,7 @@ export const lastUseResolutionMs = 60_000;
 
 /**
  * How long a signed-out, revoked or expired session is kept after it ended, still answering
- * `session_revoked` or `session_expired`; then it is deleted and its token is unknown (README, Sessions and devices).
+ * `session_revoked` or `session_expired`; then it is deleted and its token is unknown (docs/using-the-api.md#sessions-and-devices).
  */
 export const sessionRetentionDays = 30;
 
@@ -115,7 +115,7 @@ export const fixedDeadline = (deadline: number) => ({
 export const revokedPruneDay = (at: Date) => dayAfter(at, sessionRetentionDays);
 
 /**
- * When a session expires if it is not used again (README, Sessions and devices): the deadline fixed at
+ * When a session expires if it is not used again (docs/using-the-api.md#sessions-and-devices): the deadline fixed at
  * its last recorded use, or `sessionIdleDays` after that use when the setting has been lowered since.
  * A raised setting never moves a fixed deadline, so an expired session stays expired; it counts from
  * the next use. A session in use is resolved by each gateway at least every 30 s (its cache) and each

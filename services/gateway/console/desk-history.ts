@@ -4,7 +4,7 @@ import { diffTable } from "./diff.ts";
 import { form, href, html, type Raw, when } from "./html.ts";
 
 /**
- * One history the desk shows (README, Console): a slot's, an account's data, or a save's. Each is
+ * One history the desk shows (docs/console.md): a slot's, an account's data, or a save's. Each is
  * read through its admin routes: the current state, the list of restore points, one point's content.
  */
 export interface History {

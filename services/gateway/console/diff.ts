@@ -2,7 +2,7 @@ import { html, type Raw } from "./html.ts";
 import { type DiffEntry, jsonPathDiff } from "./json-path-diff.ts";
 
 /**
- * Bounds of one rendered diff, so a page stays under 100 KB whatever the saves weigh (README, Console):
+ * Bounds of one rendered diff, so a page stays under 100 KB whatever the saves weigh (docs/console.md):
  * at most `maxRows` changed paths are listed, and no more rows than fit in `maxBytes` of markup (the
  * rest are counted); a value's JSON, and a path, is cut at `maxValueChars` with its whole size shown.
  */

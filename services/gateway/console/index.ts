@@ -33,7 +33,7 @@ import {
 } from "./session.ts";
 import { signInAudit } from "./sign-in-audit.ts";
 
-/** Every byte the console serves is here or in node_modules: no CDN (README, Console). */
+/** Every byte the console serves is here or in node_modules: no CDN (docs/console.md). */
 const assets: Record<string, { type: string; bytes: Uint8Array<ArrayBuffer> }> = {
   "console.css": {
     type: "text/css; charset=utf-8",
@@ -72,7 +72,7 @@ function compress(
   return new Response(zipped, { status, headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" } });
 }
 
-/** The only messages the sign-in page shows: a code in its URL picks one (README, Console). */
+/** The only messages the sign-in page shows: a code in its URL picks one (docs/console.md). */
 const signInErrors = new Map([["wrong-token", "That is neither the admin token nor a live operator token."]]);
 
 export interface ConsoleOptions {
@@ -87,7 +87,7 @@ export interface ConsoleOptions {
 }
 
 /**
- * The operator console at /console (README, Console): server-rendered pages over the admin API. It is
+ * The operator console at /console (docs/console.md): server-rendered pages over the admin API. It is
  * on only with the admin API, and on the admin listener when there is one. A page calls the admin
  * routes through `handle`, the gateway's own path, so the console can do nothing the API and CLI
  * cannot, and its changes are in the audit log.

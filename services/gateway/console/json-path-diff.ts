@@ -1,5 +1,5 @@
 /**
- * A diff of two JSON values by path (README, Console): what was added, removed or changed, each named by
+ * A diff of two JSON values by path (docs/console.md): what was added, removed or changed, each named by
  * its path, with unchanged keys folded into a count. Pure: no HTML, no I/O, so every diff in the console
  * (and any other caller) reads the same way. Objects are compared key by key, whatever their key order;
  * arrays index by index; anything else by value.

@@ -4,7 +4,7 @@ import { boundedJson } from "./diff.ts";
 import { enc, form, href, html, Raw, when } from "./html.ts";
 
 /**
- * The player desk (README, Console): find a player anywhere, the history of an account's data and
+ * The player desk (docs/console.md): find a player anywhere, the history of an account's data and
  * of a save with diff and restore, and an operator's edit of a player's data as a new version with a
  * reason. Every change is an admin route (docs/api-rules.md#operators), so the CLI can do the same.
  */

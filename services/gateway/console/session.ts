@@ -13,7 +13,7 @@ const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(
 /**
  * What the console signs, each kind under its own key and with its kind inside what is signed, so no
  * value made for one purpose is ever accepted for another: a sign-in form's cookie is not a session,
- * a CSRF token is not a cookie, a message shown on a page is neither (README, Console).
+ * a CSRF token is not a cookie, a message shown on a page is neither (docs/console.md).
  */
 type Kind = "session" | "sign-in-form" | "csrf" | "message" | "token";
 

@@ -4,7 +4,7 @@ import type { ResolvedOperator } from "../../../shared/contract/operators.ts";
 import { callEndpoint } from "../../../shared/serving/call.ts";
 
 /**
- * Console sign-ins in the audit log (README, Operators): who signed in, or that a token was refused, and
+ * Console sign-ins in the audit log (docs/operators.md): who signed in, or that a token was refused, and
  * from which address. Never the token. A refusal past the failure limit (429) is not recorded: the
  * limit already bounds how many refusals there are to record.
  */
