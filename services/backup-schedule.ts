@@ -25,7 +25,7 @@ export function startBackupSchedule(env: Env, log: Logger) {
   if (!dir) return undefined;
   if (env.MONGODB_URL) {
     throw new Error(
-      "SAVEPOINT_BACKUP_DIR: scheduled backups copy the embedded SQLite files; back MongoDB up with its own tools (README, Backups)",
+      "SAVEPOINT_BACKUP_DIR: scheduled backups copy the embedded SQLite files; back MongoDB up with its own tools (docs/backups.md)",
     );
   }
   makePrivateDir(dir);

@@ -117,7 +117,7 @@ export function warnIfPlainHttp(
   if (listener.tls || isLoopback(listener.host) || listener.trustedProxies.length > 0) return;
   log.warn(
     `plain HTTP on ${listener.host}, which is not loopback, and no SAVEPOINT_TRUSTED_PROXIES: runtime keys and session tokens would cross the ` +
-      "network readable. Set SAVEPOINT_TLS_CERT and SAVEPOINT_TLS_KEY, or put a TLS proxy in front and name it in SAVEPOINT_TRUSTED_PROXIES (README, TLS)",
+      "network readable. Set SAVEPOINT_TLS_CERT and SAVEPOINT_TLS_KEY, or put a TLS proxy in front and name it in SAVEPOINT_TRUSTED_PROXIES (docs/tls.md)",
     { host: listener.host },
   );
 }

@@ -105,7 +105,7 @@ export function takeBackup({ dataDir, outDir, order, env = process.env }: Backup
   const present = order.filter((service) => existsSync(join(dataDir, `${service}.sqlite`)));
   if (present.length === 0) {
     const hint = env.MONGODB_URL
-      ? " (with MONGODB_URL the data is in MongoDB: back it up with mongodump, README, Backups)"
+      ? " (with MONGODB_URL the data is in MongoDB: back it up with mongodump, docs/backups.md)"
       : "";
     throw new BackupError(
       `${dataDir} holds no Savepoint store (${order[0]}.sqlite, ...): set SAVEPOINT_DATA_DIR or --data-dir${hint}`,

@@ -20,7 +20,7 @@ export class SchemaTooNewError extends Error {
   constructor(service: string, where: string, version: number) {
     super(
       `the ${service} store (${where}) is at schema version ${version}, but this server (Savepoint ${serverVersion}) knows schema ` +
-        `${latestSchemaOf(service)} at most: run the newer server that wrote it, or restore a backup taken before it (README, Upgrading)`,
+        `${latestSchemaOf(service)} at most: run the newer server that wrote it, or restore a backup taken before it (docs/operating.md#upgrading)`,
     );
     this.name = "SchemaTooNewError";
   }
