@@ -3,6 +3,7 @@ import type { Tenant } from "../../shared/contract/tenant.ts";
 import { tenantRefOf } from "../../shared/contract/tenant-ref.ts";
 import { requestRoute } from "../../shared/serving/call.ts";
 import type { Reply } from "../../shared/serving/reply.ts";
+import { vouch } from "../../shared/serving/vouched.ts";
 
 // Computed once per tenant object: auth.ts hands every request of a cached tenant the same one.
 const refs = new WeakMap<Tenant, string>();
@@ -17,6 +18,7 @@ export function refOf(tenant: Tenant): string {
  * Sends a route's message with its tenant by reference (README, How it is built: the tenant travels by
  * reference). A service copy that does not hold it yet answers `tenant_unknown` before anything ran, and
  * gets this one request again with the tenant in full, which it keeps: the client never sees the exchange.
+ * `message` holds only values the gateway checked with the route's schemas, so it is vouched for (vouched.ts).
  */
 export async function requestWithTenant(
   bus: Bus,
@@ -25,7 +27,7 @@ export async function requestWithTenant(
   message: object,
   options: RequestOptions,
 ): Promise<Reply> {
-  const reply = await requestRoute(bus, subject, { ...message, tenantRef: refOf(tenant) }, options);
+  const reply = await requestRoute(bus, subject, vouch({ ...message, tenantRef: refOf(tenant) }), options);
   if (reply.kind !== "error" || reply.error.code !== "tenant_unknown") return reply;
-  return requestRoute(bus, subject, { ...message, tenant }, options);
+  return requestRoute(bus, subject, vouch({ ...message, tenant }), options);
 }

@@ -8,6 +8,7 @@ import { host } from "./host.ts";
 import type { Idempotency, IdempotencyRecordId, ReplayForm } from "./idempotency.ts";
 import { knownTenantsOf } from "./known-tenants.ts";
 import { onWire, replyOf } from "./reply.ts";
+import { isVouched } from "./vouched.ts";
 
 function parse<T>(schema: z.ZodType<T>, data: unknown): T {
   const result = schema.safeParse(data);
@@ -18,7 +19,8 @@ function parse<T>(schema: z.ZodType<T>, data: unknown): T {
 /**
  * Serves a route's subject for a service's queue group. Every message is validated with the route's
  * own schemas, whichever adapter brought it: the service trusts no caller, even its own gateway in
- * the same process. The verb answers a plain value (accepted) or a reply (reply.ts), sent as a reply.
+ * the same process, except for the very object the gateway built from values it checked with these
+ * schemas (vouched.ts), which is not parsed twice. The verb answers a plain value (accepted) or a reply (reply.ts), sent as a reply.
  */
 export function serveRoute<R extends Route>(
   bus: Bus,
@@ -42,18 +44,25 @@ function routeParser<R extends Route>(bus: Bus, r: R): (data: unknown) => RouteM
   const withTenant = needsTenant(r.auth);
   const known = knownTenantsOf(bus);
   return (data) => {
-    if (!withTenant) return parse(schema, data);
+    const checked = bus.inProcess && isVouched(data);
+    if (!withTenant) return checked ? (data as RouteMessage<R>) : parse(schema, data);
     const { tenant, tenantRef } = (data ?? {}) as { tenant?: unknown; tenantRef?: unknown };
     if (tenant === undefined && typeof tenantRef === "string") {
-      const rest = parse(withoutTenant, data);
+      const rest = checked ? withoutRef(data as RouteMessage<R>) : parse(withoutTenant, data);
       const found = known.get(tenantRef);
       if (!found) throw fail.tenantUnknown(tenantRef);
       return { ...rest, tenant: found } as RouteMessage<R>;
     }
-    const message = parse(schema, data);
-    return { ...message, tenant: known.add(message.tenant as Tenant) } as RouteMessage<R>;
+    const message = checked ? (data as RouteMessage<R>) : parse(schema, data);
+    return { ...withoutRef(message), tenant: known.add(message.tenant as Tenant) } as RouteMessage<R>;
   };
 }
+
+/** The message's own fields, as parsing with the route's schema leaves them (it drops `tenantRef`). */
+const withoutRef = <M>(m: M): M => {
+  const { tenantRef: _, ...rest } = m as M & { tenantRef?: string };
+  return rest as M;
+};
 
 export function serveEndpoint<Req extends z.ZodType, Res extends z.ZodType>(
   bus: Bus,

@@ -15,6 +15,7 @@ export interface NowCollection {
   insertNow(doc: Doc): void;
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): Doc[];
   incrementNow(id: string, field: string, by: number, init: object): Doc;
+  incrementAllNow(id: string, by: Record<string, number>, init: object): Doc;
   deleteNow(filter: Filter<Doc>): number;
 }
 
@@ -158,10 +159,9 @@ function applyAll(writes: readonly Write[] | undefined): void {
 
 /** A follower's increments; past its `atMost` the write's savepoint rolls back (port.ts, Write). */
 function incrementWithin(w: Extract<Write, { increment: string }>): void {
-  let counter: Doc | undefined;
-  for (const [field, by] of Object.entries(w.by))
-    counter = (w.in as unknown as NowCollection).incrementNow(w.increment, field, by, w.init);
-  if (!w.atMost || !counter) return;
+  if (Object.keys(w.by).length === 0) return;
+  const counter = (w.in as unknown as NowCollection).incrementAllNow(w.increment, w.by, w.init);
+  if (!w.atMost) return;
   for (const [field, most] of Object.entries(w.atMost)) {
     if (Number(counter[field] ?? 0) <= most) continue;
     const before = Object.fromEntries(

@@ -144,14 +144,28 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     return matched;
   }
 
-  // One statement: the add happens inside SQLite, never as a read here and a write later.
   incrementNow(id: string, field: string, by: number, init: object): T {
-    const at = `'$.${checkField(field)}'`;
-    const seed = JSON.stringify(withoutUndefined({ _id: id, ...init, [field]: by }));
+    return this.incrementAllNow(id, { [field]: by }, init);
+  }
+
+  // One statement for every field: the adds happen inside SQLite, never as a read here and a write later,
+  // and the document's JSON is rewritten and read back once, not once per field. A missing document is
+  // seeded as field-by-field increments would leave it: the first field at its `by`, the others added to `init`'s.
+  incrementAllNow(id: string, by: Record<string, number>, init: object): T {
+    const fields = Object.keys(by);
+    const seed: Record<string, unknown> = { _id: id, ...init };
+    for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
+    const sets = fields.map((f) => {
+      const at = `'$.${checkField(f)}'`;
+      return `${at}, coalesce(json_extract(doc, ${at}), 0) + ?`;
+    });
     const sql =
       `INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?) ` +
-      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${at}, coalesce(json_extract(doc, ${at}), 0) + ?) RETURNING doc`;
-    return JSON.parse(this.db.query<{ doc: string }, SQLQueryBindings[]>(sql).get(id, seed, by)!.doc) as T;
+      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${sets.join(", ")}) RETURNING doc`;
+    const row = this.db
+      .query<{ doc: string }, SQLQueryBindings[]>(sql)
+      .get(id, JSON.stringify(withoutUndefined(seed)), ...fields.map((f) => by[f]!))!;
+    return JSON.parse(row.doc) as T;
   }
 
   deleteNow(filter: Filter<Doc>): number {
