@@ -6,11 +6,11 @@ import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../shared/serving/reply.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
+import { byteLength } from "./account-bytes.ts";
 import type { Deps } from "./deps.ts";
 import { commitSync } from "./history/commit-sync.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
-import { byteLength } from "./storage.ts";
 import { earlierAnswer } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;

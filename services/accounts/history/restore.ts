@@ -22,7 +22,7 @@ export interface RestoreTarget<T extends Owner> {
   contentOf(doc: T): Record<string, unknown>;
   /** The stored fields that hold a snapshot payload's content. */
   fieldsOf(payload: Record<string, unknown>): Partial<T>;
-  /** Stored bytes of a current state: what the account's storage budget counts (storage.ts). */
+  /** Stored bytes of a current state: what the account's storage budget counts (account-bytes.ts). */
   bytesOf(fields: Partial<T>): number;
   /** The account whose budget the write counts against (the owner itself for accountData). */
   account(doc: T): Promise<AccountDoc>;

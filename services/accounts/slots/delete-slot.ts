@@ -4,11 +4,11 @@ import { queues } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { inRounds, lostRound, updateOrLose } from "../../../shared/store/versioned.ts";
+import { countBytes, slotBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { ensureEnvCount, giveBackSpare } from "../environment-budget.ts";
 import { loadAccount, newestWithStatus } from "../load.ts";
 import { activeSlotsOf, retire, type SlotDoc, toAccountResponse } from "../repo.ts";
-import { countBytes, slotBytes } from "../storage.ts";
 
 /**
  * Each lost round means another request changed the slot (a DELETE, an archive), so rounds end; the

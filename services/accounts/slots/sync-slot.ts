@@ -4,11 +4,11 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../../shared/serving/reply.ts";
+import { slotBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
 import { type SlotDoc, toSlotResponse } from "../repo.ts";
-import { slotBytes } from "../storage.ts";
 import { earlierAnswer } from "../write-mark.ts";
 
 /**
