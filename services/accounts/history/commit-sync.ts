@@ -52,9 +52,7 @@ export async function commitSync<T extends Doc>(
     const { updated, historyRetained } = await updateWithHistory(
       deps,
       collection,
-      filter,
-      stamped,
-      writes,
+      { filter, changes: stamped, followers: writes },
       stamp.snapshot,
     );
     if (!updated) return null;

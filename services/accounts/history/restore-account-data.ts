@@ -9,9 +9,7 @@ import { adminAccount } from "../admin/admin-target.ts";
 import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "../repo.ts";
-import { earlierAnswer } from "../write-mark.ts";
-import { acceptedSync } from "./history.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { playerRestore, type RestoreTarget, restoreVersion } from "./restore.ts";
 
 /** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
 const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
@@ -47,19 +45,13 @@ export async function restoreAccountData(
 ): Promise<SyncAcceptedResponse | Conflict<RestoreDataConflictWire> | Replayed<SyncAcceptedResponse>> {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
-  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted")
-    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
-  const { current, restored } = outcome;
-  const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
-  return (
-    (await earlierAnswer(deps, current, current._id, key)) ??
+  return playerRestore(deps, target, msg.body, key, async (current, restored) =>
     conflict<RestoreDataConflictWire>({
       status: "conflict",
-      account: view,
+      account: toAccountResponse(current, await activeSlotsOf(deps.repo, accountId)),
       version: current.version,
       updatedAt: current.updatedAt,
       details: { reason: "base_version_mismatch", clientAccountData: restored.accountData as Record<string, unknown> },
-    })
+    }),
   );
 }

@@ -9,9 +9,7 @@ import { adminAccount } from "../admin/admin-target.ts";
 import type { Deps } from "../deps.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, toSlotResponse } from "../repo.ts";
-import { earlierAnswer } from "../write-mark.ts";
-import { acceptedSync } from "./history.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { playerRestore, type RestoreTarget, restoreVersion } from "./restore.ts";
 
 /** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (README, Restoring a slot). */
 const slotTarget = (
@@ -59,22 +57,19 @@ export async function restoreSlot(
   const account = () => loadAccount(deps, msg.tenant.envId, accountId);
   await account();
   const target = slotTarget(deps, accountId, msg.params.slotId, account);
-  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted")
-    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
-  const { current, restored } = outcome;
-  const clientSlot = {
-    slotInfo: restored.slotInfo as Record<string, unknown>,
-    data: restored.data as Record<string, unknown>,
-  };
-  return (
-    (await earlierAnswer(deps, current, current._id, key)) ??
+  return playerRestore(deps, target, msg.body, key, (current, restored) =>
     conflict<RestoreSlotConflictWire>({
       status: "conflict",
       slot: toSlotResponse(current),
       version: current.version,
       updatedAt: current.updatedAt,
-      details: { reason: "base_version_mismatch", clientSlot },
-    })
+      details: {
+        reason: "base_version_mismatch",
+        clientSlot: {
+          slotInfo: restored.slotInfo as Record<string, unknown>,
+          data: restored.data as Record<string, unknown>,
+        },
+      },
+    }),
   );
 }
