@@ -9,6 +9,10 @@ export type Counted = { _id: string; envId: string };
 /** Stored bytes of a serialized value: what the budget counts. */
 export const byteLength = (json: string) => Buffer.byteLength(json, "utf8");
 export const slotBytes = (s: { slotInfo: string; data: string }) => byteLength(s.slotInfo) + byteLength(s.data);
+/** The same counts of a synced document's stored fields, of a whole document or of a write's changes. */
+export const accountDataBytes = (fields: { accountData?: string }) => byteLength(fields.accountData ?? "");
+export const slotFieldBytes = (fields: { slotInfo?: string; data?: string }) =>
+  byteLength(fields.slotInfo ?? "") + byteLength(fields.data ?? "");
 
 // `increment` creates a missing document: account tombstones are never removed, so this shape is
 // never written; were it, it is an unusable deleted account.

@@ -7,7 +7,7 @@ import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../shared/serving/reply.ts";
 import { syncFrom } from "../../shared/synced/sync-flow.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
-import { byteLength } from "./account-bytes.ts";
+import { accountDataBytes } from "./account-bytes.ts";
 import type { Deps } from "./deps.ts";
 import { commitSync } from "./history/commit-sync.ts";
 import { loadAccount, usable } from "./load.ts";
@@ -36,29 +36,18 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: Idempotenc
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
-  const version = body.baseVersion + 1;
   return syncFrom(account, body.baseVersion, {
     async commit() {
       const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
       const size = jsonByteLength(next);
       if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
-      const accountData = JSON.stringify(next);
-      return commitSync(
-        deps,
-        tenant,
-        account,
-        {
-          collection: repo.accounts,
-          filter: { _id: account._id, version: body.baseVersion, status: "active" },
-          changes: { accountData },
-          owner: account,
-          before: byteLength(account.accountData),
-          after: byteLength(accountData),
-          payload: { accountData: next },
-          version,
-        },
-        key,
-      );
+      return commitSync(deps, tenant, account, key, {
+        collection: repo.accounts,
+        doc: account,
+        changes: { accountData: JSON.stringify(next) },
+        payload: { accountData: next },
+        bytesOf: accountDataBytes,
+      });
     },
     // Lost a race after the read: answer with whatever won.
     async reread() {

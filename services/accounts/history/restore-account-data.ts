@@ -1,15 +1,17 @@
-import type { AccountResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { AccountResponse } from "../../../shared/contract/accounts.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
-import { type Conflict, conflict, type Replayed } from "../../../shared/serving/reply.ts";
-import { byteLength } from "../account-bytes.ts";
+import { conflict } from "../../../shared/serving/reply.ts";
+import { accountDataBytes } from "../account-bytes.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "../repo.ts";
 import { playerRestore, type RestoreTarget, restoreVersion } from "./restore.ts";
+
+type RestoreData = RouteMessage<typeof contractRoutes.restoreAccountData>;
 
 /** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
 const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
@@ -18,7 +20,7 @@ const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDo
   load,
   contentOf: (account) => ({ accountData: JSON.parse(account.accountData) }),
   fieldsOf: (payload) => ({ accountData: JSON.stringify(payload.accountData) }),
-  bytesOf: (fields) => byteLength(fields.accountData ?? ""),
+  bytesOf: accountDataBytes,
   account: async (doc) => doc,
 });
 
@@ -38,11 +40,7 @@ export async function adminRestoreAccountData(
 }
 
 /** Players: the same restore from `baseVersion`; a stale base is the 409 with the restored accountData as the client side. */
-export async function restoreAccountData(
-  deps: Deps,
-  msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
-  key?: IdempotencyRecordId,
-): Promise<SyncAcceptedResponse | Conflict<RestoreDataConflictWire> | Replayed<SyncAcceptedResponse>> {
+export async function restoreAccountData(deps: Deps, msg: RestoreData, key?: IdempotencyRecordId) {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
   return playerRestore(deps, target, msg.body, key, async (current, restored) =>

@@ -5,7 +5,7 @@ import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../../shared/serving/reply.ts";
 import { syncFrom } from "../../../shared/synced/sync-flow.ts";
-import { slotBytes } from "../account-bytes.ts";
+import { slotFieldBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
@@ -33,23 +33,13 @@ export async function syncSlot(
   return syncFrom(slot, body.baseVersion, {
     commit() {
       const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
-      const next = { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) };
-      return commitSync(
-        deps,
-        tenant,
-        account,
-        {
-          collection: repo.slots,
-          filter: { _id: slot._id, version: body.baseVersion, status: "active" },
-          changes: next,
-          owner: slot,
-          before: slotBytes(slot),
-          after: slotBytes(next),
-          payload: { slotInfo, data: body.data },
-          version: body.baseVersion + 1,
-        },
-        key,
-      );
+      return commitSync(deps, tenant, account, key, {
+        collection: repo.slots,
+        doc: slot,
+        changes: { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) },
+        payload: { slotInfo, data: body.data },
+        bytesOf: slotFieldBytes,
+      });
     },
     // Another write won after the read (perhaps this key's own earlier attempt, still running when the
     // gateway gave up on it): answer with the state that won.
