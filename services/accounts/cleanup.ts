@@ -3,8 +3,8 @@ import { failpoint } from "../../shared/observe/failpoint.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
 import type { Deps } from "./deps.ts";
 import { ensureEnvCount, envReserve } from "./environment-budget.ts";
+import { dropSnapshot } from "./evict-history.ts";
 import { keptForever } from "./sessions/prune-sessions.ts";
-import { dropSnapshot } from "./storage.ts";
 
 /**
  * Erases what a deletion left behind. Idempotent: a job delivered twice, or re-enqueued at start for a

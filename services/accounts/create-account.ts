@@ -14,6 +14,7 @@ import {
 } from "../../shared/store/port.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { newId } from "../../shared/util/ids.ts";
+import { byteLength, slotBytes } from "./account-bytes.ts";
 import { dayMarksOf } from "./admin/overview.ts";
 import type { Deps } from "./deps.ts";
 import { chunkOf, ensureEnvCount, environmentRefusal, envReserve } from "./environment-budget.ts";
@@ -24,7 +25,6 @@ import { pruneSessionsOncePerDay } from "./sessions/prune-sessions.ts";
 import { newSession } from "./sessions/sessions.ts";
 import { newSlot } from "./slots/create-slot.ts";
 import { seatKeyOf } from "./slots/seats.ts";
-import { byteLength, slotBytes } from "./storage.ts";
 
 /** Route 3: an account, its optional first slot, and the device's session token (returned only here). */
 export async function createAccount(

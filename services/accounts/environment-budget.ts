@@ -39,7 +39,7 @@ const seen = new WeakMap<object, Set<string>>();
 /**
  * An environment counted before reservations gets its count from its accounts, once: each holds its
  * `envReserved`, or its `storedBytes` until its first write after the upgrade reserves them (adopt).
- * An account not counted at all yet adds itself when its count starts (storage.ts). The conditional
+ * An account not counted at all yet adds itself when its count starts (account-bytes.ts). The conditional
  * write leaves a count another copy set meanwhile in place.
  */
 export async function ensureEnvCount(deps: Deps, envId: string): Promise<void> {

@@ -8,7 +8,7 @@ import { activeSlotsOf, toAccountResponse } from "./repo.ts";
 /** Route 6: accountData and the active slots' summaries. */
 export async function getAccount(
   deps: Deps,
-  msg: RouteMessage<typeof contractRoutes.getAccount>,
+  msg: Pick<RouteMessage<typeof contractRoutes.getAccount>, "tenant" | "session">,
 ): Promise<AccountResponse> {
   const account = await loadAccount(deps, msg.tenant.envId, msg.session.accountId);
   return toAccountResponse(account, await activeSlotsOf(deps.repo, account._id));

@@ -9,6 +9,15 @@ export async function loadAccount({ repo }: Deps, envId: string, accountId: stri
   return usable(account);
 }
 
+/** What a slot route works on: the caller's account (loadAccount) and the slot id in its path. */
+export async function slotRoute(
+  deps: Deps,
+  msg: { tenant: { envId: string }; session: { accountId: string }; params: { slotId: string } },
+) {
+  const account = await loadAccount(deps, msg.tenant.envId, msg.session.accountId);
+  return { account, accountId: account._id, slotId: msg.params.slotId };
+}
+
 export function usable(account: AccountDoc): AccountDoc {
   if (account.status === "deleted") throw fail.accountDeleted();
   if (account.status === "suspended") throw fail.accountSuspended();

@@ -36,7 +36,7 @@ export type AccountDoc = SyncedDoc & {
   externalSubject?: string;
   /**
    * Bytes the account stores: accountData, every active and archived slot's slotInfo and data, and
-   * every snapshot's payload. Moved by atomic increments in the commits that change them (storage.ts).
+   * every snapshot's payload. Moved by atomic increments in the commits that change them (account-bytes.ts).
    */
   storedBytes?: number;
   /** The part of `storedBytes` that is current state (accountData and slots): what is never evicted. */
@@ -46,7 +46,7 @@ export type AccountDoc = SyncedDoc & {
    * race (environment-budget.ts): its writes within it touch no environment document.
    */
   envReserved?: number;
-  /** When restore points were last evicted for the budget; the write their deletes ride on (storage.ts). */
+  /** When restore points were last evicted for the budget; the write their deletes ride on (evict-history.ts). */
   evictedAt?: string;
   /** UTC days (`YYYY-MM-DD`) of the last session use and of creation, counted by the dashboard (admin/overview.ts). */
   activeDay?: string;
@@ -166,7 +166,7 @@ export async function openRepo(store: Store): Promise<Repo> {
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
       { name: "account", fields: ["accountId"] },
-      // The oldest of an account first, when its storage budget is full (storage.ts).
+      // The oldest of an account first, when its storage budget is full (evict-history.ts).
       { name: "account_age", fields: ["accountId", "createdAt"] },
       // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
       { name: "expires_day", fields: ["expiresDay", "_id"] },

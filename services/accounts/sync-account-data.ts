@@ -5,12 +5,13 @@ import type { RouteMessage } from "../../shared/contract/route.ts";
 import type { contractRoutes } from "../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../shared/serving/reply.ts";
+import { syncFrom } from "../../shared/synced/sync-flow.ts";
 import { jsonByteLength } from "../../shared/util/json.ts";
+import { accountDataBytes } from "./account-bytes.ts";
 import type { Deps } from "./deps.ts";
 import { commitSync } from "./history/commit-sync.ts";
 import { loadAccount, usable } from "./load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "./repo.ts";
-import { byteLength } from "./storage.ts";
 import { earlierAnswer } from "./write-mark.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncAccountData>;
@@ -35,38 +36,28 @@ export async function syncAccountData(deps: Deps, msg: Message, key?: Idempotenc
   const { repo } = deps;
   const { tenant, body } = msg;
   const account = await loadAccount(deps, tenant.envId, msg.session.accountId);
-  if (account.version !== body.baseVersion)
-    return (await earlierAnswer(deps, account, account._id, key)) ?? conflict(deps, account);
-
-  const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
-  const size = jsonByteLength(next);
-  if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
-
-  const version = body.baseVersion + 1;
-  const accountData = JSON.stringify(next);
-  const accepted = await commitSync(
-    deps,
-    tenant,
-    account,
-    {
-      collection: repo.accounts,
-      filter: { _id: account._id, version: body.baseVersion, status: "active" },
-      changes: { accountData },
-      owner: account,
-      before: byteLength(account.accountData),
-      after: byteLength(accountData),
-      payload: { accountData: next },
-      version,
+  return syncFrom(account, body.baseVersion, {
+    async commit() {
+      const next = body.accountData ?? applyPatch(JSON.parse(account.accountData), body.accountDataPatch!);
+      const size = jsonByteLength(next);
+      if (size > Limits.accountDataBytes) throw fail.payloadTooLarge("accountData", Limits.accountDataBytes, size);
+      return commitSync(deps, tenant, account, key, {
+        collection: repo.accounts,
+        doc: account,
+        changes: { accountData: JSON.stringify(next) },
+        payload: { accountData: next },
+        bytesOf: accountDataBytes,
+      });
     },
-    key,
-  );
-  if (!accepted) {
     // Lost a race after the read: answer with whatever won.
-    const current = await repo.accounts.get(account._id);
-    if (!current) throw fail.notFound("Account");
-    return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(deps, usable(current));
-  }
-  return accepted;
+    async reread() {
+      const current = await repo.accounts.get(account._id);
+      if (!current) throw fail.notFound("Account");
+      return current;
+    },
+    own: (current) => earlierAnswer(deps, current, current._id, key),
+    conflict: (current) => conflict(deps, usable(current)),
+  });
 }
 
 async function conflict(deps: Deps, account: AccountDoc): Promise<Conflict<AccountConflictWire>> {

@@ -1,13 +1,11 @@
 import type { Environment } from "../../shared/contract/common.ts";
 import { fail } from "../../shared/contract/errors.ts";
 import { envIdOf } from "../../shared/contract/tenant.ts";
-import { replacedNeedsKeeping } from "../../shared/store/history-ring.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import type { Deps } from "./deps.ts";
 import { historyIdOf, type SaveDoc, saveDocId, toSave } from "./repo.ts";
-import { keptSavePoint, listSavePoints, savePoint, snapshotWrites } from "./save-history.ts";
-import { updateKeepingWrite } from "./sync-save.ts";
+import { keptSavePoint, listSavePoints, restoreOf, snapshotWrites, updateSave } from "./save-history.ts";
 
 type AdminSave = { projectId: string; env: Environment; saveId: string };
 
@@ -31,8 +29,8 @@ export async function adminSaveHistory(deps: Deps, p: AdminSave) {
 export async function adminSaveVersion(deps: Deps, p: AdminSave, version: number) {
   const point = await keptSavePoint(deps, await loadSave(deps, p), version);
   if (!point) throw fail.notFound(`Restore point ${version}`);
-  const { metadata, state } = JSON.parse(point.doc.payload);
-  return { saveId: p.saveId, version: point.doc.version, createdAt: point.doc.createdAt, metadata, state };
+  const { metadata, state } = JSON.parse(point.payload);
+  return { saveId: p.saveId, version: point.version, createdAt: point.createdAt, metadata, state };
 }
 
 /**
@@ -43,12 +41,10 @@ export async function adminSaveVersion(deps: Deps, p: AdminSave, version: number
 export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number) {
   return inRounds({ rounds }, async () => {
     const save = await loadSave(deps, p);
-    const { content, plan } = await savePoint(deps, save, version);
+    const { content, plan, keepReplaced } = await restoreOf(deps, save, version);
     const now = deps.now();
     const ownerId = historyIdOf(save);
     const seq = save.snapshotSeq ?? 0;
-    const held = await keptSavePoint(deps, save, save.version);
-    const keepReplaced = replacedNeedsKeeping(held?.doc.seq, seq, deps.plans[plan].snapshot.keptPerSlot);
     const replaced = { metadata: JSON.parse(save.metadata), state: JSON.parse(save.state) };
     const last = seq + (keepReplaced ? 2 : 1);
     const writes = [
@@ -63,7 +59,7 @@ export async function adminRestoreSave(deps: Deps, p: AdminSave, version: number
     const usage = await usageOf(deps, save.envId, await deps.repo.usage.get(save.envId));
     const count = saveBudget(deps, plan, save.envId, usage, saveBytes(stored) - saveBytes(save));
     const filter = { _id: save._id, version: save.version, historyId: save.historyId ?? null }; // this generation (sync-save.ts)
-    const updated = await updateKeepingWrite(deps, filter, changes, [count, ...writes]);
+    const updated = await updateSave(deps, filter, changes, [count, ...writes]);
     return updated ? { save: toSave(updated) } : lostRound;
   });
 }

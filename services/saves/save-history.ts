@@ -1,15 +1,35 @@
-import { fail } from "../../shared/contract/errors.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { SaveRestorePointList } from "../../shared/contract/save-history.ts";
-import { expiryOf, restorePointDue, restorePointWrites } from "../../shared/store/history-ring.ts";
-import type { Write } from "../../shared/store/port.ts";
+import type { Filter, Write } from "../../shared/store/port.ts";
+import { updateKeepingWrite } from "../../shared/synced/keep-write.ts";
+import {
+  type History,
+  keptPoints,
+  keptVersion,
+  type PointRecord,
+  pointDue,
+  pointWrites,
+  replacedNeedsPoint,
+  restoreSource,
+} from "../../shared/synced/restore-points.ts";
 import type { Deps } from "./deps.ts";
 import { historyIdOf, type SaveDoc, type SaveSnapshotDoc } from "./repo.ts";
 
-/** Snapshots read per page: a save's state can be 256 KiB, so never a whole history at once. */
-const pageSize = 50;
-
 export type SaveContent = { metadata: unknown; state: unknown };
+
+/**
+ * Saves as synced documents (shared/synced/): their restore points, under the plan each recorded (a
+ * history that recorded none is kept as on `self_hosted`). Their budget rule is the environment's (budget.ts).
+ */
+const savePoints = (deps: Deps): History<SaveSnapshotDoc> => ({
+  points: deps.repo.snapshots,
+  plans: deps.plans,
+  now: deps.now,
+  unrecordedPlan: "self_hosted",
+});
+
+/** A save's history: its history id, numbered up to its `snapshotSeq`. */
+const ownerOf = (save: SaveDoc) => ({ _id: historyIdOf(save), snapshotSeq: save.snapshotSeq ?? 0 });
 
 /**
  * Restore points of saves follow the plan's snapshot rules, as slots do (docs/api-rules.md#the-save-based-model):
@@ -21,7 +41,7 @@ export const snapshotDue = (
   plan: PlanName,
   doc: Pick<SaveDoc, "lastSnapshotAt"> | null,
   now: Date,
-): boolean => restorePointDue(deps.plans[plan].snapshot.everySeconds, doc?.lastSnapshotAt, now);
+): boolean => pointDue(deps.plans, plan, doc?.lastSnapshotAt, now);
 
 /** The insert of snapshot `seq` and the removal of the one that falls out of the plan's count; they ride with the save's write. */
 export function snapshotWrites(
@@ -29,18 +49,27 @@ export function snapshotWrites(
   plan: PlanName,
   snap: { ownerId: string; seq: number; version: number; content: SaveContent; at: Date },
 ): Write[] {
-  const { snapshots } = deps.repo;
-  const doc: SaveSnapshotDoc = {
-    _id: `${snap.ownerId}:${snap.seq}`,
-    ownerId: snap.ownerId,
-    seq: snap.seq,
-    version: snap.version,
-    payload: JSON.stringify(snap.content),
-    createdAt: snap.at.toISOString(),
-    plan,
-    expiresAt: expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays).expiresAt,
-  };
-  return restorePointWrites(snapshots, doc, deps.plans[plan].snapshot.keptPerSlot);
+  const { content, ...point } = snap;
+  // A save's restore point records its expiry instant only: nothing prunes saves by day.
+  const shape = ({ expiresDay: _, ...record }: PointRecord): SaveSnapshotDoc => record;
+  return pointWrites(savePoints(deps), plan, { ...point, json: JSON.stringify(content) }, shape);
+}
+
+/**
+ * The conditional update of a save with its byte count and restore point (shared/synced/keep-write.ts):
+ * where the store cannot commit them together (MongoDB) and a follower fails, the write stands and
+ * only the count or history misses it.
+ */
+export async function updateSave(
+  deps: Deps,
+  filter: Filter<SaveDoc>,
+  changes: Partial<SaveDoc>,
+  followers: Write[],
+): Promise<SaveDoc | null> {
+  const write = { filter, changes, followers };
+  const { updated } = await updateKeepingWrite(deps.log, deps.repo.saves, write, "save count or snapshot not written");
+  if (updated && followers.some((w) => "insert" in w)) await dropPointsIfErased(deps, updated);
+  return updated;
 }
 
 /**
@@ -54,53 +83,25 @@ export async function dropPointsIfErased(deps: Deps, written: SaveDoc): Promise<
   await deps.repo.snapshots.delete({ ownerId: historyIdOf(written) });
 }
 
-/** The plan recorded on the newest snapshot: operator routes carry no tenant. */
-async function historyPlan(deps: Deps, ownerId: string): Promise<PlanName> {
-  return (await deps.repo.snapshots.findOne({ ownerId }, { field: "seq", direction: -1 }))?.plan ?? "self_hosted";
-}
-
-const isKept = (deps: Deps, plan: PlanName, save: SaveDoc, s: SaveSnapshotDoc, now: string) =>
-  s.seq > (save.snapshotSeq ?? 0) - deps.plans[plan].snapshot.keptPerSlot && s.expiresAt > now;
-
 /** The save's restore points, newest first, complete (the plan's count bounds them). */
 export async function listSavePoints(deps: Deps, save: SaveDoc): Promise<SaveRestorePointList["restorePoints"]> {
-  const ownerId = historyIdOf(save);
-  const plan = await historyPlan(deps, ownerId);
-  const now = deps.now().toISOString();
-  const seen = new Set<number>();
   const points: SaveRestorePointList["restorePoints"] = [];
-  for (let skip = 0; ; skip += pageSize) {
-    const page = await deps.repo.snapshots.find(
-      { ownerId },
-      { sort: { field: "seq", direction: -1 }, skip, limit: pageSize },
-    );
-    for (const s of page) {
-      if (seen.has(s.seq) || !isKept(deps, plan, save, s, now)) continue;
-      seen.add(s.seq);
-      points.push({
-        version: s.version,
-        createdAt: s.createdAt,
-        sizeBytes: Buffer.byteLength(JSON.stringify(JSON.parse(s.payload).state), "utf8"),
-      });
-    }
-    if (page.length < pageSize) return points;
+  for await (const s of keptPoints(savePoints(deps), ownerOf(save))) {
+    const sizeBytes = Buffer.byteLength(JSON.stringify(JSON.parse(s.payload).state), "utf8");
+    points.push({ version: s.version, createdAt: s.createdAt, sizeBytes });
   }
+  return points;
 }
 
 /** A kept restore point of the save (the newest with that version), or null. */
-export async function keptSavePoint(
-  deps: Deps,
-  save: SaveDoc,
-  version: number,
-): Promise<{ doc: SaveSnapshotDoc; plan: PlanName } | null> {
-  const ownerId = historyIdOf(save);
-  const plan = await historyPlan(deps, ownerId);
-  const doc = await deps.repo.snapshots.findOne({ ownerId, version }, { field: "seq", direction: -1 });
-  return doc && isKept(deps, plan, save, doc, deps.now().toISOString()) ? { doc, plan } : null;
-}
+export const keptSavePoint = (deps: Deps, save: SaveDoc, version: number): Promise<SaveSnapshotDoc | null> =>
+  keptVersion(savePoints(deps), ownerOf(save), version);
 
-export async function savePoint(deps: Deps, save: SaveDoc, version: number) {
-  const point = await keptSavePoint(deps, save, version);
-  if (!point) throw fail.notFound(`Restore point ${version}`);
-  return { content: JSON.parse(point.doc.payload) as SaveContent, plan: point.plan };
+/** Restore point `version` of the save, the plan to record a restore under, and whether the replaced content needs a point. */
+export async function restoreOf(deps: Deps, save: SaveDoc, version: number) {
+  const history = savePoints(deps);
+  const owner = ownerOf(save);
+  const { point, plan } = await restoreSource(history, owner, version);
+  const keepReplaced = await replacedNeedsPoint(history, owner, save.version, plan);
+  return { content: JSON.parse(point.payload) as SaveContent, plan, keepReplaced };
 }

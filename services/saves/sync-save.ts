@@ -7,12 +7,13 @@ import { limitPerMinute } from "../../shared/limits/window-counter.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed, replayed } from "../../shared/serving/reply.ts";
 import { ownStamp, stampChanges } from "../../shared/serving/write-stamp.ts";
-import { DuplicateKeyError, type Filter, FollowerFailedError, type Write } from "../../shared/store/port.ts";
+import { DuplicateKeyError, FollowerFailedError } from "../../shared/store/port.ts";
 import { inRounds, type LostRound, lostRound } from "../../shared/store/versioned.ts";
+import { syncFrom } from "../../shared/synced/sync-flow.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import type { Deps } from "./deps.ts";
 import { historyIdOf, type SaveDoc, type SaveUsageDoc, saveDocId, toSave } from "./repo.ts";
-import { dropPointsIfErased, type SaveContent, snapshotDue, snapshotWrites } from "./save-history.ts";
+import { dropPointsIfErased, type SaveContent, snapshotDue, snapshotWrites, updateSave } from "./save-history.ts";
 
 type Message = RouteMessage<typeof contractRoutes.syncSave>;
 type Accepted = { status: "accepted"; save: Save };
@@ -35,10 +36,6 @@ const conflict = (doc: SaveDoc, clientBaseVersion: number): Conflict<Stale> =>
 // A keyed write stamps itself on the save; a retry after a crash between the write and its recorded
 // answer recognises the current version as its own (shared/serving/write-stamp.ts).
 const markOf = (recordId: IdempotencyRecordId, version: number) => stampChanges(recordId, version, undefined);
-const staleOrOwn = (doc: SaveDoc, clientBaseVersion: number, recordId: IdempotencyRecordId) =>
-  ownStamp(doc, recordId)
-    ? replayed<Accepted>({ status: "accepted", save: toSave(doc) })
-    : conflict(doc, clientBaseVersion);
 
 /** Rounds of one sync: a round is lost only when its create lost to another whose save was deleted before it was read. */
 const rounds = 5;
@@ -66,13 +63,33 @@ async function syncRound(
   const { body } = msg;
   const _id = saveDocId(msg.tenant.envId, msg.params.saveId);
   const now = deps.now();
-  const at = now.toISOString();
-  const { envId, plan } = msg.tenant;
-  const [current, usage] = await Promise.all([repo.saves.get(_id), repo.usage.get(envId)]);
+  const [current, usage] = await Promise.all([repo.saves.get(_id), repo.usage.get(msg.tenant.envId)]);
   if (!current) return createSave(deps, msg, key, { usage, now, creation });
 
   // A stale writer (a lost create race included) gets the canonical save, whatever else it sent.
-  if (current.version !== body.baseVersion) return staleOrOwn(current, body.baseVersion, key);
+  return syncFrom(current, body.baseVersion, {
+    commit: () => commitSave(deps, msg, key, { current, usage, now }),
+    // Another writer won between the read and the write: answer with the state that won. None left
+    // means it was deleted meanwhile, and a base above 0 for a save that does not exist is 404.
+    async reread() {
+      const won = await repo.saves.get(_id);
+      if (!won) throw fail.notFound("Save");
+      return won;
+    },
+    own: (doc) => (ownStamp(doc, key) ? replayed<Accepted>({ status: "accepted", save: toSave(doc) }) : undefined),
+    conflict: (doc) => conflict(doc, body.baseVersion),
+  });
+}
+
+/** The accepted sync of `current` at the next version, in one conditional write; null when another writer won. */
+async function commitSave(
+  deps: Deps,
+  msg: Message,
+  key: IdempotencyRecordId | undefined,
+  { current, usage, now }: { current: SaveDoc; usage: SaveUsageDoc | null; now: Date },
+): Promise<Accepted | null> {
+  const { body } = msg;
+  const { envId, plan } = msg.tenant;
   if (body.externalUserId !== undefined && body.externalUserId !== current.externalUserId) {
     throw fail.invalidRequest([{ path: "body.externalUserId", message: "a save's externalUserId cannot change" }]);
   }
@@ -90,16 +107,11 @@ async function syncRound(
   );
   const content = { metadata: JSON.parse(stored.metadata), state: JSON.parse(stored.state) };
   const snapshot = point(deps, plan, current, next, content, now);
-  const changes = { ...stored, version: next, updatedAt: at, ...markOf(key, next), ...snapshot.changes };
+  const changes = { ...stored, version: next, updatedAt: now.toISOString(), ...markOf(key, next), ...snapshot.changes };
   // The generation too: a save deleted and created again since the read is at version 1 as well.
-  const filter = { _id, version: body.baseVersion, historyId: current.historyId ?? null };
-  const updated = await updateKeepingWrite(deps, filter, changes, [count, ...snapshot.writes]);
-  if (updated) return { status: "accepted", save: toSave(updated) };
-  // Another writer won between the read and the write: answer with the state that won. None left
-  // means it was deleted meanwhile, and a base above 0 for a save that does not exist is 404.
-  const won = await repo.saves.get(_id);
-  if (!won) throw fail.notFound("Save");
-  return staleOrOwn(won, body.baseVersion, key);
+  const filter = { _id: current._id, version: body.baseVersion, historyId: current.historyId ?? null };
+  const updated = await updateSave(deps, filter, changes, [count, ...snapshot.writes]);
+  return updated ? { status: "accepted", save: toSave(updated) } : null;
 }
 
 /** Due for a restore point under the plan (docs/using-the-api.md#the-save-based-model): it rides in the same write. */
@@ -164,27 +176,4 @@ async function createSave(
     deps.log.warn("save count or snapshot not written", { err: err.cause });
   }
   return { status: "accepted", save: toSave(doc) };
-}
-
-/**
- * A conditional update of a save with its byte count and restore point. Where the store cannot commit
- * them together (MongoDB) and a follower fails after the write, the write stands and only the count or
- * history misses it.
- */
-export async function updateKeepingWrite(
-  deps: Deps,
-  filter: Filter<SaveDoc>,
-  changes: Partial<SaveDoc>,
-  then: Write[],
-): Promise<SaveDoc | null> {
-  let updated: SaveDoc | null;
-  try {
-    updated = await deps.repo.saves.update(filter, changes, then);
-  } catch (err) {
-    if (!(err instanceof FollowerFailedError)) throw err;
-    deps.log.warn("save count or snapshot not written", { err: err.cause });
-    updated = err.updated as SaveDoc | null;
-  }
-  if (updated && then.some((w) => "insert" in w)) await dropPointsIfErased(deps, updated);
-  return updated;
 }

@@ -3,10 +3,10 @@ import { fail } from "../../../shared/contract/errors.ts";
 import { type AccountStatus, events, internal } from "../../../shared/contract/internal.ts";
 import { dropEverywhere } from "../../../shared/revocation/cache-drops.ts";
 import { callEndpoint } from "../../../shared/serving/call.ts";
+import { currentStateBytes, historyBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import type { AccountDoc, SessionDoc } from "../repo.ts";
 import { revokeSession } from "../sessions/player-sessions.ts";
-import { currentStateBytes, historyBytes } from "../storage.ts";
 
 const envOf = (envId: string) => {
   const i = envId.lastIndexOf(":");

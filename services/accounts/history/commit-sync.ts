@@ -2,18 +2,23 @@ import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts"
 import type { Tenant } from "../../../shared/contract/tenant.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { stampChanges } from "../../../shared/serving/write-stamp.ts";
-import type { Collection, Doc, Filter } from "../../../shared/store/port.ts";
+import type { Collection, Filter } from "../../../shared/store/port.ts";
 import type { Deps } from "../deps.ts";
 import { withinEnvironment } from "../environment-budget.ts";
-import type { AccountDoc } from "../repo.ts";
-import { type OwnerWrite, writeWithinBudget } from "../storage.ts";
+import type { AccountDoc, SlotDoc } from "../repo.ts";
+import { writeWithinBudget } from "../storage.ts";
 import { acceptedSync, intervalWarnings, updateWithHistory } from "./history.ts";
 
-/** A sync of accountData or of a slot: the document's conditional update and what it changes besides. */
-type Sync<T extends Doc> = Omit<OwnerWrite, "kind" | "replaced"> & {
+/**
+ * A sync of accountData or of a slot, `doc` as read at the client's base version: its new stored fields,
+ * the content its restore point holds, and how the account's budget counts its stored bytes.
+ */
+type Sync<T extends AccountDoc | SlotDoc> = {
   collection: Collection<T>;
-  filter: Filter<T>;
+  doc: T;
   changes: Partial<T>;
+  payload: unknown;
+  bytesOf: (fields: Partial<T>) => number;
 };
 
 /**
@@ -22,14 +27,16 @@ type Sync<T extends Doc> = Omit<OwnerWrite, "kind" | "replaced"> & {
  * stamp. Null when another write won between the caller's read and this update: the caller answers
  * with whatever won.
  */
-export async function commitSync<T extends Doc>(
+export async function commitSync<T extends AccountDoc | SlotDoc>(
   deps: Deps,
   tenant: Tenant,
   account: AccountDoc,
-  sync: Sync<T>,
   recordId: IdempotencyRecordId,
+  sync: Sync<T>,
 ): Promise<SyncAcceptedResponse | null> {
-  const { collection, filter, changes, ...write } = sync;
+  const { collection, doc, changes, payload, bytesOf } = sync;
+  const filter = { _id: doc._id, version: doc.version, status: "active" } as Filter<T>;
+  const write = { owner: doc, before: bytesOf(doc), after: bytesOf(changes), payload, version: doc.version + 1 };
   return withinEnvironment(deps, tenant.plan, async (envTry) => {
     const { stamp, writes, settle } = await writeWithinBudget(
       deps,
@@ -52,9 +59,7 @@ export async function commitSync<T extends Doc>(
     const { updated, historyRetained } = await updateWithHistory(
       deps,
       collection,
-      filter,
-      stamped,
-      writes,
+      { filter, changes: stamped, followers: writes },
       stamp.snapshot,
     );
     if (!updated) return null;

@@ -1,63 +1,46 @@
 import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { PlanName } from "../../../shared/contract/plans.ts";
-import { expiryOf, restorePointDue, restorePointWrites } from "../../../shared/store/history-ring.ts";
-import { type Collection, type Doc, type Filter, FollowerFailedError, type Write } from "../../../shared/store/port.ts";
+import type { Collection, Doc, Filter, Write } from "../../../shared/store/port.ts";
+import { updateKeepingWrite } from "../../../shared/synced/keep-write.ts";
+import { pointDue, pointWrites } from "../../../shared/synced/restore-points.ts";
 import type { Deps } from "../deps.ts";
 import type { SnapshotDoc } from "../repo.ts";
+import { accountPoints } from "../synced.ts";
 
 /** Where an account's data or a slot stands in its sync history. */
 type Tracked = { lastSnapshotAt?: string; lastSyncAt?: string; snapshotSeq: number; snapshotHash?: string };
 
 /** Whether an accepted write becomes a restore point under the plan's snapshot interval. */
 export const snapshotDue = (deps: Deps, plan: PlanName, lastSnapshotAt: string | undefined, now: Date): boolean =>
-  restorePointDue(deps.plans[plan].snapshot.everySeconds, lastSnapshotAt, now);
+  pointDue(deps.plans, plan, lastSnapshotAt, now);
 
 /**
- * The writes that record snapshot `seq` of an owner: the snapshot, and the removal of the one that
- * falls out of the plan's count. They ride with the write they record (port.ts, Write): on SQLite one
- * commit holds all of them. The plan is recorded with its expiry: operator routes carry no tenant,
- * and pruning needs no plan.
+ * The writes that record snapshot `seq` of an owner (shared/synced/restore-points.ts), each snapshot
+ * recorded with its account: the account's storage budget counts it.
  */
 export function snapshotWrites(
   deps: Deps,
   plan: PlanName,
   snap: { ownerId: string; accountId: string; seq: number; version: number; payload: unknown; at: Date; json?: string },
 ): Write[] {
-  const { snapshots } = deps.repo;
-  const doc: SnapshotDoc = {
-    _id: `${snap.ownerId}:${snap.seq}`,
-    ownerId: snap.ownerId,
-    accountId: snap.accountId,
-    seq: snap.seq,
-    version: snap.version,
-    payload: snap.json ?? JSON.stringify(snap.payload),
-    createdAt: snap.at.toISOString(),
+  const { accountId, payload, json = JSON.stringify(payload), ...point } = snap;
+  return pointWrites(
+    accountPoints(deps),
     plan,
-    ...expiryOf(snap.at, deps.plans[plan].snapshot.retentionDays),
-  };
-  return restorePointWrites(snapshots, doc, deps.plans[plan].snapshot.keptPerSlot);
+    { ...point, json },
+    (record): SnapshotDoc => ({ ...record, accountId }),
+  );
 }
 
-/**
- * A conditional update and, when due, its snapshot. Where the store cannot commit them together
- * (MongoDB) and the snapshot fails after the write, the write stands and only history misses it.
- */
+/** The conditional update of a sync or restore and, when due, its snapshot (shared/synced/keep-write.ts). */
 export async function updateWithHistory<T extends Doc>(
   deps: Deps,
   c: Collection<T>,
-  filter: Filter<T>,
-  changes: Partial<T>,
-  writes: Write[],
+  write: { filter: Filter<T>; changes: Partial<T>; followers: Write[] },
   snapshot: boolean,
 ): Promise<{ updated: T | null; historyRetained: boolean }> {
-  try {
-    const updated = await c.update(filter, changes, writes);
-    return { updated, historyRetained: Boolean(updated && snapshot) };
-  } catch (err) {
-    if (!(err instanceof FollowerFailedError)) throw err;
-    deps.log.warn("snapshot not written", { err: err.cause });
-    return { updated: err.updated as T, historyRetained: false };
-  }
+  const { updated, followed } = await updateKeepingWrite(deps.log, c, write, "snapshot not written");
+  return { updated, historyRetained: followed && Boolean(updated && snapshot) };
 }
 
 /** `sync_interval_below_policy` when this sync came sooner than the policy asks clients to wait. */

@@ -1,8 +1,8 @@
 import { expiryOf } from "../../../shared/store/history-ring.ts";
 import type { Deps } from "../deps.ts";
+import { dropSnapshot } from "../evict-history.ts";
 import { backfillPruneDays } from "../sessions/backfill-prune-days.ts";
 import { pruneSessions } from "../sessions/prune-sessions.ts";
-import { dropSnapshot } from "../storage.ts";
 
 const hourMs = 3_600_000;
 /** Snapshots without an expiry handled per round, so a large backlog never loads at once. */

@@ -1,17 +1,17 @@
-import type { AccountResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { AccountResponse } from "../../../shared/contract/accounts.ts";
 import type { RestoreDataConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
-import { type Conflict, conflict, type Replayed } from "../../../shared/serving/reply.ts";
+import { conflict } from "../../../shared/serving/reply.ts";
+import { accountDataBytes } from "../account-bytes.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import type { Deps } from "../deps.ts";
 import { loadAccount } from "../load.ts";
 import { type AccountDoc, activeSlotsOf, toAccountResponse } from "../repo.ts";
-import { byteLength } from "../storage.ts";
-import { earlierAnswer } from "../write-mark.ts";
-import { acceptedSync } from "./history.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { playerRestore, type RestoreTarget, restoreVersion } from "./restore.ts";
+
+type RestoreData = RouteMessage<typeof contractRoutes.restoreAccountData>;
 
 /** A status change meanwhile (a deletion) makes the conditional update fail and the next load answer. */
 const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDoc>): RestoreTarget<AccountDoc> => ({
@@ -20,7 +20,7 @@ const dataTarget = (deps: Deps, accountId: string, load: () => Promise<AccountDo
   load,
   contentOf: (account) => ({ accountData: JSON.parse(account.accountData) }),
   fieldsOf: (payload) => ({ accountData: JSON.stringify(payload.accountData) }),
-  bytesOf: (fields) => byteLength(fields.accountData ?? ""),
+  bytesOf: accountDataBytes,
   account: async (doc) => doc,
 });
 
@@ -40,26 +40,16 @@ export async function adminRestoreAccountData(
 }
 
 /** Players: the same restore from `baseVersion`; a stale base is the 409 with the restored accountData as the client side. */
-export async function restoreAccountData(
-  deps: Deps,
-  msg: RouteMessage<typeof contractRoutes.restoreAccountData>,
-  key?: IdempotencyRecordId,
-): Promise<SyncAcceptedResponse | Conflict<RestoreDataConflictWire> | Replayed<SyncAcceptedResponse>> {
+export async function restoreAccountData(deps: Deps, msg: RestoreData, key?: IdempotencyRecordId) {
   const { accountId } = msg.session;
   const target = dataTarget(deps, accountId, () => loadAccount(deps, msg.tenant.envId, accountId));
-  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted")
-    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
-  const { current, restored } = outcome;
-  const view = toAccountResponse(current, await activeSlotsOf(deps.repo, accountId));
-  return (
-    (await earlierAnswer(deps, current, current._id, key)) ??
+  return playerRestore(deps, target, msg.body, key, async (current, restored) =>
     conflict<RestoreDataConflictWire>({
       status: "conflict",
-      account: view,
+      account: toAccountResponse(current, await activeSlotsOf(deps.repo, accountId)),
       version: current.version,
       updatedAt: current.updatedAt,
       details: { reason: "base_version_mismatch", clientAccountData: restored.accountData as Record<string, unknown> },
-    })
+    }),
   );
 }

@@ -1,17 +1,17 @@
-import type { SlotResponse, SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
+import type { SlotResponse } from "../../../shared/contract/accounts.ts";
 import type { RestoreSlotConflictWire } from "../../../shared/contract/restore-points.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
-import { type Conflict, conflict, type Replayed } from "../../../shared/serving/reply.ts";
+import { conflict } from "../../../shared/serving/reply.ts";
+import { slotFieldBytes } from "../account-bytes.ts";
 import { adminAccount } from "../admin/admin-target.ts";
 import type { Deps } from "../deps.ts";
 import { activeSlotForWrite, loadAccount } from "../load.ts";
 import { type AccountDoc, type SlotDoc, toSlotResponse } from "../repo.ts";
-import { slotBytes } from "../storage.ts";
-import { earlierAnswer } from "../write-mark.ts";
-import { acceptedSync } from "./history.ts";
-import { type RestoreTarget, restoreVersion } from "./restore.ts";
+import { playerRestore, type RestoreTarget, restoreVersion } from "./restore.ts";
+
+type RestoreSlot = RouteMessage<typeof contractRoutes.restoreSlot>;
 
 /** Only an active slot is restored: archived is 409 `slot_archived`, deleted 410 (docs/using-the-api.md#restoring-a-slot). */
 const slotTarget = (
@@ -25,7 +25,7 @@ const slotTarget = (
   load: () => activeSlotForWrite(deps.repo, accountId, slotId),
   contentOf: (slot) => ({ slotInfo: JSON.parse(slot.slotInfo), data: JSON.parse(slot.data) }),
   fieldsOf: (payload) => ({ slotInfo: JSON.stringify(payload.slotInfo), data: JSON.stringify(payload.data) }),
-  bytesOf: (fields) => slotBytes({ slotInfo: fields.slotInfo ?? "", data: fields.data ?? "" }),
+  bytesOf: slotFieldBytes,
   account,
 });
 
@@ -50,31 +50,24 @@ export async function adminRestoreSlot(
  * Players: the same restore, from `baseVersion` like a sync; a stale base answers the usual 409 with
  * the restored content as the client side.
  */
-export async function restoreSlot(
-  deps: Deps,
-  msg: RouteMessage<typeof contractRoutes.restoreSlot>,
-  key?: IdempotencyRecordId,
-): Promise<SyncAcceptedResponse | Conflict<RestoreSlotConflictWire> | Replayed<SyncAcceptedResponse>> {
+export async function restoreSlot(deps: Deps, msg: RestoreSlot, key?: IdempotencyRecordId) {
   const { accountId } = msg.session;
   const account = () => loadAccount(deps, msg.tenant.envId, accountId);
   await account();
   const target = slotTarget(deps, accountId, msg.params.slotId, account);
-  const outcome = await restoreVersion(deps, target, msg.body.version, msg.body.baseVersion, key);
-  if (outcome.status === "accepted")
-    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
-  const { current, restored } = outcome;
-  const clientSlot = {
-    slotInfo: restored.slotInfo as Record<string, unknown>,
-    data: restored.data as Record<string, unknown>,
-  };
-  return (
-    (await earlierAnswer(deps, current, current._id, key)) ??
+  return playerRestore(deps, target, msg.body, key, (current, restored) =>
     conflict<RestoreSlotConflictWire>({
       status: "conflict",
       slot: toSlotResponse(current),
       version: current.version,
       updatedAt: current.updatedAt,
-      details: { reason: "base_version_mismatch", clientSlot },
-    })
+      details: {
+        reason: "base_version_mismatch",
+        clientSlot: {
+          slotInfo: restored.slotInfo as Record<string, unknown>,
+          data: restored.data as Record<string, unknown>,
+        },
+      },
+    }),
   );
 }

@@ -1,14 +1,17 @@
+import type { SyncAcceptedResponse } from "../../../shared/contract/accounts.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
+import type { Replayed } from "../../../shared/serving/reply.ts";
 import { stampChanges } from "../../../shared/serving/write-stamp.ts";
-import { replacedNeedsKeeping } from "../../../shared/store/history-ring.ts";
 import type { Collection, Filter } from "../../../shared/store/port.ts";
 import { inRounds, lostRound } from "../../../shared/store/versioned.ts";
+import { replacedNeedsPoint, restoreSource } from "../../../shared/synced/restore-points.ts";
 import type { Deps } from "../deps.ts";
 import { withinEnvironment } from "../environment-budget.ts";
 import type { AccountDoc, SlotDoc } from "../repo.ts";
 import { writeWithinBudget } from "../storage.ts";
-import { updateWithHistory } from "./history.ts";
-import { keptVersion, restorePoint } from "./restore-points.ts";
+import { accountPoints } from "../synced.ts";
+import { earlierAnswer } from "../write-mark.ts";
+import { acceptedSync, updateWithHistory } from "./history.ts";
 
 type Owner = AccountDoc | SlotDoc;
 
@@ -22,7 +25,7 @@ export interface RestoreTarget<T extends Owner> {
   contentOf(doc: T): Record<string, unknown>;
   /** The stored fields that hold a snapshot payload's content. */
   fieldsOf(payload: Record<string, unknown>): Partial<T>;
-  /** Stored bytes of a current state: what the account's storage budget counts (storage.ts). */
+  /** Stored bytes of a current state: what the account's storage budget counts (account-bytes.ts). */
   bytesOf(fields: Partial<T>): number;
   /** The account whose budget the write counts against (the owner itself for accountData). */
   account(doc: T): Promise<AccountDoc>;
@@ -53,12 +56,12 @@ export async function restoreVersion<T extends Owner>(
 ): Promise<RestoreOutcome<T>> {
   return inRounds({ rounds }, async () => {
     const doc = await target.load();
-    const { payload, plan } = await restorePoint(deps, doc, version);
+    const history = accountPoints(deps);
+    const { point, plan } = await restoreSource(history, doc, version);
+    const payload = JSON.parse(point.payload) as Record<string, unknown>;
     if (baseVersion !== undefined && doc.version !== baseVersion)
       return { status: "stale", current: doc, restored: payload };
-    const kept = deps.plans[plan].snapshot.keptPerSlot;
-    const held = await keptVersion(deps, doc, doc.version);
-    const keepReplaced = replacedNeedsKeeping(held?.seq, doc.snapshotSeq, kept);
+    const keepReplaced = await replacedNeedsPoint(history, doc, doc.version, plan);
     const next = doc.version + 1;
     const fields = target.fieldsOf(payload);
     const replaced = keepReplaced ? { payload: target.contentOf(doc), version: doc.version } : undefined;
@@ -84,9 +87,7 @@ export async function restoreVersion<T extends Owner>(
       const { updated, historyRetained } = await updateWithHistory(
         deps,
         target.collection,
-        filter,
-        changes,
-        writes,
+        { filter, changes, followers: writes },
         stamp.snapshot,
       );
       if (!updated) return null;
@@ -98,4 +99,23 @@ export async function restoreVersion<T extends Owner>(
     if (baseVersion !== undefined) return { status: "stale", current: await target.load(), restored: payload };
     return lostRound;
   });
+}
+
+/**
+ * A player's restore from `baseVersion`, like a sync (README, Restoring a slot): accepted, or on a stale
+ * base this request's own earlier restore again, else the route's 409 with the restored content as the
+ * client side (`conflictOf`).
+ */
+export async function playerRestore<T extends Owner, C>(
+  deps: Deps,
+  target: RestoreTarget<T>,
+  body: { version: number; baseVersion: number },
+  key: IdempotencyRecordId,
+  conflictOf: (current: T, restored: Record<string, unknown>) => C | Promise<C>,
+): Promise<SyncAcceptedResponse | Replayed<SyncAcceptedResponse> | C> {
+  const outcome = await restoreVersion(deps, target, body.version, body.baseVersion, key);
+  if (outcome.status === "accepted")
+    return acceptedSync(outcome.updated.version, outcome, outcome.historyRetained, undefined);
+  const { current, restored } = outcome;
+  return (await earlierAnswer(deps, current, current._id, key)) ?? (await conflictOf(current, restored));
 }

@@ -7,6 +7,7 @@ import { FollowerFailedError, type Write } from "../../../shared/store/port.ts";
 import { inRounds, insertOrLose, lostRound } from "../../../shared/store/versioned.ts";
 import { sha256Hex } from "../../../shared/util/crypto.ts";
 import { newId } from "../../../shared/util/ids.ts";
+import { slotBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { withinEnvironment } from "../environment-budget.ts";
 import { snapshotWrites } from "../history/history.ts";
@@ -19,7 +20,7 @@ import {
   toAccountResponse,
   toSlotSummary,
 } from "../repo.ts";
-import { slotBytes, writeWithinBudget } from "../storage.ts";
+import { writeWithinBudget } from "../storage.ts";
 import { seatKeyOf } from "./seats.ts";
 
 /**

@@ -4,11 +4,13 @@ import { queues } from "../../../shared/contract/internal.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { inRounds, lostRound, updateOrLose } from "../../../shared/store/versioned.ts";
+import { countBytes, slotBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { ensureEnvCount, giveBackSpare } from "../environment-budget.ts";
-import { loadAccount, newestWithStatus } from "../load.ts";
+import { newestWithStatus, slotRoute } from "../load.ts";
 import { activeSlotsOf, retire, type SlotDoc, toAccountResponse } from "../repo.ts";
-import { countBytes, slotBytes } from "../storage.ts";
+
+type DeleteSlot = RouteMessage<typeof contractRoutes.deleteSlot>;
 
 /**
  * Each lost round means another request changed the slot (a DELETE, an archive), so rounds end; the
@@ -20,14 +22,9 @@ const maxRounds = 64;
  * Route 14: the active slot, else the newest archived one, becomes an unreadable tombstone before the
  * answer; its history is erased by the cleanup worker.
  */
-export async function deleteSlot(
-  deps: Deps,
-  msg: RouteMessage<typeof contractRoutes.deleteSlot>,
-): Promise<DeleteSlotResponse> {
+export async function deleteSlot(deps: Deps, msg: DeleteSlot): Promise<DeleteSlotResponse> {
   const { repo } = deps;
-  const { accountId } = msg.session;
-  const { slotId } = msg.params;
-  const account = await loadAccount(deps, msg.tenant.envId, accountId);
+  const { account, accountId, slotId } = await slotRoute(deps, msg);
   await ensureEnvCount(deps, account.envId);
 
   return inRounds({ rounds: maxRounds }, async () => {

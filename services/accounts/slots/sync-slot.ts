@@ -4,11 +4,12 @@ import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../../shared/serving/reply.ts";
+import { syncFrom } from "../../../shared/synced/sync-flow.ts";
+import { slotFieldBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
 import { type SlotDoc, toSlotResponse } from "../repo.ts";
-import { slotBytes } from "../storage.ts";
 import { earlierAnswer } from "../write-mark.ts";
 
 /**
@@ -29,34 +30,23 @@ export async function syncSlot(
     repo.accounts.get(accountId),
   ]);
   if (!account) throw fail.notFound("Account");
-  if (slot.version !== body.baseVersion) return (await earlierAnswer(deps, slot, slot._id, key)) ?? conflict(slot);
-
-  const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
-  const next = { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) };
-  const version = body.baseVersion + 1;
-  const accepted = await commitSync(
-    deps,
-    tenant,
-    account,
-    {
-      collection: repo.slots,
-      filter: { _id: slot._id, version: body.baseVersion, status: "active" },
-      changes: next,
-      owner: slot,
-      before: slotBytes(slot),
-      after: slotBytes(next),
-      payload: { slotInfo, data: body.data },
-      version,
+  return syncFrom(slot, body.baseVersion, {
+    commit() {
+      const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
+      return commitSync(deps, tenant, account, key, {
+        collection: repo.slots,
+        doc: slot,
+        changes: { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) },
+        payload: { slotInfo, data: body.data },
+        bytesOf: slotFieldBytes,
+      });
     },
-    key,
-  );
-  if (!accepted) {
-    // Another write won between the read and the update (perhaps this key's own earlier attempt,
-    // still running when the gateway gave up on it): answer with the state that won.
-    const current = await activeSlotForWrite(repo, accountId, msg.params.slotId);
-    return (await earlierAnswer(deps, current, current._id, key)) ?? conflict(current);
-  }
-  return accepted;
+    // Another write won after the read (perhaps this key's own earlier attempt, still running when the
+    // gateway gave up on it): answer with the state that won.
+    reread: () => activeSlotForWrite(repo, accountId, msg.params.slotId),
+    own: (current) => earlierAnswer(deps, current, current._id, key),
+    conflict,
+  });
 }
 
 function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
