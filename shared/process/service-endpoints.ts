@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { Bus, RequestMeta } from "../bus/port.ts";
+import type { Endpoint } from "../contract/internal.ts";
+import type { Route, RouteMessage } from "../contract/route.ts";
+import type { Idempotency, IdempotencyRecordId, ReplayForm } from "../serving/idempotency.ts";
+import { serveEndpoint, serveIdempotentRoute, serveRoute } from "../serving/serve.ts";
+
+/**
+ * One endpoint a service serves, as data: the route of the route table (or the internal endpoint) it
+ * answers, its subject, and whether an Idempotency-Key applies. The service's start serves every entry
+ * of its list; tests/unit/registry.test.ts reads the lists without starting anything, to check that
+ * each route of the route table has exactly one.
+ */
+export interface ServedEndpoint<D = never> {
+  readonly subject: string;
+  /** The route of the route table it answers; none for an internal endpoint. */
+  readonly route?: Route;
+  /** Its answers are kept for retries with the same Idempotency-Key (shared/serving/idempotency.ts). */
+  readonly idempotent?: true;
+  serve(bus: Bus, group: string, deps: D): void;
+}
+
+const subjectOf = (r: Route) => {
+  if (!r.subject) throw new Error(`${r.operationId} has no subject`);
+  return r.subject;
+};
+
+/** The builders of a service's endpoint list, typed by its deps, which each handler receives first. */
+export function endpointsFor<D>() {
+  return {
+    route: <R extends Route>(
+      r: R,
+      handle: (deps: D, msg: RouteMessage<R>, meta: RequestMeta) => Promise<unknown>,
+    ): ServedEndpoint<D> => ({
+      subject: subjectOf(r),
+      route: r,
+      serve: (bus, group, deps) => serveRoute(bus, group, r, (msg, meta) => handle(deps, msg, meta)),
+    }),
+    /** A POST of the runtime API; `form` says how a kept answer is rebuilt for a replay (idempotency.ts). */
+    idempotentRoute: <R extends Route>(
+      r: R,
+      handle: (deps: D, msg: RouteMessage<R>, key: IdempotencyRecordId) => Promise<unknown>,
+      form?: (deps: D) => ReplayForm<RouteMessage<R>>,
+    ): ServedEndpoint<D> => ({
+      subject: subjectOf(r),
+      route: r,
+      idempotent: true,
+      serve: (bus, group, deps) => {
+        // Opened by the shared start for every service with an entry like this one (service-module.ts).
+        const { idempotency } = deps as { idempotency: Idempotency };
+        serveIdempotentRoute(bus, group, r, idempotency, (msg, key) => handle(deps, msg, key), form?.(deps));
+      },
+    }),
+    endpoint: <Req extends z.ZodType, Res extends z.ZodType>(
+      e: Endpoint<Req, Res>,
+      handle: (deps: D, input: z.infer<Req>, meta: RequestMeta) => Promise<z.infer<Res>>,
+    ): ServedEndpoint<D> => ({
+      subject: e.subject,
+      serve: (bus, group, deps) => serveEndpoint(bus, group, e, (input, meta) => handle(deps, input, meta)),
+    }),
+  };
+}
