@@ -43,7 +43,7 @@ import { listSlots } from "./slots/list-slots.ts";
 import { syncSlot } from "./slots/sync-slot.ts";
 import { syncAccountData } from "./sync-account-data.ts";
 
-const { route, idempotentRoute, endpoint } = endpointsFor<Deps>();
+const { route, idempotentRoute, endpoint, routesOf, idempotentRoutesOf, endpointsOf } = endpointsFor<Deps>();
 
 /**
  * Accounts, slots, sessions and history: every endpoint on one queue group, plus the cleanup worker
@@ -54,24 +54,11 @@ export const service = defineService<"accounts", Deps>({
   endpoints: [
     // A replay keeps ids and the token, and shows the state as it is then (docs/api-rules.md#idempotent-retries).
     idempotentRoute(routes.createAccount, createAccount, (deps) => envelopeForm((input) => replayView(deps, input))),
-    route(routes.getAccount, getAccount),
-    route(routes.deleteAccount, deleteAccount),
-    idempotentRoute(routes.syncAccountData, syncAccountData),
-    route(routes.listSlots, listSlots),
     idempotentRoute(routes.createSlot, createSlot, (deps) => rereadForm((m) => createdSlotNow(deps, m))),
-    route(routes.getSlot, getSlot),
-    idempotentRoute(routes.syncSlot, syncSlot),
     idempotentRoute(routes.archiveSlot, archiveSlot, (deps) => rereadForm((m) => accountNow(deps, m))),
-    route(routes.deleteSlot, deleteSlot),
-    route(routes.listSessions, listSessions),
-    route(routes.signOutCurrent, signOutCurrent),
-    route(routes.signOutSession, signOutSession),
-    route(routes.slotHistory, slotHistory),
-    route(routes.slotVersion, slotVersion),
-    idempotentRoute(routes.restoreSlot, restoreSlot),
-    route(routes.dataHistory, dataHistory),
-    route(routes.dataVersion, dataVersion),
-    idempotentRoute(routes.restoreAccountData, restoreAccountData),
+    ...idempotentRoutesOf(routes, { syncAccountData, syncSlot, restoreSlot, restoreAccountData }),
+    ...routesOf(routes, { getAccount, deleteAccount, listSlots, getSlot, deleteSlot, listSessions }),
+    ...routesOf(routes, { signOutCurrent, signOutSession, slotHistory, slotVersion, dataHistory, dataVersion }),
     route(adminRoutes.getAccount, (deps, m) => adminGetAccount(deps, m.params.accountId, m.query)),
     route(adminRoutes.suspendAccount, (deps, m) => adminSetStatus(deps, m.params.accountId, "suspended")),
     route(adminRoutes.unsuspendAccount, (deps, m) => adminSetStatus(deps, m.params.accountId, "active")),
@@ -96,11 +83,8 @@ export const service = defineService<"accounts", Deps>({
     route(adminRoutes.editAccountData, (deps, m) => adminEditAccountData(deps, m.params.accountId, m.body)),
     route(adminRoutes.getDataRestorePoint, (deps, m) => adminDataVersion(deps, m.params.accountId, m.params.version)),
     route(adminRoutes.findPlayers, (deps, m) => adminFindPlayers(deps, m.query)),
-    endpoint(internal.resolveSession, resolveSession),
+    ...endpointsOf(internal, { resolveSession, issueSession, replayView, openAccount: openReservedAccount }),
     endpoint(overviewEndpoints.accountsOverview, accountsOverview),
-    endpoint(internal.issueSession, issueSession),
-    endpoint(internal.replayView, replayView),
-    endpoint(internal.openAccount, openReservedAccount),
     route(adminRoutes.listDeadLetters, adminListDeadLetters),
     route(adminRoutes.retryDeadLetter, (deps, m) => adminRetryDeadLetter(deps, m.params.deadLetterId)),
     route(adminRoutes.discardDeadLetter, (deps, m) => adminDiscardDeadLetter(deps, m.params.deadLetterId)),

@@ -140,43 +140,7 @@ export function createRoutePipeline(parts: PipelineParts) {
     return response;
   }
 
-  /** A route's answer, whatever happens: failures are rendered in the envelope here. */
-  async function answer(
-    r: Route,
-    request: Request,
-    params: unknown,
-    query: unknown,
-    server: Server<unknown> | null,
-  ): Promise<Response> {
-    const requestId = requestIdOf(request.headers);
-    const client = { ip: peerOf(request, server, proxies).ip };
-    try {
-      return await handle(
-        r,
-        request,
-        client,
-        (params ?? {}) as Record<string, string>,
-        (query ?? {}) as Record<string, unknown>,
-        requestId,
-      );
-    } catch (err) {
-      // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
-      if (request.signal.aborted) {
-        log.debug("client disconnected", { requestId, route: r.operationId });
-        return errorResponse(
-          fail.invalidRequest([{ path: "body", message: "The client closed the request." }]),
-          requestId,
-          log,
-        );
-      }
-      return errorResponse(err, requestId, log);
-    } finally {
-      places.get(request)?.();
-      holds.get(request)?.release();
-    }
-  }
-
-  /** A route's answer, counted in the metrics and the dashboard's traffic. */
+  /** A route's answer, whatever happens (failures are rendered in the envelope here), counted in the metrics and traffic. */
   return async function serve(
     r: Route,
     request: Request,
@@ -185,7 +149,21 @@ export function createRoutePipeline(parts: PipelineParts) {
     server: Server<unknown> | null,
   ): Promise<Response> {
     const start = performance.now();
-    const response = await answer(r, request, params, query, server);
+    const requestId = requestIdOf(request.headers);
+    const client = { ip: peerOf(request, server, proxies).ip };
+    let response: Response;
+    try {
+      const rawParams = (params ?? {}) as Record<string, string>;
+      response = await handle(r, request, client, rawParams, (query ?? {}) as Record<string, unknown>, requestId);
+    } catch (err) {
+      // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
+      if (request.signal.aborted) log.debug("client disconnected", { requestId, route: r.operationId });
+      const closed = fail.invalidRequest([{ path: "body", message: "The client closed the request." }]);
+      response = errorResponse(request.signal.aborted ? closed : err, requestId, log);
+    } finally {
+      places.get(request)?.();
+      holds.get(request)?.release();
+    }
     const labels = { route: r.operationId, method: r.method, status: response.status };
     metrics.httpRequests.inc(labels);
     const seconds = since(start);

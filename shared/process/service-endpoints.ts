@@ -25,38 +25,70 @@ const subjectOf = (r: Route) => {
   return r.subject;
 };
 
-/** The builders of a service's endpoint list, typed by its deps, which each handler receives first. */
+type RouteHandler<D, R extends Route> = (deps: D, msg: RouteMessage<R>, meta: RequestMeta) => Promise<unknown>;
+type IdempotentHandler<D, R extends Route> = (
+  deps: D,
+  msg: RouteMessage<R>,
+  key: IdempotencyRecordId,
+) => Promise<unknown>;
+type EndpointHandler<D, E> =
+  E extends Endpoint<infer Req, infer Res>
+    ? (deps: D, input: z.infer<Req>, meta: RequestMeta) => Promise<z.infer<Res>>
+    : never;
+
+/**
+ * The builders of a service's endpoint list, typed by its deps, which each handler receives first. The
+ * plural ones take a table's entries by name: `routesOf(contractRoutes, { getSlot })` serves the route
+ * `getSlot` with the verb of that name.
+ */
 export function endpointsFor<D>() {
+  const route = <R extends Route>(r: R, handle: RouteHandler<D, R>): ServedEndpoint<D> => ({
+    subject: subjectOf(r),
+    route: r,
+    serve: (bus, group, deps) => serveRoute(bus, group, r, (msg, meta) => handle(deps, msg, meta)),
+  });
+  /** A POST of the runtime API; `form` says how a kept answer is rebuilt for a replay (idempotency.ts). */
+  const idempotentRoute = <R extends Route>(
+    r: R,
+    handle: IdempotentHandler<D, R>,
+    form?: (deps: D) => ReplayForm<RouteMessage<R>>,
+  ): ServedEndpoint<D> => ({
+    subject: subjectOf(r),
+    route: r,
+    idempotent: true,
+    serve: (bus, group, deps) => {
+      // Opened by the shared start for every service with an entry like this one (service-module.ts).
+      const { idempotency } = deps as { idempotency: Idempotency };
+      serveIdempotentRoute(bus, group, r, idempotency, (msg, key) => handle(deps, msg, key), form?.(deps));
+    },
+  });
+  const endpoint = <Req extends z.ZodType, Res extends z.ZodType>(
+    e: Endpoint<Req, Res>,
+    handle: EndpointHandler<D, Endpoint<Req, Res>>,
+  ): ServedEndpoint<D> => ({
+    subject: e.subject,
+    serve: (bus, group, deps) => serveEndpoint(bus, group, e, (input, meta) => handle(deps, input, meta)),
+  });
+  // The handlers' types are checked by each builder's signature below; inside, one entry at a time.
+  const named =
+    (one: (entry: never, handle: never) => ServedEndpoint<D>) =>
+    (table: Record<string, unknown>, handlers: Record<string, unknown>) =>
+      Object.entries(handlers).map(([name, handle]) => one(table[name] as never, handle as never));
   return {
-    route: <R extends Route>(
-      r: R,
-      handle: (deps: D, msg: RouteMessage<R>, meta: RequestMeta) => Promise<unknown>,
-    ): ServedEndpoint<D> => ({
-      subject: subjectOf(r),
-      route: r,
-      serve: (bus, group, deps) => serveRoute(bus, group, r, (msg, meta) => handle(deps, msg, meta)),
-    }),
-    /** A POST of the runtime API; `form` says how a kept answer is rebuilt for a replay (idempotency.ts). */
-    idempotentRoute: <R extends Route>(
-      r: R,
-      handle: (deps: D, msg: RouteMessage<R>, key: IdempotencyRecordId) => Promise<unknown>,
-      form?: (deps: D) => ReplayForm<RouteMessage<R>>,
-    ): ServedEndpoint<D> => ({
-      subject: subjectOf(r),
-      route: r,
-      idempotent: true,
-      serve: (bus, group, deps) => {
-        // Opened by the shared start for every service with an entry like this one (service-module.ts).
-        const { idempotency } = deps as { idempotency: Idempotency };
-        serveIdempotentRoute(bus, group, r, idempotency, (msg, key) => handle(deps, msg, key), form?.(deps));
-      },
-    }),
-    endpoint: <Req extends z.ZodType, Res extends z.ZodType>(
-      e: Endpoint<Req, Res>,
-      handle: (deps: D, input: z.infer<Req>, meta: RequestMeta) => Promise<z.infer<Res>>,
-    ): ServedEndpoint<D> => ({
-      subject: e.subject,
-      serve: (bus, group, deps) => serveEndpoint(bus, group, e, (input, meta) => handle(deps, input, meta)),
-    }),
+    route,
+    idempotentRoute,
+    endpoint,
+    routesOf: named(route) as <T extends Record<string, Route>, K extends keyof T>(
+      table: T,
+      handlers: { [P in K]: RouteHandler<D, T[P]> },
+    ) => ServedEndpoint<D>[],
+    idempotentRoutesOf: named(idempotentRoute) as <T extends Record<string, Route>, K extends keyof T>(
+      table: T,
+      handlers: { [P in K]: IdempotentHandler<D, T[P]> },
+    ) => ServedEndpoint<D>[],
+    endpointsOf: named(endpoint) as <T extends Record<string, Endpoint<z.ZodType, z.ZodType>>, K extends keyof T>(
+      table: T,
+      handlers: { [P in K]: EndpointHandler<D, T[P]> },
+    ) => ServedEndpoint<D>[],
   };
 }
