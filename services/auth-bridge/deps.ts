@@ -1,20 +1,11 @@
-import type { Bus } from "../../shared/bus/port.ts";
-import type { PlanCatalog } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/observe/log.ts";
-import type { Idempotency } from "../../shared/serving/idempotency.ts";
+import type { IdempotentServiceDeps } from "../../shared/process/service-module.ts";
 import type { KeySets } from "./key-sets.ts";
 import type { Repo } from "./repo.ts";
 
-/** What every auth-bridge verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
+/** What every auth-bridge verb may use. */
+export interface Deps extends IdempotentServiceDeps {
   repo: Repo;
-  bus: Bus;
-  log: Logger;
-  plans: PlanCatalog;
   keySets: KeySets;
-  now: () => Date;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
   /** HMAC key of the link ids (provider and subject). */
   secret: string;
 }

@@ -3,7 +3,8 @@ import type { AuthProviderConfig } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { AuthProvider as ProviderName } from "../../shared/contract/identity.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
+import type { Store } from "../../shared/store/port.ts";
 
 /** One provider's settings in one environment: `<envId>:<provider>`. */
 export type ProviderDoc = {
@@ -39,23 +40,19 @@ export type LinkDoc = {
   pending?: boolean;
 };
 
-export interface Repo {
-  providers: Collection<ProviderDoc>;
-  links: Collection<LinkDoc>;
+const collections = {
+  providers: collection<ProviderDoc>("authProviders"),
+  links: collection<LinkDoc>("identityLinks", [
+    { name: "account_provider", fields: ["accountProviderKey"], unique: true },
+    { name: "account", fields: ["accountId"] },
+  ]),
   /** Token exchanges by client IP. */
-  exchanges: Collection<HitDoc>;
-}
+  exchanges: collection<HitDoc>("authExchanges", hitIndexes),
+};
 
-export async function openRepo(store: Store): Promise<Repo> {
-  return {
-    providers: await store.collection<ProviderDoc>("authProviders"),
-    links: await store.collection<LinkDoc>("identityLinks", [
-      { name: "account_provider", fields: ["accountProviderKey"], unique: true },
-      { name: "account", fields: ["accountId"] },
-    ]),
-    exchanges: await store.collection<HitDoc>("authExchanges", hitIndexes),
-  };
-}
+export type Repo = CollectionsOf<typeof collections>;
+
+export const openRepo = (store: Store): Promise<Repo> => openCollections(store, collections);
 
 export const providerDocId = (envId: string, provider: ProviderName) => `${envId}:${provider}`;
 export const accountProviderKeyOf = (accountId: string, provider: ProviderName) => `${accountId}:${provider}`;

@@ -1,7 +1,8 @@
 import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
+import type { Store } from "../../shared/store/port.ts";
 
 /**
  * A Stripe event this service took on, keyed by the event id: `applying` while one delivery applies
@@ -62,26 +63,19 @@ export type TrafficDoc = {
   serverErrors?: number;
 } & { [bucket: `l${number}`]: number | undefined };
 
-export interface Repo {
-  events: Collection<EventDoc>;
-  customers: Collection<CustomerDoc>;
-  states: Collection<BillingStateDoc>;
-  usage: Collection<UsageDoc>;
+const collections = {
+  events: collection<EventDoc>("billingEvents"),
+  customers: collection<CustomerDoc>("billingCustomers"),
+  states: collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
+  usage: collection<UsageDoc>("usageCounts", [{ name: "prune_day", fields: ["pruneDay"] }]),
   /** Deliveries refused for their signature, by client IP. */
-  refusals: Collection<HitDoc>;
-  traffic: Collection<TrafficDoc>;
-}
+  refusals: collection<HitDoc>("stripeRefusals", hitIndexes),
+  traffic: collection<TrafficDoc>("trafficMinutes", [
+    { name: "env_minute", fields: ["envId", "minute"] },
+    { name: "prune_day", fields: ["pruneDay"] },
+  ]),
+};
 
-export async function openRepo(store: Store): Promise<Repo> {
-  return {
-    events: await store.collection<EventDoc>("billingEvents"),
-    customers: await store.collection<CustomerDoc>("billingCustomers"),
-    states: await store.collection<BillingStateDoc>("billingStates", [{ name: "customer", fields: ["customerId"] }]),
-    usage: await store.collection<UsageDoc>("usageCounts", [{ name: "prune_day", fields: ["pruneDay"] }]),
-    refusals: await store.collection<HitDoc>("stripeRefusals", hitIndexes),
-    traffic: await store.collection<TrafficDoc>("trafficMinutes", [
-      { name: "env_minute", fields: ["envId", "minute"] },
-      { name: "prune_day", fields: ["pruneDay"] },
-    ]),
-  };
-}
+export type Repo = CollectionsOf<typeof collections>;
+
+export const openRepo = (store: Store): Promise<Repo> => openCollections(store, collections);

@@ -21,7 +21,7 @@ const parsed = ({ _id, day: _, targets, before, after, ...d }: AuditDoc, whole: 
  * The admin audit log (docs/console.md). Gateways record every admin change through one endpoint;
  * entries older than the retention setting are pruned a whole day at a time, at most once an hour.
  */
-export function createAuditLog(deps: Deps, retentionDays: number) {
+export function createAuditLog(deps: Pick<Deps, "repo" | "now" | "log">, retentionDays: number) {
   let lastPrune = 0;
   // Time-ordered ids: within one millisecond a counter keeps the order of recording in this process.
   let last = { ms: 0, seq: 0 };
@@ -86,3 +86,4 @@ export function createAuditLog(deps: Deps, retentionDays: number) {
 
   return { record, list, get, prune };
 }
+export type AuditLog = ReturnType<typeof createAuditLog>;

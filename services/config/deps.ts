@@ -1,14 +1,13 @@
-import type { Bus } from "../../shared/bus/port.ts";
-import type { PlanCatalog, PlanName } from "../../shared/contract/plans.ts";
-import type { Logger } from "../../shared/observe/log.ts";
+import type { PlanName } from "../../shared/contract/plans.ts";
+import type { ServiceDeps } from "../../shared/process/service-module.ts";
+import type { AuditLog } from "./audit.ts";
 import type { Repo } from "./repo.ts";
 
-export interface Deps {
+/** What every config verb may use. */
+export interface Deps extends ServiceDeps {
   repo: Repo;
-  bus: Bus;
-  log: Logger;
-  plans: PlanCatalog;
   /** The plan of a workspace created without one (`defaultPlanOf`). */
   defaultPlan: PlanName;
-  now: () => Date;
+  /** The admin audit log, pruned past SAVEPOINT_AUDIT_RETENTION_DAYS. */
+  audit: AuditLog;
 }

@@ -2,7 +2,8 @@ import type { BillingStatus } from "../../shared/contract/admin.ts";
 import type { Environment } from "../../shared/contract/common.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { OperatorRole } from "../../shared/contract/route.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
+import type { Store } from "../../shared/store/port.ts";
 
 export type WorkspaceDoc = {
   _id: string;
@@ -101,42 +102,30 @@ export type OperatorDoc = {
   revokedAt?: string;
 };
 
-export interface Repo {
-  workspaces: Collection<WorkspaceDoc>;
-  projects: Collection<ProjectDoc>;
-  runtimeKeys: Collection<RuntimeKeyDoc>;
-  gameConfigs: Collection<GameConfigDoc>;
-  gameConfigVersions: Collection<GameConfigVersionDoc>;
-  syncPolicyVersions: Collection<SyncPolicyVersionDoc>;
-  audit: Collection<AuditDoc>;
-  consoleSignOuts: Collection<ConsoleSignOutDoc>;
-  operators: Collection<OperatorDoc>;
-}
+const collections = {
+  workspaces: collection<WorkspaceDoc>("workspaces"),
+  projects: collection<ProjectDoc>("projects", [{ name: "workspace", fields: ["workspaceId"] }]),
+  runtimeKeys: collection<RuntimeKeyDoc>("runtimeKeys", [
+    { name: "key_hash", fields: ["keyHash"], unique: true },
+    { name: "project", fields: ["projectId"] },
+  ]),
+  gameConfigs: collection<GameConfigDoc>("gameConfigs"),
+  gameConfigVersions: collection<GameConfigVersionDoc>("gameConfigVersions", [
+    { name: "env_version", fields: ["envId", "version"] },
+  ]),
+  syncPolicyVersions: collection<SyncPolicyVersionDoc>("syncPolicyVersions", [
+    { name: "project_version", fields: ["projectId", "version"] },
+  ]),
+  audit: collection<AuditDoc>("audit", [
+    { name: "at", fields: ["at"] },
+    { name: "target_at", fields: ["target", "at"] },
+    { name: "action_at", fields: ["action", "at"] },
+    { name: "day", fields: ["day"] },
+  ]),
+  consoleSignOuts: collection<ConsoleSignOutDoc>("consoleSignOuts", [{ name: "day", fields: ["day"] }]),
+  operators: collection<OperatorDoc>("operators", [{ name: "token_hash", fields: ["tokenHash"], unique: true }]),
+};
 
-export async function openRepo(store: Store): Promise<Repo> {
-  return {
-    workspaces: await store.collection<WorkspaceDoc>("workspaces"),
-    projects: await store.collection<ProjectDoc>("projects", [{ name: "workspace", fields: ["workspaceId"] }]),
-    runtimeKeys: await store.collection<RuntimeKeyDoc>("runtimeKeys", [
-      { name: "key_hash", fields: ["keyHash"], unique: true },
-      { name: "project", fields: ["projectId"] },
-    ]),
-    gameConfigs: await store.collection<GameConfigDoc>("gameConfigs"),
-    gameConfigVersions: await store.collection<GameConfigVersionDoc>("gameConfigVersions", [
-      { name: "env_version", fields: ["envId", "version"] },
-    ]),
-    syncPolicyVersions: await store.collection<SyncPolicyVersionDoc>("syncPolicyVersions", [
-      { name: "project_version", fields: ["projectId", "version"] },
-    ]),
-    audit: await store.collection<AuditDoc>("audit", [
-      { name: "at", fields: ["at"] },
-      { name: "target_at", fields: ["target", "at"] },
-      { name: "action_at", fields: ["action", "at"] },
-      { name: "day", fields: ["day"] },
-    ]),
-    consoleSignOuts: await store.collection<ConsoleSignOutDoc>("consoleSignOuts", [{ name: "day", fields: ["day"] }]),
-    operators: await store.collection<OperatorDoc>("operators", [
-      { name: "token_hash", fields: ["tokenHash"], unique: true },
-    ]),
-  };
-}
+export type Repo = CollectionsOf<typeof collections>;
+
+export const openRepo = (store: Store): Promise<Repo> => openCollections(store, collections);

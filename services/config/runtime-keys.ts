@@ -60,16 +60,9 @@ export async function listRuntimeKeys(deps: Deps, projectId: string) {
 export async function getRuntimeKey(deps: Deps, keyId: string) {
   const k = await deps.repo.runtimeKeys.get(keyId);
   if (!k) throw fail.notFound("Runtime key");
-  return {
-    keyId: k._id,
-    projectId: k.projectId,
-    workspaceId: k.workspaceId,
-    environment: k.environment,
-    ...(k.label ? { label: k.label } : {}),
-    createdAt: k.createdAt,
-    ...(k.lastUsedAt ? { lastUsedAt: k.lastUsedAt } : {}),
-    ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
-  };
+  // The listed view with its project and workspace, in the order the answer has always had.
+  const { keyId: id, ...rest } = keyView(k);
+  return { keyId: id, projectId: k.projectId, workspaceId: k.workspaceId, ...rest };
 }
 
 const unknownKey =

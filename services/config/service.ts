@@ -1,9 +1,9 @@
 import { internal } from "../../shared/contract/internal.ts";
 import { defaultPlanOf } from "../../shared/contract/plans.ts";
 import { adminRoutes, contractRoutes } from "../../shared/contract/routes.ts";
+import { endpointsFor } from "../../shared/process/service-endpoints.ts";
 import { defineService } from "../../shared/process/service-module.ts";
 import { watchGateways } from "../../shared/revocation/cache-drops.ts";
-import { serveEndpoint, serveRoute } from "../../shared/serving/serve.ts";
 import { createAuditLog } from "./audit.ts";
 import { consoleSignOut } from "./console-sign-outs.ts";
 import type { Deps } from "./deps.ts";
@@ -30,94 +30,79 @@ import { getSyncPolicyVersion, listSyncPolicyVersions, rollbackSyncPolicy, setSy
 import { updateWorkspace } from "./update-workspace.ts";
 import { createProject, createWorkspace } from "./workspaces.ts";
 
-const group = "config";
+const { route, endpoint } = endpointsFor<Deps>();
+/** Who an admin change is recorded under when the gateway names no operator. */
+const actorOf = (m: { client: { actor?: string } }) => m.client.actor ?? "admin-api";
 
 /** Workspaces, projects, runtime keys, sync policy, settings and game config. */
-export const service = defineService({
-  name: group,
-  async start({ bus, store, env, plans, log }) {
-    // Config keeps the wall clock, as it always has: a test that moves the services' clock ages sessions and snapshots, not
-    // workspaces, keys or audit entries.
-    const deps: Deps = {
-      repo: await openRepo(store),
-      bus,
-      plans,
-      defaultPlan: defaultPlanOf(env),
-      log,
-      now: () => new Date(),
-    };
+export const service = defineService<"config", Deps>({
+  name: "config",
+  endpoints: [
+    route(adminRoutes.createWorkspace, createWorkspace),
+    route(adminRoutes.updateWorkspace, (deps, m) => updateWorkspace(deps, m.params.workspaceId, m.body)),
+    route(adminRoutes.createProject, createProject),
+    route(adminRoutes.listWorkspaces, (deps, m) => listWorkspaces(deps, m.query)),
+    route(adminRoutes.getWorkspace, (deps, m) => getWorkspace(deps, m.params.workspaceId)),
+    route(adminRoutes.listProjects, (deps, m) => listProjects(deps, m.params.workspaceId, m.query)),
+    route(adminRoutes.getProject, (deps, m) => getProject(deps, m.params.projectId)),
+    route(adminRoutes.listRuntimeKeys, (deps, m) => listRuntimeKeys(deps, m.params.projectId)),
+    route(adminRoutes.getRuntimeKey, (deps, m) => getRuntimeKey(deps, m.params.keyId)),
+    route(adminRoutes.setSettings, (deps, m) => setSettings(deps, m.params.projectId, m.body)),
+    route(adminRoutes.publishGameConfig, publishGameConfig),
+    route(contractRoutes.runtimeConfig, getRuntimeConfig),
+    route(adminRoutes.createRuntimeKey, (deps, m) =>
+      createRuntimeKey(deps, m.params.projectId, m.params.env, m.body?.label),
+    ),
+    route(adminRoutes.revokeRuntimeKey, (deps, m) => revokeRuntimeKey(deps, m.params.keyId)),
+    route(adminRoutes.setSyncPolicy, (deps, m) => setSyncPolicy(deps, m.params.projectId, m.body, actorOf(m))),
+    route(adminRoutes.listSyncPolicyVersions, (deps, m) => listSyncPolicyVersions(deps, m.params.projectId)),
+    route(adminRoutes.getSyncPolicyVersion, (deps, m) =>
+      getSyncPolicyVersion(deps, m.params.projectId, m.params.version),
+    ),
+    route(adminRoutes.rollbackSyncPolicy, (deps, m) =>
+      rollbackSyncPolicy(deps, m.params.projectId, m.body, actorOf(m)),
+    ),
+    endpoint(internal.resolveRuntimeKey, (deps, input) => resolveRuntimeKey(deps, input.keyHash)),
+    endpoint(internal.setWorkspaceBilling, (deps, { workspaceId, ...changes }) =>
+      updateWorkspace(deps, workspaceId, changes),
+    ),
+    route(adminRoutes.getOverview, (deps, m) => getOverview(deps, m.params.projectId, m.params.env, m.query.minutes)),
+    route(adminRoutes.getSyncPolicy, async (deps, m) => (await getProject(deps, m.params.projectId)).syncPolicy),
+    route(adminRoutes.getSettings, async (deps, m) => (await getProject(deps, m.params.projectId)).settings),
+    route(adminRoutes.getGameConfig, (deps, m) => activeGameConfig(deps, m.params.projectId, m.params.env)),
+    route(adminRoutes.listGameConfigVersions, (deps, m) =>
+      listGameConfigVersions(deps, m.params.projectId, m.params.env),
+    ),
+    route(adminRoutes.getGameConfigVersion, (deps, m) =>
+      getGameConfigVersion(deps, m.params.projectId, m.params.env, m.params.version),
+    ),
+    route(adminRoutes.rollbackGameConfig, (deps, m) =>
+      rollbackGameConfig(deps, m.params.projectId, m.params.env, m.body.version),
+    ),
+    route(adminRoutes.listAudit, (deps, m) => deps.audit.list(m.query)),
+    route(adminRoutes.getAuditEntry, (deps, m) => deps.audit.get(m.params.auditId)),
+    endpoint(internal.recordAudit, (deps, entry) => deps.audit.record(entry)),
+    route(adminRoutes.createOperator, (deps, m) => createOperator(deps, m.body, actorOf(m))),
+    route(adminRoutes.listOperators, listOperators),
+    route(adminRoutes.getOperator, (deps, m) => getOperator(deps, m.params.operatorId)),
+    route(adminRoutes.revokeOperator, (deps, m) => revokeOperator(deps, m.params.operatorId)),
+    endpoint(internal.resolveOperator, resolveOperator),
+    endpoint(internal.consoleSignOut, (deps, input) => consoleSignOut(deps, input.sid, input.expiresAt)),
+    endpoint(internal.consoleSignedOut, async (deps, { sid }) => ({
+      signedOut: Boolean(await deps.repo.consoleSignOuts.get(sid)),
+    })),
+  ],
+  async open({ bus, store, env, log }) {
+    // Config keeps the wall clock, as it always has: a test that moves the services' clock ages sessions and
+    // snapshots, not workspaces, keys or audit entries.
+    const now = () => new Date();
+    const repo = await openRepo(store);
     watchGateways(bus);
-    serve(deps, env.SAVEPOINT_AUDIT_RETENTION_DAYS);
-    return deps;
+    return {
+      repo,
+      now,
+      defaultPlan: defaultPlanOf(env),
+      audit: createAuditLog({ repo, now, log }, env.SAVEPOINT_AUDIT_RETENTION_DAYS),
+    };
   },
 });
-
-function serve(deps: Deps, auditRetentionDays = 90) {
-  const { bus } = deps;
-  const audit = createAuditLog(deps, auditRetentionDays);
-  serveRoute(bus, group, adminRoutes.createWorkspace, (m) => createWorkspace(deps, m));
-  serveRoute(bus, group, adminRoutes.updateWorkspace, (m) => updateWorkspace(deps, m.params.workspaceId, m.body));
-  serveRoute(bus, group, adminRoutes.createProject, (m) => createProject(deps, m));
-  serveRoute(bus, group, adminRoutes.listWorkspaces, (m) => listWorkspaces(deps, m.query));
-  serveRoute(bus, group, adminRoutes.getWorkspace, (m) => getWorkspace(deps, m.params.workspaceId));
-  serveRoute(bus, group, adminRoutes.listProjects, (m) => listProjects(deps, m.params.workspaceId, m.query));
-  serveRoute(bus, group, adminRoutes.getProject, (m) => getProject(deps, m.params.projectId));
-  serveRoute(bus, group, adminRoutes.listRuntimeKeys, (m) => listRuntimeKeys(deps, m.params.projectId));
-  serveRoute(bus, group, adminRoutes.getRuntimeKey, (m) => getRuntimeKey(deps, m.params.keyId));
-  serveRoute(bus, group, adminRoutes.setSettings, (m) => setSettings(deps, m.params.projectId, m.body));
-  serveRoute(bus, group, adminRoutes.publishGameConfig, (m) => publishGameConfig(deps, m));
-  serveRoute(bus, group, contractRoutes.runtimeConfig, (m) => getRuntimeConfig(deps, m));
-  serveRoute(bus, group, adminRoutes.createRuntimeKey, (m) =>
-    createRuntimeKey(deps, m.params.projectId, m.params.env, m.body?.label),
-  );
-  serveRoute(bus, group, adminRoutes.revokeRuntimeKey, (m) => revokeRuntimeKey(deps, m.params.keyId));
-  serveRoute(bus, group, adminRoutes.setSyncPolicy, (m) =>
-    setSyncPolicy(deps, m.params.projectId, m.body, m.client.actor ?? "admin-api"),
-  );
-  serveRoute(bus, group, adminRoutes.listSyncPolicyVersions, (m) => listSyncPolicyVersions(deps, m.params.projectId));
-  serveRoute(bus, group, adminRoutes.getSyncPolicyVersion, (m) =>
-    getSyncPolicyVersion(deps, m.params.projectId, m.params.version),
-  );
-  serveRoute(bus, group, adminRoutes.rollbackSyncPolicy, (m) =>
-    rollbackSyncPolicy(deps, m.params.projectId, m.body, m.client.actor ?? "admin-api"),
-  );
-  serveEndpoint(bus, group, internal.resolveRuntimeKey, (input) => resolveRuntimeKey(deps, input.keyHash));
-  serveEndpoint(bus, group, internal.setWorkspaceBilling, ({ workspaceId, ...changes }) =>
-    updateWorkspace(deps, workspaceId, changes),
-  );
-  serveRoute(bus, group, adminRoutes.getOverview, (m) =>
-    getOverview(deps, m.params.projectId, m.params.env, m.query.minutes),
-  );
-  serveRoute(
-    bus,
-    group,
-    adminRoutes.getSyncPolicy,
-    async (m) => (await getProject(deps, m.params.projectId)).syncPolicy,
-  );
-  serveRoute(bus, group, adminRoutes.getSettings, async (m) => (await getProject(deps, m.params.projectId)).settings);
-  serveRoute(bus, group, adminRoutes.getGameConfig, (m) => activeGameConfig(deps, m.params.projectId, m.params.env));
-  serveRoute(bus, group, adminRoutes.listGameConfigVersions, (m) =>
-    listGameConfigVersions(deps, m.params.projectId, m.params.env),
-  );
-  serveRoute(bus, group, adminRoutes.getGameConfigVersion, (m) =>
-    getGameConfigVersion(deps, m.params.projectId, m.params.env, m.params.version),
-  );
-  serveRoute(bus, group, adminRoutes.rollbackGameConfig, (m) =>
-    rollbackGameConfig(deps, m.params.projectId, m.params.env, m.body.version),
-  );
-  serveRoute(bus, group, adminRoutes.listAudit, (m) => audit.list(m.query));
-  serveRoute(bus, group, adminRoutes.getAuditEntry, (m) => audit.get(m.params.auditId));
-  serveEndpoint(bus, group, internal.recordAudit, (entry) => audit.record(entry));
-  serveRoute(bus, group, adminRoutes.createOperator, (m) =>
-    createOperator(deps, m.body, m.client.actor ?? "admin-api"),
-  );
-  serveRoute(bus, group, adminRoutes.listOperators, () => listOperators(deps));
-  serveRoute(bus, group, adminRoutes.getOperator, (m) => getOperator(deps, m.params.operatorId));
-  serveRoute(bus, group, adminRoutes.revokeOperator, (m) => revokeOperator(deps, m.params.operatorId));
-  serveEndpoint(bus, group, internal.resolveOperator, (by) => resolveOperator(deps, by));
-  serveEndpoint(bus, group, internal.consoleSignOut, (input) => consoleSignOut(deps, input.sid, input.expiresAt));
-  serveEndpoint(bus, group, internal.consoleSignedOut, async ({ sid }) => ({
-    signedOut: Boolean(await deps.repo.consoleSignOuts.get(sid)),
-  }));
-  return { audit };
-}

@@ -1,23 +1,18 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import { type Bus, defaultRequestTimeoutMs, requestIdHeader } from "../../shared/bus/port.ts";
+import type { Bus } from "../../shared/bus/port.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
 import { type BackupStatus, operationsRoutes } from "../../shared/contract/operations.ts";
-import { needsTenant, type Route, roleAllows, takesIdempotencyKey } from "../../shared/contract/route.ts";
+import type { Route } from "../../shared/contract/route.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
-import type { ClientInfo } from "../../shared/contract/tenant.ts";
 import type { Logger } from "../../shared/observe/log.ts";
-import { metrics, metricsContentType, renderMetrics, since } from "../../shared/observe/metrics.ts";
+import { metricsContentType, renderMetrics } from "../../shared/observe/metrics.ts";
 import { checkReadiness } from "../../shared/process/readiness.ts";
-import { requestRoute } from "../../shared/serving/call.ts";
-import { idempotencyKeyHeader, timeoutHeader } from "../../shared/serving/idempotency.ts";
 import { serviceNames } from "../registry.ts";
-import { checkAccountHeaders } from "./account-headers.ts";
 import { createAdminFailures } from "./admin-failures.ts";
-import { type AnswerBytesOptions, type AnswerHold, createAnswerBytes } from "./answer-bytes.ts";
-import { actorOf, createAudit } from "./audit.ts";
+import type { AnswerBytesOptions } from "./answer-bytes.ts";
+import { createAudit } from "./audit.ts";
 import { createAuth } from "./auth.ts";
-import { readJsonBody, readTextBody } from "./body.ts";
 import { createClaims } from "./claims.ts";
 import { consoleRoutes } from "./console/index.ts";
 import { createCors } from "./cors.ts";
@@ -25,18 +20,16 @@ import { docsRoutes } from "./docs.ts";
 import { createDrain, type Drain } from "./drain.ts";
 import { errorResponse } from "./errors.ts";
 import { refuseBadHost } from "./host.ts";
-import { idempotencyKeyOf } from "./idempotency-key.ts";
 import { createLimits } from "./limits.ts";
-import { adminApiOff, index, pathOf, routeNotFound } from "./not-found.ts";
+import { index, routeNotFound } from "./not-found.ts";
 import { peerOf } from "./peer.ts";
-import { json, renderReply, textOf, wasConflict } from "./reply.ts";
+import { json } from "./reply.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createRequestLog, type RequestLogMode } from "./request-log.ts";
+import { createRoutePipeline } from "./route-pipeline.ts";
 import { type Surface, servesConsole, servesDocs, servesMetrics, servesRoute } from "./surface.ts";
-import { requestWithTenant } from "./tenant-ref.ts";
 import { hsts } from "./tls.ts";
 import { createTraffic } from "./traffic.ts";
-import { validate } from "./validate.ts";
 
 export interface GatewayOptions {
   bus: Bus;
@@ -70,8 +63,8 @@ export interface GatewayOptions {
 }
 
 /**
- * The HTTP edge. Every route runs the same steps: authenticate, validate params, query and body with
- * the route's zod schemas, send one bus request, map the answer. No business rules live here.
+ * The HTTP edge: the probes, the API document, the console and every route of the route table, each
+ * through the same pipeline (route-pipeline.ts). No business rules live here.
  */
 export function createGateway(options: GatewayOptions) {
   const {
@@ -85,25 +78,31 @@ export function createGateway(options: GatewayOptions) {
     adminFailuresPerMinute,
     now,
   } = options;
-  const answerBytes = createAnswerBytes(options.answerBytes ?? { total: 64 * 1_048_576, perAccount: 4 * 1_048_576 });
-  // A request's share of the bytes of answers in flight, held until its answer is handed to the server.
-  const holds = new WeakMap<Request, AnswerHold>();
   const auth = createAuth(bus, adminToken, timeoutMs, now);
   const proxies = new Set(trustedProxies);
-  const limits = createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }));
   const cors = createCors();
   const requests = createRequestLog(log, options.requestLog);
-  const audit = createAudit(bus, log, timeoutMs);
-  // The dashboard's counts by environment: a request's environment is known once its key is.
   const traffic = createTraffic(bus, log, options.trafficFlushMs);
-  const envs = new WeakMap<Request, string>();
-  // A request's place among its account's requests in flight, held until its answer is ready.
-  const places = new WeakMap<Request, () => void>();
   // Its own claims: failed admin tokens are counted apart from the runtime limits' windows.
   const checkAdmin = createAdminFailures(
     createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs }),
     adminFailuresPerMinute,
   );
+  const serve = createRoutePipeline({
+    bus,
+    log,
+    adminToken,
+    timeoutMs,
+    proxies,
+    auth,
+    checkAdmin,
+    cors,
+    requests,
+    traffic,
+    limits: createLimits(createClaims(bus, log, { deadlineMs: options.claimDeadlineMs, timeoutMs })),
+    audit: createAudit(bus, log, timeoutMs),
+    answerBytes: options.answerBytes,
+  });
   // Probes come every few seconds from every balancer: one round of questions a second is enough.
   let lastReadiness: { at: number; state: Promise<Awaited<ReturnType<typeof checkReadiness>>> } | undefined;
   const readiness = () => {
@@ -111,89 +110,6 @@ export function createGateway(options: GatewayOptions) {
       lastReadiness = { at: Date.now(), state: checkReadiness(bus, serviceNames) };
     return lastReadiness.state;
   };
-
-  /** The caller of an admin route, checked under the failure limit, allowed by the route's role, named for the audit log. */
-  async function adminClient(r: Route, request: Request, client: ClientInfo): Promise<ClientInfo> {
-    const caller = await checkAdmin(client.ip, () => auth.admin(request.headers));
-    const needed = r.role ?? "owner";
-    if (!roleAllows(caller.role, needed)) {
-      throw new AppError(
-        "forbidden",
-        `This needs the ${needed} role; your operator is ${caller.role} (docs/api-rules.md#operators).`,
-        { role: needed },
-      );
-    }
-    return {
-      ...client,
-      actor: caller.operatorId ? `operator:${caller.operatorId} (${caller.name})` : actorOf(request.headers),
-    };
-  }
-
-  async function handle(
-    r: Route,
-    request: Request,
-    client: ClientInfo,
-    rawParams: Record<string, string>,
-    rawQuery: Record<string, unknown>,
-    requestId: string,
-  ) {
-    if (!r.subject) throw fail.notImplemented();
-    if (r.auth === "admin" && !adminToken) throw adminApiOff(r.method, pathOf(request));
-    checkAccountHeaders(request.headers);
-    const busHeaders = { [requestIdHeader]: requestId };
-    // Without a session a key is scoped to the runtime key all players share: it must be a secret.
-    const idempotencyKey = takesIdempotencyKey(r) ? idempotencyKeyOf(request.headers, r.auth !== "session") : undefined;
-
-    const tenant = needsTenant(r.auth) ? await auth.tenant(request.headers, busHeaders) : undefined;
-    if (tenant) envs.set(request, tenant.envId);
-    if (tenant) cors.admit(tenant, request);
-    if (tenant) limits.requirePayment(tenant);
-    if (r.auth === "admin") client = await adminClient(r, request, client);
-    const params = validate(r.params, rawParams, "path");
-    const query = validate(r.query, rawQuery, "query");
-    const session =
-      r.auth === "session"
-        ? await auth.session(tenant!, request.headers, (params as { accountId?: string }).accountId, busHeaders)
-        : r.auth === "optionalSession"
-          ? await auth.optionalSession(tenant!, request.headers, busHeaders)
-          : undefined;
-    requests.account(request, session?.accountId ?? (params as { accountId?: string }).accountId);
-    // Bytes first: a refusal for them, like one for the count, is counted in no quota.
-    if (tenant) holds.set(request, answerBytes.enter(session?.accountId, r.operationId));
-    if (tenant) places.set(request, await limits.admit(tenant, session));
-    const body = r.raw
-      ? {
-          payload: (await readTextBody(request)) ?? "",
-          signature: request.headers.get(r.raw.signatureHeader) ?? undefined,
-        }
-      : r.body
-        ? validate(r.bodyOptional ? r.body.optional() : r.body, await readJsonBody(request))
-        : undefined;
-
-    // The service learns how long this gateway waits: an Idempotency-Key's claim lasts as long.
-    const routeHeaders = {
-      ...busHeaders,
-      [timeoutHeader]: String(timeoutMs ?? defaultRequestTimeoutMs),
-      ...(idempotencyKey ? { [idempotencyKeyHeader]: idempotencyKey } : {}),
-    };
-    const message = { session, client, params, query, body };
-    const options = { headers: routeHeaders, timeoutMs };
-    const send = () =>
-      tenant
-        ? requestWithTenant(bus, r.subject!, tenant, message, options)
-        : requestRoute(bus, r.subject!, message, options);
-    const isAdminWrite = r.auth === "admin" && r.method !== "GET";
-    const reply = isAdminWrite
-      ? await audit.around(r, request, client, params as Record<string, unknown>, send, body)
-      : r.auditAccess
-        ? await audit.access(r, request, client, params as Record<string, unknown>, send)
-        : await send();
-    const response = renderReply(r, reply, body, request, requestId);
-    // Its real size replaces the estimate, or refuses it (answer-bytes.ts).
-    const text = textOf(response);
-    holds.get(request)?.settle(text === undefined ? 0 : Buffer.byteLength(text));
-    return response;
-  }
 
   // Routed on the real path: the URL is cut where the path starts, whatever the Host (host.ts).
   const badHost = refuseBadHost(log, options.tls);
@@ -239,59 +155,11 @@ export function createGateway(options: GatewayOptions) {
     if (!r.gatewayOnly && !servesRoute(surface, r)) continue;
     methodsByPath.set(r.path, [...(methodsByPath.get(r.path) ?? []), r.method]);
     if (r.gatewayOnly) continue;
-    app.route(
-      r.method,
-      r.path,
-      async ({ request, params, query, server }) => {
-        const start = performance.now();
-        const response = await answer(r, request, params, query, server);
-        const labels = { route: r.operationId, method: r.method, status: response.status };
-        metrics.httpRequests.inc(labels);
-        const seconds = since(start);
-        metrics.httpDuration.observe(labels, seconds);
-        const envId = envs.get(request);
-        if (envId) traffic.record(envId, r.operationId, response.status, wasConflict(response), seconds * 1000);
-        return response;
-      },
-      { parse: "none" },
-    );
+    app.route(r.method, r.path, ({ request, params, query, server }) => serve(r, request, params, query, server), {
+      parse: "none",
+    });
   }
 
-  /** A route's answer, whatever happens: failures are rendered in the envelope here. */
-  async function answer(
-    r: Route,
-    request: Request,
-    params: unknown,
-    query: unknown,
-    server: Server<unknown> | null,
-  ): Promise<Response> {
-    const requestId = requestIdOf(request.headers);
-    const client = { ip: peerOf(request, server, proxies).ip };
-    try {
-      return await handle(
-        r,
-        request,
-        client,
-        (params ?? {}) as Record<string, string>,
-        (query ?? {}) as Record<string, unknown>,
-        requestId,
-      );
-    } catch (err) {
-      // A client that hangs up mid-request is routine, not a fault: nobody reads this answer.
-      if (request.signal.aborted) {
-        log.debug("client disconnected", { requestId, route: r.operationId });
-        return errorResponse(
-          fail.invalidRequest([{ path: "body", message: "The client closed the request." }]),
-          requestId,
-          log,
-        );
-      }
-      return errorResponse(err, requestId, log);
-    } finally {
-      places.get(request)?.();
-      holds.get(request)?.release();
-    }
-  }
   // A known path with another method is 405 with Allow, not 404.
   for (const [path, methods] of methodsByPath) {
     app.all(

@@ -20,6 +20,9 @@ interface Lease {
   reporting: number;
 }
 
+/** What a claim asks billing for, but how many units: a window's limit, how long its count is kept, what lowers it. */
+type Ask = { scope: string; window: string; limit: number; keepDays: number; less?: string };
+
 /** A unit taken from a lease: its number in the window, or -1 for one counted here only. */
 export type Unit = number;
 
@@ -78,21 +81,15 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
   }
 
   /** Sends one claim; its answer, however late, is applied to the lease. Never rejects. */
-  function send(
-    l: Lease,
-    scope: string,
-    window: string,
-    limit: number,
-    keepDays: number,
-    less?: string,
-  ): Promise<void> {
+  function send(l: Lease, ask: Ask): Promise<void> {
+    const { limit } = ask;
     const owed = l.local - l.reporting;
     const want = Math.max(1, Math.min(blockCap(limit), Math.ceil((limit - l.lowered - l.total) / 4)));
     l.reporting += owed;
     l.sent++;
     unanswered++;
     counts.sent++;
-    const claim = { scope, window, want: want + owed, limit, less, keepDays };
+    const claim = { ...ask, want: want + owed };
     return callEndpoint(bus, internal.claimUsage, claim, timeoutMs ? { timeoutMs } : undefined)
       .then(
         (got) => {
@@ -119,17 +116,10 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
   }
 
   /** Waits for a claim at most the deadline; past it, this copy counts alone until billing answers. */
-  async function claimWithin(
-    l: Lease,
-    scope: string,
-    window: string,
-    limit: number,
-    keepDays: number,
-    less?: string,
-  ): Promise<void> {
+  async function claimWithin(l: Lease, ask: Ask): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), deadlineMs)));
-    const first = await Promise.race([send(l, scope, window, limit, keepDays, less), deadline]);
+    const first = await Promise.race([send(l, ask), deadline]);
     clearTimeout(timer);
     if (first === "late") {
       counts.late++;
@@ -144,6 +134,7 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
      */
     async take(scope: string, window: string, limit: number, keepDays: number, less?: string): Promise<Unit | null> {
       const l = lease(scope, window);
+      const ask = { scope, window, limit, keepDays, less };
       for (;;) {
         const cap = limit - l.lowered;
         const range = l.held[0];
@@ -161,14 +152,14 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
         }
         if (alone) {
           // One claim at a time asks whether billing answers again; the request does not wait for it.
-          if (unanswered === 0 && now() >= nextProbeAt) void send(l, scope, window, limit, keepDays, less);
+          if (unanswered === 0 && now() >= nextProbeAt) void send(l, ask);
           if (l.total + l.local >= cap) return null;
           l.local++;
           return -1;
         }
         // Claims only grow within a window: once they reach the limit no claim can be granted.
         if (l.total >= cap) return null;
-        l.claiming = claimWithin(l, scope, window, limit, keepDays, less).finally(() => (l.claiming = undefined));
+        l.claiming = claimWithin(l, ask).finally(() => (l.claiming = undefined));
         await l.claiming;
       }
     },

@@ -1,7 +1,8 @@
 import type { PlanName } from "../../shared/contract/plans.ts";
 import type { Save } from "../../shared/contract/runtime.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
+import type { Store } from "../../shared/store/port.ts";
 
 /**
  * One save per id and environment (`_id` is `<envId>/<saveId>`): a stage key never sees a prod save.
@@ -44,25 +45,19 @@ export type SaveUsageDoc = { _id: string; bytes: number };
 /** What is left of an erased save: its id and when it was deleted, nothing of the player's. */
 export type SaveTombstoneDoc = { _id: string; deletedAt: string };
 
-export interface Repo {
-  saves: Collection<SaveDoc>;
-  snapshots: Collection<SaveSnapshotDoc>;
-  tombstones: Collection<SaveTombstoneDoc>;
+const collections = {
+  saves: collection<SaveDoc>("saves"),
+  snapshots: collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"] }]),
+  tombstones: collection<SaveTombstoneDoc>("saveTombstones"),
   /** An environment's saves' stored bytes (docs/plans-and-limits.md#storage-budgets). */
-  usage: Collection<SaveUsageDoc>;
+  usage: collection<SaveUsageDoc>("saveUsage"),
   /** Save creations by client IP (docs/plans-and-limits.md#storage-budgets: like account creations). */
-  creations: Collection<HitDoc>;
-}
+  creations: collection<HitDoc>("saveCreations", hitIndexes),
+};
 
-export async function openRepo(store: Store): Promise<Repo> {
-  return {
-    saves: await store.collection<SaveDoc>("saves"),
-    snapshots: await store.collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"] }]),
-    tombstones: await store.collection<SaveTombstoneDoc>("saveTombstones"),
-    usage: await store.collection<SaveUsageDoc>("saveUsage"),
-    creations: await store.collection<HitDoc>("saveCreations", hitIndexes),
-  };
-}
+export type Repo = CollectionsOf<typeof collections>;
+
+export const openRepo = (store: Store): Promise<Repo> => openCollections(store, collections);
 
 /** Saves written before restore points existed use their document id. */
 export const historyIdOf = (d: SaveDoc) => d.historyId ?? d._id;

@@ -1,16 +1,9 @@
-import type { Bus } from "../../shared/bus/port.ts";
-import type { Logger } from "../../shared/observe/log.ts";
-import type { Idempotency } from "../../shared/serving/idempotency.ts";
+import type { IdempotentServiceDeps } from "../../shared/process/service-module.ts";
 import type { Repo } from "./repo.ts";
 
-/** What every transfer verb may use. `now` is injectable so tests can move time. */
-export interface Deps {
+/** What every transfer verb may use. */
+export interface Deps extends IdempotentServiceDeps {
   repo: Repo;
-  bus: Bus;
-  log: Logger;
-  now: () => Date;
-  /** Records of Idempotency-Key requests: retries get the first answer. */
-  idempotency: Idempotency;
   /** HMAC key of the stored code hashes. */
   secret: string;
 }

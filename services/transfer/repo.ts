@@ -1,5 +1,6 @@
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
-import type { Collection, Store } from "../../shared/store/port.ts";
+import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
+import type { Store } from "../../shared/store/port.ts";
 
 export type TransferCodeStatus = "active" | "consumed" | "revoked" | "accountDeleted";
 
@@ -24,21 +25,17 @@ export type TransferCodeDoc = {
 /** How many codes an account has made: the order of its codes (create-code.ts). */
 export type CodesMadeDoc = { _id: string; made: number };
 
-export interface Repo {
-  codes: Collection<TransferCodeDoc>;
-  /** Codes made per account (`_id` is the account id). */
-  made: Collection<CodesMadeDoc>;
+const collections = {
+  codes: collection<TransferCodeDoc>("transferCodes", [
+    { name: "account_status", fields: ["accountId", "status"] },
+    { name: "prune_day", fields: ["pruneDay"] },
+  ]),
   /** Failed consumes by client IP and runtime key. */
-  attempts: Collection<HitDoc>;
-}
+  attempts: collection<HitDoc>("transferAttempts", hitIndexes),
+  /** Codes made per account (`_id` is the account id). */
+  made: collection<CodesMadeDoc>("transferCodesMade"),
+};
 
-export async function openRepo(store: Store): Promise<Repo> {
-  return {
-    codes: await store.collection<TransferCodeDoc>("transferCodes", [
-      { name: "account_status", fields: ["accountId", "status"] },
-      { name: "prune_day", fields: ["pruneDay"] },
-    ]),
-    attempts: await store.collection<HitDoc>("transferAttempts", hitIndexes),
-    made: await store.collection<CodesMadeDoc>("transferCodesMade"),
-  };
-}
+export type Repo = CollectionsOf<typeof collections>;
+
+export const openRepo = (store: Store): Promise<Repo> => openCollections(store, collections);

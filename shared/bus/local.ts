@@ -2,14 +2,7 @@ import { fail } from "../contract/errors.ts";
 import type { Logger } from "../observe/log.ts";
 import { metrics } from "../observe/metrics.ts";
 import { runHandler, unwrapEnvelope } from "./envelope.ts";
-import {
-  type Bus,
-  defaultRequestTimeoutMs,
-  type RequestHandler,
-  type RequestOptions,
-  requestIdHeader,
-  type WorkOptions,
-} from "./port.ts";
+import { type Bus, type RequestHandler, type RequestOptions, requestTimeoutOf, type WorkOptions } from "./port.ts";
 import { backoffAfter, failureText } from "./retry.ts";
 
 type Entry = { job: unknown; deliveries: number; notBefore: number };
@@ -93,10 +86,10 @@ export function createLocalBus(log: Logger): Bus {
       if (closed || !entry || entry.handlers.length === 0) throw fail.serviceUnavailable();
       const handler = entry.handlers[entry.next++ % entry.handlers.length];
       const headers = options.headers ?? {};
-      const work = track(runHandler(handler, data, { headers, requestId: headers[requestIdHeader] }, log, subject));
+      const work = track(runHandler(handler, data, headers, log, subject));
       let timer: Timer | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(fail.serviceTimeout()), options.timeoutMs ?? defaultRequestTimeoutMs);
+        timer = setTimeout(() => reject(fail.serviceTimeout()), requestTimeoutOf(options));
       });
       try {
         return unwrapEnvelope(await Promise.race([work, timeout]));

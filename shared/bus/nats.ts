@@ -22,10 +22,10 @@ import { decode, decodeRequest, encode, encodeRequest } from "./nats-wire.ts";
 import { coalesceWrites } from "./nats-writes.ts";
 import {
   type Bus,
-  defaultRequestTimeoutMs,
   type RequestHandler,
   type RequestOptions,
   requestIdHeader,
+  requestTimeoutOf,
   type WorkOptions,
 } from "./port.ts";
 import { backoffAfter, failureText } from "./retry.ts";
@@ -145,7 +145,7 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
       );
     }
     const { data, headers } = request;
-    const reply = await runHandler(handler, data, { headers, requestId: headers[requestIdHeader] }, log, subject);
+    const reply = await runHandler(handler, data, headers, log, subject);
     try {
       if (!nc.isClosed()) msg.respond(encode(reply));
     } catch (err) {
@@ -165,7 +165,7 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
       const encoded = encodeRequest(data, options.headers);
       let reply: Uint8Array;
       try {
-        reply = await replies.send(subject, encoded, options.timeoutMs ?? defaultRequestTimeoutMs);
+        reply = await replies.send(subject, encoded, requestTimeoutOf(options));
       } catch (err) {
         if (isAppError(err)) throw err;
         const code = (err as { code?: string }).code;

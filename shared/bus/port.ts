@@ -66,4 +66,6 @@ export interface Bus {
 }
 
 export const defaultRequestTimeoutMs = 5_000;
+/** How long a requester waits for a reply, in either adapter. */
+export const requestTimeoutOf = (options: RequestOptions) => options.timeoutMs ?? defaultRequestTimeoutMs;
 export const requestIdHeader = "x-request-id";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { serviceNames } from "../../services/registry.ts";
 import { admin, newAccount, newTenant } from "../helpers/api.ts";
 import { adminToken, deployment, startDistributed } from "../helpers/deployments.ts";
 import { mongo, tempDir, trackChild, uniqueDb } from "../helpers/infra.ts";
@@ -71,7 +72,7 @@ describe("process lifecycle (distributed)", () => {
         ready: true,
         bus: "ok",
         degraded: false,
-        services: { accounts: "ok", config: "ok", transfer: "ok", "auth-bridge": "ok", billing: "ok", saves: "ok" },
+        services: Object.fromEntries(serviceNames.map((name) => [name, "ok"])),
       });
       for (const p of d.byName.billing) p.kill("SIGTERM");
       const missing = await eventually(

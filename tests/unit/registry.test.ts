@@ -1,7 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { backupOrder } from "../../services/backup-order.ts";
 import { isServiceName, loadService, registry, serviceNames } from "../../services/registry.ts";
+import { internal } from "../../shared/contract/internal.ts";
+import { operationsRoutes } from "../../shared/contract/operations.ts";
+import { overviewEndpoints } from "../../shared/contract/overview.ts";
+import type { Route } from "../../shared/contract/route.ts";
+import { allRoutes } from "../../shared/contract/routes.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 
 // services/registry.ts is the one list of bus services. What cannot import it (infra/, the folders
@@ -31,6 +37,34 @@ describe("the service registry", () => {
     }
   });
 
+  // Each service lists its endpoints as data (shared/process/service-endpoints.ts): read here without starting anything.
+  const servedBy = async () => {
+    const served: { service: string; subject: string; route?: Route }[] = [];
+    for (const name of serviceNames)
+      for (const e of (await loadService(name)).endpoints)
+        served.push({ service: name, subject: e.subject, route: e.route });
+    return served;
+  };
+
+  test("every route of the route tables is served by exactly one endpoint of a registered service; the gateway's own by none", async () => {
+    const served = await servedBy();
+    const table: readonly Route[] = [...allRoutes, ...Object.values(operationsRoutes)];
+    const count = (r: Route) => served.filter((e) => e.route === r).length;
+    expect(Object.fromEntries(table.map((r) => [`${r.method} ${r.path}`, count(r)]))).toEqual(
+      Object.fromEntries(table.map((r) => [`${r.method} ${r.path}`, r.gatewayOnly ? 0 : 1])),
+    );
+    // An endpoint for a route the tables lack would answer a subject no gateway sends.
+    const strays = served.filter((e) => e.route && !table.includes(e.route));
+    expect(strays.map((e) => `${e.service}: ${e.route?.operationId}`)).toEqual([]);
+  });
+
+  test("every internal endpoint is served by exactly one registered service, and no subject twice", async () => {
+    const subjects = (await servedBy()).map((e) => e.subject);
+    const internalSubjects = [...Object.values(internal), ...Object.values(overviewEndpoints)].map((e) => e.subject);
+    expect(internalSubjects.filter((s) => subjects.filter((t) => t === s).length !== 1)).toEqual([]);
+    expect(subjects.filter((s, i) => subjects.indexOf(s) !== i)).toEqual([]);
+  });
+
   test("every folder under services/ but the gateway is a registered bus service", () => {
     const folders = readdirSync(join(root, "services"), { withFileTypes: true })
       .filter((d) => d.isDirectory() && d.name !== "gateway")
@@ -56,6 +90,17 @@ describe("the service registry", () => {
       ([, s]) => s.command?.[0] === "bun" && s.command[1] !== "services/standalone.ts",
     );
     expect(others.map(([key, s]) => [key, s.command])).toEqual([["gateway", ["bun", "services/gateway/main.ts"]]]);
+  });
+
+  test("README runs every registered service by hand, lists its folder in the tree, and says the backup order", () => {
+    const readme = read("README.md");
+    const byHand = /^run\(\) \{[^\n]*services\/standalone\.ts[\s\S]*?\n```/m.exec(readme)?.[0] ?? "";
+    expect(sorted(new Set([...byHand.matchAll(/\brun ([a-z-]+)/g)].map((m) => m[1]!)))).toEqual(sorted(serviceNames));
+    const tree = /^services\/ [\s\S]*?^cli\//m.exec(readme)?.[0] ?? "";
+    const folders = [...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!);
+    expect(sorted(folders)).toEqual(sorted([...serviceNames, "gateway"]));
+    const order = /`services\/backup-order\.ts`\): ([a-z, -]+) \(/.exec(readme)?.[1];
+    expect(order?.split(", ")).toEqual([...backupOrder]);
   });
 
   test("Prometheus scrapes every registered service", () => {

@@ -102,7 +102,7 @@ export async function restoreVersion<T extends Owner>(
 }
 
 /**
- * A player's restore from `baseVersion`, like a sync (README, Restoring a slot): accepted, or on a stale
+ * A player's restore from `baseVersion`, like a sync (docs/using-the-api.md#restoring-a-slot): accepted, or on a stale
  * base this request's own earlier restore again, else the route's 409 with the restored content as the
  * client side (`conflictOf`).
  */
