@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { LooseInput } from "../shared/contract/admin-client.ts";
 import { type Command, commandNamed, commandsOf, type Flag, nearestCommand } from "./commands.ts";
 
 /** A mistake on the command line: one line for the user, exit code 2. */
@@ -16,7 +17,7 @@ export class UsageError extends Error {
 
 export type Invocation =
   | { help: true; command?: Command; group?: string }
-  | { help: false; command: Command; path: string; body?: Record<string, unknown>; json: boolean };
+  | { help: false; command: Command; input: LooseInput; json: boolean };
 
 const helpWords = new Set(["help", "--help", "-h"]);
 
@@ -115,14 +116,8 @@ export function parseCommandLine(argv: string[]): Invocation {
       `${command.name}: nothing to change: give at least one of ${fields.map((f) => `--${f.name}`).join(", ")} (see --help)`,
     );
   }
-  let path = command.route.path;
-  const query = new URLSearchParams();
-  const body: Record<string, unknown> = {};
-  for (const [flag, value] of values) {
-    if (flag.in === "path") path = path.replace(`:${flag.field}`, encodeURIComponent(String(value)));
-    else if (flag.in === "query") query.set(flag.field, String(value));
-    else body[flag.field] = value;
-  }
-  if (query.size > 0) path += `?${query}`;
-  return { help: false, command, path, body: command.route.body ? body : undefined, json };
+  const input: Record<Flag["in"], Record<string, unknown>> = { path: {}, query: {}, body: {} };
+  for (const [flag, value] of values) input[flag.in][flag.field] = value;
+  const { path: params, query, body } = input;
+  return { help: false, command, input: { params, query, body: command.route.body ? body : undefined }, json };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AdminOperation } from "../shared/contract/admin-client.ts";
 import type { Route } from "../shared/contract/route.ts";
 import { adminRoutes } from "../shared/contract/routes.ts";
 
@@ -23,6 +24,8 @@ export interface Flag {
 
 export interface Command {
   name: string;
+  /** The admin route it calls, by its name in the route table (shared/contract/admin-client.ts). */
+  op: AdminOperation;
   route: Route;
   flags: Flag[];
   /** Printed after a successful human-readable answer. */
@@ -35,94 +38,87 @@ const restoredNote =
 const editedNote =
   "Written as a new version with your reason in the audit log; a device on an older version gets a conflict with it on its next sync.";
 
-const table: Record<string, { route: Route; note?: string }> = {
-  "workspace create": { route: adminRoutes.createWorkspace },
-  "workspace list": { route: adminRoutes.listWorkspaces },
-  "workspace get": { route: adminRoutes.getWorkspace },
-  "workspace update": { route: adminRoutes.updateWorkspace },
-  "project create": { route: adminRoutes.createProject },
-  "project list": { route: adminRoutes.listProjects },
-  "project get": { route: adminRoutes.getProject },
-  "settings set": { route: adminRoutes.setSettings },
-  "game-config publish": {
-    route: adminRoutes.publishGameConfig,
-    note: "Clients get it on their next runtime-config request.",
-  },
-  "key list": { route: adminRoutes.listRuntimeKeys },
-  "key create": { route: adminRoutes.createRuntimeKey, note: "The runtime key is shown once: store it now." },
-  "key get": { route: adminRoutes.getRuntimeKey },
-  "key revoke": { route: adminRoutes.revokeRuntimeKey },
-  "sync-policy set": { route: adminRoutes.setSyncPolicy },
-  "account get": { route: adminRoutes.getAccount },
-  "account suspend": { route: adminRoutes.suspendAccount },
-  "account unsuspend": { route: adminRoutes.unsuspendAccount },
-  "account export": {
-    route: adminRoutes.exportAccount,
-    note: "Long values are clipped here: save the whole export with --json > export.json.",
-  },
-  "history list": { route: adminRoutes.slotHistory },
-  "history restore": { route: adminRoutes.restoreSlot, note: restoredNote },
-  "data history": { route: adminRoutes.accountDataHistory },
-  "data restore": { route: adminRoutes.restoreAccountData, note: restoredNote },
-  "session revoke": { route: adminRoutes.revokeSession, note: "That device is refused on its next request." },
-  "save history": { route: adminRoutes.saveHistory },
-  "save restore": {
-    route: adminRoutes.restoreSave,
-    note: "Written as a new version; a device still on an older one gets a conflict on its next sync.",
-  },
-  "save delete": {
-    route: adminRoutes.deleteSave,
-    note: "The save and its restore points are erased; the id can be created again at version 1.",
-  },
-  "auth-provider set": { route: adminRoutes.setAuthProvider },
-  "link delete": { route: adminRoutes.unlinkProvider, note: "The identity can sign in again, to a new account." },
-  "dead-letter list": { route: adminRoutes.listDeadLetters },
-  "dead-letter retry": {
-    route: adminRoutes.retryDeadLetter,
-    note: "The worker runs it again with a fresh set of deliveries.",
-  },
-  "dead-letter discard": { route: adminRoutes.discardDeadLetter },
-  "sync-policy get": { route: adminRoutes.getSyncPolicy },
-  "sync-policy versions": { route: adminRoutes.listSyncPolicyVersions },
-  "sync-policy version": { route: adminRoutes.getSyncPolicyVersion },
-  "sync-policy rollback": {
-    route: adminRoutes.rollbackSyncPolicy,
-    note: "Made current as a new version; clients get it on their next runtime-config request.",
-  },
-  "settings get": { route: adminRoutes.getSettings },
-  "game-config get": { route: adminRoutes.getGameConfig },
-  "game-config versions": { route: adminRoutes.listGameConfigVersions },
-  "game-config version": { route: adminRoutes.getGameConfigVersion },
-  "game-config rollback": {
-    route: adminRoutes.rollbackGameConfig,
-    note: "Published as a new version with that version's content.",
-  },
-  "account find": { route: adminRoutes.findAccounts },
-  "account delete": { route: adminRoutes.deleteAccount },
-  "slot get": { route: adminRoutes.getSlot },
-  "history get": { route: adminRoutes.getRestorePoint },
-  "save get": { route: adminRoutes.getSave },
-  "audit list": { route: adminRoutes.listAudit },
-  "overview get": {
-    route: adminRoutes.getOverview,
-    note: "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request.",
-  },
-  "slot edit": { route: adminRoutes.editSlot, note: editedNote },
-  "data edit": { route: adminRoutes.editAccountData, note: editedNote },
-  "data version": { route: adminRoutes.getDataRestorePoint },
-  "save version": { route: adminRoutes.getSaveRestorePoint },
-  "player find": { route: adminRoutes.findPlayers },
-  "audit get": { route: adminRoutes.getAuditEntry },
-  "operator create": {
-    route: adminRoutes.createOperator,
-    note: "The operator token is shown once: hand it to the operator, who sets SAVEPOINT_OPERATOR_TOKEN or signs in to the console with it.",
-  },
-  "operator list": { route: adminRoutes.listOperators },
-  "operator get": { route: adminRoutes.getOperator },
-  "operator revoke": {
-    route: adminRoutes.revokeOperator,
-    note: "Its token is refused at once, by the API, the CLI and the console.",
-  },
+/** Each command's admin route, by its name in the route table. */
+const table: Record<string, AdminOperation> = {
+  "workspace create": "createWorkspace",
+  "workspace list": "listWorkspaces",
+  "workspace get": "getWorkspace",
+  "workspace update": "updateWorkspace",
+  "project create": "createProject",
+  "project list": "listProjects",
+  "project get": "getProject",
+  "settings set": "setSettings",
+  "game-config publish": "publishGameConfig",
+  "key list": "listRuntimeKeys",
+  "key create": "createRuntimeKey",
+  "key get": "getRuntimeKey",
+  "key revoke": "revokeRuntimeKey",
+  "sync-policy set": "setSyncPolicy",
+  "account get": "getAccount",
+  "account suspend": "suspendAccount",
+  "account unsuspend": "unsuspendAccount",
+  "account export": "exportAccount",
+  "history list": "slotHistory",
+  "history restore": "restoreSlot",
+  "data history": "accountDataHistory",
+  "data restore": "restoreAccountData",
+  "session revoke": "revokeSession",
+  "save history": "saveHistory",
+  "save restore": "restoreSave",
+  "save delete": "deleteSave",
+  "auth-provider set": "setAuthProvider",
+  "link delete": "unlinkProvider",
+  "dead-letter list": "listDeadLetters",
+  "dead-letter retry": "retryDeadLetter",
+  "dead-letter discard": "discardDeadLetter",
+  "sync-policy get": "getSyncPolicy",
+  "sync-policy versions": "listSyncPolicyVersions",
+  "sync-policy version": "getSyncPolicyVersion",
+  "sync-policy rollback": "rollbackSyncPolicy",
+  "settings get": "getSettings",
+  "game-config get": "getGameConfig",
+  "game-config versions": "listGameConfigVersions",
+  "game-config version": "getGameConfigVersion",
+  "game-config rollback": "rollbackGameConfig",
+  "account find": "findAccounts",
+  "account delete": "deleteAccount",
+  "slot get": "getSlot",
+  "history get": "getRestorePoint",
+  "save get": "getSave",
+  "audit list": "listAudit",
+  "overview get": "getOverview",
+  "slot edit": "editSlot",
+  "data edit": "editAccountData",
+  "data version": "getDataRestorePoint",
+  "save version": "getSaveRestorePoint",
+  "player find": "findPlayers",
+  "audit get": "getAuditEntry",
+  "operator create": "createOperator",
+  "operator list": "listOperators",
+  "operator get": "getOperator",
+  "operator revoke": "revokeOperator",
+};
+
+/** What a command prints after its answer, where the answer alone does not say what happens next. */
+const notes: Record<string, string> = {
+  "game-config publish": "Clients get it on their next runtime-config request.",
+  "key create": "The runtime key is shown once: store it now.",
+  "account export": "Long values are clipped here: save the whole export with --json > export.json.",
+  "history restore": restoredNote,
+  "data restore": restoredNote,
+  "session revoke": "That device is refused on its next request.",
+  "save restore": "Written as a new version; a device still on an older one gets a conflict on its next sync.",
+  "save delete": "The save and its restore points are erased; the id can be created again at version 1.",
+  "link delete": "The identity can sign in again, to a new account.",
+  "dead-letter retry": "The worker runs it again with a fresh set of deliveries.",
+  "sync-policy rollback": "Made current as a new version; clients get it on their next runtime-config request.",
+  "game-config rollback": "Published as a new version with that version's content.",
+  "overview get": "Counts reach it within SAVEPOINT_TRAFFIC_FLUSH_MS (10 s) of each request.",
+  "slot edit": editedNote,
+  "data edit": editedNote,
+  "operator create":
+    "The operator token is shown once: hand it to the operator, who sets SAVEPOINT_OPERATOR_TOKEN or signs in to the console with it.",
+  "operator revoke": "Its token is refused at once, by the API, the CLI and the console.",
 };
 
 interface Property {
@@ -167,12 +163,11 @@ function flagsOf(schema: z.ZodType | undefined, where: Flag["in"]): Flag[] {
   });
 }
 
-export const commands: Command[] = Object.entries(table).map(([name, { route, note }]) => ({
-  name,
-  route,
-  note,
-  flags: [...flagsOf(route.params, "path"), ...flagsOf(route.query, "query"), ...flagsOf(route.body, "body")],
-}));
+export const commands: Command[] = Object.entries(table).map(([name, op]) => {
+  const route: Route = adminRoutes[op];
+  const flags = [...flagsOf(route.params, "path"), ...flagsOf(route.query, "query"), ...flagsOf(route.body, "body")];
+  return { name, op, route, note: notes[name], flags };
+});
 
 export const commandNamed = (name: string) => commands.find((c) => c.name === name);
 

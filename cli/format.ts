@@ -1,4 +1,5 @@
-import type { Answer } from "./http.ts";
+import type { Answer } from "../shared/contract/admin-client.ts";
+import type { Route } from "../shared/contract/route.ts";
 
 /**
  * People-readable answers: scalars as aligned `key: value` lines, a nested record as an indented
@@ -91,7 +92,7 @@ const routeHint = (details: Row) =>
     : "";
 
 /** An error answer on one line: `code: message`, then what went wrong where. */
-export function errorLine(answer: Answer): string {
+export function errorLine(answer: Answer<Route>): string {
   const error = (answer.body as ErrorBody | undefined)?.error;
   // An edit from a stale baseVersion: the usual 409, whose body is the state stored now.
   const stale = answer.body as { status?: unknown; version?: unknown } | undefined;

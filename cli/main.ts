@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
+import { adminClient } from "../shared/contract/admin-client.ts";
 import { parseCommandLine, UsageError } from "./args.ts";
 import { backupCommand } from "./backup.ts";
 import { errorLine, render, safeJsonText, visible } from "./format.ts";
-import { UnreachableError } from "./http.ts";
-import { callAdminAllPages } from "./pages.ts";
+import { httpTransport, UnreachableError } from "./http.ts";
 import { secretsCommand } from "./secrets.ts";
 import { usage } from "./usage.ts";
 
@@ -33,8 +33,8 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`SAVEPOINT_URL: expected an http(s) URL, got ${JSON.stringify(base)}`);
   }
 
-  const { command, path, body, json } = invocation;
-  const answer = await callAdminAllPages(base, token, command.route, path, body);
+  const { command, input, json } = invocation;
+  const answer = await adminClient(httpTransport(base, token)).allPagesLoose(command.op, input);
   if (json) console.log(safeJsonText(answer.text, answer.body !== undefined));
   if (!answer.ok) {
     console.error(errorLine(answer));

@@ -6,7 +6,7 @@ import { ErrorCode } from "../../shared/contract/errors.ts";
 import type { Route } from "../../shared/contract/route.ts";
 import { allRoutes } from "../../shared/contract/routes.ts";
 import { schemaFiles } from "./schema-files.ts";
-import { header, type Json, key, tsType } from "./ts-type.ts";
+import { header, key, type OpenApi, type Operation, tsType } from "./ts-type.ts";
 
 /**
  * Writes `sdk/src/generated/*.ts` from the server's OpenAPI document (the same zod objects the gateway
@@ -16,8 +16,8 @@ import { header, type Json, key, tsType } from "./ts-type.ts";
 export const clientRoutes = () => allRoutes.filter((r) => r.auth !== "admin");
 
 export function generate(routes: readonly Route[] = clientRoutes()): Record<string, string> {
-  const doc = openApiDocument(routes) as Json;
-  const schemas = Object.entries(doc.components.schemas as Record<string, Json>);
+  const doc = openApiDocument(routes) as unknown as OpenApi;
+  const schemas = Object.entries(doc.components.schemas);
   const errorsTs = `${header}
 /** Error codes the server names today; a newer server may send others (\`SavepointError.code\` stays a string). */
 export const knownErrorCodes = ${JSON.stringify(ErrorCode.options, null, 2)} as const;
@@ -32,20 +32,21 @@ export const defaultSyncPolicy = ${JSON.stringify(defaultSyncPolicy, null, 2)} a
   const shapes: string[] = [];
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z]+)/g, "{$1}");
-    const op = doc.paths[path][r.method.toLowerCase()] as Json;
-    const idempotent = op.parameters.some((p: Json) => p.name === "Idempotency-Key");
+    const op = doc.paths[path]![r.method.toLowerCase()]!;
+    const idempotent = op.parameters.some((p) => p.name === "Idempotency-Key");
     table.push(
       `  ${op.operationId}: { method: "${r.method}", path: "${path}", auth: "${r.auth}", ok: ${r.ok[0]}, idempotent: ${idempotent} },`,
     );
-    const params = op.parameters.filter((p: Json) => p.in === "path");
-    const query = op.parameters.filter((p: Json) => p.in === "query");
-    const field = (p: Json) => `${key(p.name)}${p.required ? "" : "?"}: ${tsType(p.schema)}`;
-    const fields = (ps: Json[]) => (ps.length ? `{ ${ps.map(field).join("; ")} }` : "Record<string, never>");
+    const params = op.parameters.filter((p) => p.in === "path");
+    const query = op.parameters.filter((p) => p.in === "query");
+    const field = (p: Operation["parameters"][number]) => `${key(p.name)}${p.required ? "" : "?"}: ${tsType(p.schema)}`;
+    const fields = (ps: Operation["parameters"]) =>
+      ps.length ? `{ ${ps.map(field).join("; ")} }` : "Record<string, never>";
     const body = op.requestBody
-      ? `${tsType(op.requestBody.content["application/json"].schema)}${op.requestBody.required ? "" : " | undefined"}`
+      ? `${tsType(op.requestBody.content["application/json"]!.schema)}${op.requestBody.required ? "" : " | undefined"}`
       : "undefined";
-    const ok = tsType(op.responses[r.ok[0]].content["application/json"].schema);
-    const c409 = op.responses[409]?.content["application/json"].schema;
+    const ok = tsType(op.responses[r.ok[0]]!.content["application/json"]!.schema);
+    const c409 = op.responses[409]?.content["application/json"]?.schema;
     const conflict = c409?.oneOf ? tsType(c409.oneOf[0]) : "never";
     const shape = { params: fields(params), query: fields(query), body, ok, conflict };
     shapes.push(

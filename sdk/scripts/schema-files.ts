@@ -1,4 +1,4 @@
-import { docComment, header, type Json, maxLine, refName, tsType } from "./ts-type.ts";
+import { docComment, header, maxLine, type OpenApi, refName, tsType } from "./ts-type.ts";
 
 /**
  * Splits the document's schemas into one generated file per route tag, so no file outgrows the project's size limit.
@@ -22,8 +22,8 @@ function refsIn(node: unknown, into = new Set<string>()): Set<string> {
 }
 
 /** Each schema's group: the one tag whose routes use it (directly or through other schemas), else `common`. */
-export function schemaGroups(doc: Json): Map<string, string> {
-  const schemas = doc.components.schemas as Record<string, Json>;
+export function schemaGroups(doc: OpenApi): Map<string, string> {
+  const schemas = doc.components.schemas;
   const reachable = (start: Set<string>) => {
     const seen = new Set<string>();
     const todo = [...start];
@@ -36,7 +36,7 @@ export function schemaGroups(doc: Json): Map<string, string> {
     return seen;
   };
   const tagsOf = new Map<string, Set<string>>();
-  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+  for (const ops of Object.values(doc.paths)) {
     for (const op of Object.values(ops)) {
       const tag = String(op.tags?.[0] ?? "common");
       for (const name of reachable(refsIn(op))) tagsOf.set(name, (tagsOf.get(name) ?? new Set()).add(tag));
@@ -57,8 +57,8 @@ function importLine(names: string[], from: string): string {
 }
 
 /** `schemas.ts` (re-exports only) and `schemas/<group>.ts`, keyed by their path under `sdk/src/generated`. */
-export function schemaFiles(doc: Json): Record<string, string> {
-  const schemas = doc.components.schemas as Record<string, Json>;
+export function schemaFiles(doc: OpenApi): Record<string, string> {
+  const schemas = doc.components.schemas;
   const groups = schemaGroups(doc);
   const names = [...new Set(["common", ...groups.values()])].sort((a, b) =>
     a === "common" ? -1 : b === "common" ? 1 : a.localeCompare(b),

@@ -1,5 +1,33 @@
 /** Turns the JSON Schema of the server's OpenAPI document into TypeScript type text for `sdk/src/generated`. */
-export type Json = Record<string, any>;
+/** A JSON Schema as the server's OpenAPI document writes it: the parts the generator reads. */
+export interface Json {
+  $ref?: string;
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  oneOf?: Json[];
+  anyOf?: Json[];
+  allOf?: Json[];
+  items?: Json;
+  properties?: Record<string, Json>;
+  required?: string[];
+  additionalProperties?: Json | boolean;
+  description?: string;
+}
+type Content = Record<string, { schema: Json }>;
+/** One operation of the OpenAPI document. */
+export interface Operation {
+  operationId: string;
+  tags?: string[];
+  parameters: { name: string; in: string; required?: boolean; schema: Json }[];
+  requestBody?: { required?: boolean; content: Content };
+  responses: Record<string, { content: Content }>;
+}
+/** The server's OpenAPI document, as far as the generator reads it. */
+export interface OpenApi {
+  components: { schemas: Record<string, Json> };
+  paths: Record<string, Record<string, Operation>>;
+}
 
 /** The longest line a generated file may have (the project's line limit); longer doc comments are wrapped. */
 export const maxLine = 160;
@@ -37,15 +65,15 @@ function union(members: string[], indent: string): string {
 export function tsType(s: Json | undefined, indent = ""): string {
   if (!s || Object.keys(s).length === 0) return "unknown";
   if (s.$ref) return refName(s.$ref);
-  if (s.oneOf || s.anyOf) return (s.oneOf ?? s.anyOf).map((x: Json) => tsType(x, indent)).join(" | ");
-  if (s.allOf) return s.allOf.map((x: Json) => tsType(x, indent)).join(" & ");
+  if (s.oneOf || s.anyOf) return (s.oneOf ?? s.anyOf)!.map((x) => tsType(x, indent)).join(" | ");
+  if (s.allOf) return s.allOf.map((x) => tsType(x, indent)).join(" & ");
   if ("const" in s) return JSON.stringify(s.const);
   if (s.enum)
     return union(
       s.enum.map((v: unknown) => JSON.stringify(v)),
       indent,
     );
-  if (Array.isArray(s.type)) return s.type.map((t: string) => tsType({ ...s, type: t }, indent)).join(" | ");
+  if (Array.isArray(s.type)) return s.type.map((t) => tsType({ ...s, type: t }, indent)).join(" | ");
   switch (s.type) {
     case "string":
       return "string";
@@ -65,7 +93,7 @@ export function tsType(s: Json | undefined, indent = ""): string {
 }
 
 function objectType(s: Json, indent: string): string {
-  const props = Object.entries((s.properties ?? {}) as Record<string, Json>);
+  const props = Object.entries(s.properties ?? {});
   const extra = s.additionalProperties;
   if (props.length === 0) {
     if (extra === false) return "Record<string, never>";
@@ -79,6 +107,6 @@ function objectType(s: Json, indent: string): string {
     const doc = note ? docComment(note, inner) : "";
     return `${doc}${inner}${key(k)}${required.has(k) ? "" : "?"}:${tsType(v, inner).replace(/^(?!\n)/, " ")};`;
   });
-  if (extra && extra !== false) lines.push(`${inner}[key: string]: unknown;`);
+  if (extra) lines.push(`${inner}[key: string]: unknown;`);
   return `{\n${lines.join("\n")}\n${indent}}`;
 }

@@ -43,7 +43,8 @@ export interface Events {
 type Listener<T> = (value: T) => void;
 
 export class Emitter {
-  private readonly listeners = new Map<keyof Events, Set<Listener<any>>>();
+  // `never`: each set holds the listeners of one event, whose value type its name gives.
+  private readonly listeners = new Map<keyof Events, Set<Listener<never>>>();
   on<K extends keyof Events>(name: K, listener: Listener<Events[K]>): () => void {
     const set = this.listeners.get(name) ?? new Set();
     this.listeners.set(name, set.add(listener));
@@ -52,7 +53,7 @@ export class Emitter {
   emit<K extends keyof Events>(name: K, value: Events[K]): void {
     for (const l of this.listeners.get(name) ?? []) {
       try {
-        l(value);
+        (l as Listener<Events[K]>)(value);
       } catch (e) {
         // A game's listener that throws must not stop the sync engine.
         console.error("savepoint: a listener threw", e);

@@ -7,9 +7,12 @@ export interface FetchInit {
   headers: Record<string, string>;
   body?: string;
   keepalive?: boolean;
-  /** The platform's AbortSignal: `any`, as its type lives in the DOM library and the platform's RequestInit must accept this. */
-  signal?: any;
+  /** The platform's AbortSignal: its type lives in the DOM library (or @types/node), and the platform's RequestInit must accept this. */
+  signal?: PlatformAbortSignal;
 }
+
+/** The AbortSignal of whichever library declares one; none without such a library, where no signal is passed. */
+type PlatformAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : never;
 
 export interface FetchResponse {
   status: number;

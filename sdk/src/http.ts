@@ -78,14 +78,17 @@ export class Transport {
   }
 
   /** A route described by hand (one the generated table does not list yet). */
-  callRoute(route: RouteSpec, input: CallInput = {}): Promise<Answer<any>> {
+  callRoute<T = unknown>(route: RouteSpec, input: CallInput = {}): Promise<Answer<T>> {
     const key = route.idempotent ? (input.idempotencyKey ?? newIdempotencyKey()) : undefined;
     // Nothing leaves that JSON would change on the way; an optional field left undefined is simply absent.
     if (input.body !== undefined) assertJson("body", input.body, { optionalTopLevel: true });
-    return withRetries(this.options.clock, this.options.retry ?? {}, () => this.once(route, input, key));
+    // The body is the route's own answer (its `ok` or `conflict` schema): `call` names which.
+    return withRetries(this.options.clock, this.options.retry ?? {}, () => this.once(route, input, key)) as Promise<
+      Answer<T>
+    >;
   }
 
-  private async once(route: RouteSpec, input: CallInput, idempotencyKey: string | undefined): Promise<Answer<any>> {
+  private async once(route: RouteSpec, input: CallInput, idempotencyKey: string | undefined): Promise<Answer<unknown>> {
     const url = new URL(this.options.baseUrl.replace(/\/+$/, "") + fill(route.path, input.params));
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: "application/json", ...input.headers };

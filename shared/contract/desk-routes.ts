@@ -1,10 +1,10 @@
 import * as A from "./accounts.ts";
 import { AdminAccountPath, AdminSlotPath } from "./admin.ts";
+import { accountAdmin } from "./admin-paths.ts";
 import * as D from "./desk.ts";
 import { route } from "./route.ts";
 
 const admin = [400, 401, 404, 500] as const;
-const accountAdmin = (p: string) => `/admin/v1/accounts/:accountId${p}`;
 const stale = {
   code: "conflict",
   when: "`baseVersion` is not the current version: the answer is the usual 409 with what is stored now.",

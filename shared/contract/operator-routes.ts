@@ -1,9 +1,8 @@
+import { admin } from "./admin-paths.ts";
 import { adminDocs } from "./docs/admin.ts";
 import * as Op from "./operator.ts";
 import * as O from "./operators.ts";
 import { route } from "./route.ts";
-
-const admin = [401, 404, 500] as const;
 
 /** Managing operators, owners only (docs/api-rules.md#operators), and reading one audit entry whole. */
 export const operatorRoutes = {

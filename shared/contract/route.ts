@@ -70,10 +70,10 @@ export interface Route {
   readonly ok: readonly [number, z.ZodType];
   readonly conflict?: z.ZodType;
   /** Turns the service's conflict reply into `conflict`'s shape, given the request body (see accounts.ts). */
-  // `any`: each route pairs its own wire and body types; the gateway only passes them through.
-  readonly completeConflict?: (wire: any, body: any) => unknown;
+  // Method syntax: each route pairs its own wire and body types (checked bivariantly); the gateway only passes them through.
+  completeConflict?(wire: unknown, body: unknown): unknown;
   /** Turns the service's success reply into `ok`'s shape, given the request body (see accounts.ts). */
-  readonly completeOk?: (wire: any, body: any) => unknown;
+  completeOk?(wire: unknown, body: unknown): unknown;
   /** Error statuses the route answers with; each needs an error case, its own or its kind's (the docs test checks). */
   readonly errors: readonly number[];
   /**

@@ -28,11 +28,11 @@ export interface FindOptions<T extends Doc> {
  * transactions without a replica set's sessions, right after it, in order. A crash between leaves the
  * first write without its followers, never a follower without its first write.
  */
-// `any`: a follower may go to any collection of the same store.
+// `Doc`: a follower may go to any collection of the same store.
 export type Write =
-  | { insert: Doc; into: Collection<any> }
+  | { insert: Doc; into: Collection<Doc> }
   /** With `ifDeleted`: those writes too, only when this delete removed a document (a count that must not go twice). */
-  | { delete: Filter<any>; from: Collection<any>; ifDeleted?: Write | readonly Write[] }
+  | { delete: Filter<Doc>; from: Collection<Doc>; ifDeleted?: Write | readonly Write[] }
   /**
    * `increment` of document `increment`, each field by its number: counters that move in the commit of
    * the write they count. With `atMost`, a budget: when a named field would end above its number, the
@@ -46,7 +46,7 @@ export type Write =
       increment: string;
       by: Record<string, number>;
       init: object;
-      in: Collection<any>;
+      in: Collection<Doc>;
       atMost?: Record<string, number>;
     };
 
@@ -62,7 +62,7 @@ export const ifDeletedOf = (w: { ifDeleted?: Write | readonly Write[] }): readon
  * insert (with its followers) are one commit, and an insert that fails is not counted; on MongoDB the
  * count is written first, in its own round trip, as `increment` does.
  */
-export type Quota = { increment: string; field: string; atMost: number; init: object; in: Collection<any> };
+export type Quota = { increment: string; field: string; atMost: number; init: object; in: Collection<Doc> };
 
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | null>;

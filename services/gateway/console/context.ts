@@ -1,9 +1,10 @@
+import type { z } from "zod";
+import type { AdminClient, Answer, OkBody } from "../../../shared/contract/admin-client.ts";
+import type { Route } from "../../../shared/contract/route.ts";
 import type { Raw } from "./html.ts";
 
-export interface ApiAnswer {
-  status: number;
-  body: any;
-}
+/** Any admin API answer, as the console shows an error. */
+export type ApiAnswer = Pick<Answer<Route>, "status" | "body">;
 
 /** What a console view gets: the request, its form fields (POST), a CSRF token, and the admin API. */
 export interface Ctx {
@@ -12,8 +13,8 @@ export interface Ctx {
   params: Record<string, string>;
   csrf: string;
   form: URLSearchParams;
-  /** One admin API request, through the gateway's own route handling (same checks, same audit log). */
-  api(method: string, path: string, body?: unknown): Promise<ApiAnswer>;
+  /** The admin API, through the gateway's own route handling (same checks, same audit log). */
+  api: AdminClient;
 }
 
 export interface View {
@@ -26,12 +27,20 @@ export interface View {
 /** An admin API answer that is an error, shown to the operator as the API worded it. */
 export class ApiError extends Error {
   constructor(readonly answer: ApiAnswer) {
-    super(answer.body?.error?.message ?? `The admin API answered ${answer.status}.`);
+    super(messageOf(answer.body) ?? `The admin API answered ${answer.status}.`);
   }
 }
 
-export function ok(answer: ApiAnswer): any {
-  if (answer.status >= 400) throw new ApiError(answer);
+/** The message of an error body (`{ error: { message } }`). */
+const messageOf = (body: unknown): string | undefined => {
+  const error = body && typeof body === "object" && "error" in body ? body.error : undefined;
+  const message = error && typeof error === "object" && "message" in error ? error.message : undefined;
+  return typeof message === "string" ? message : undefined;
+};
+
+/** The success body of an answer; any other answer is an ApiError, shown as the API worded it. */
+export function ok<R extends Route>(answer: Answer<R>): OkBody<R> {
+  if (!answer.ok) throw new ApiError(answer);
   return answer.body;
 }
 
@@ -64,6 +73,11 @@ export async function act(to: string, run: () => Promise<string>): Promise<Respo
 }
 
 export const field = (ctx: Ctx, name: string) => (ctx.form.get(name) ?? "").trim();
+/**
+ * A value the operator typed or picked (a form field, a page path's segment, JSON from a textarea), passed
+ * on as `schema`'s type: the admin API checks it against the route's schema and answers 400, which the page shows.
+ */
+export const typed = <S extends z.ZodType>(_schema: S, value: unknown) => value as z.input<S>;
 
 /** One console page: its method, its path under /console, and what it answers. */
 export type Handler = (ctx: Ctx) => Promise<View | Response>;

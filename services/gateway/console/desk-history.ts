@@ -1,5 +1,4 @@
 import type { Ctx } from "./context.ts";
-import { ok } from "./context.ts";
 import { diffTable } from "./diff.ts";
 import { form, href, html, type Raw, when } from "./html.ts";
 
@@ -8,16 +7,14 @@ import { form, href, html, type Raw, when } from "./html.ts";
  * read through its admin routes: the current state, the list of restore points, one point's content.
  */
 export interface History {
-  /** The admin API path of the history list; a point's content is `${historyApi}/${version}`. */
-  historyApi: string;
   /** The console page of this history; its restore confirmation is `${page}/restore?version=N`. */
   page: string;
-  /** The restore route (POST `{version}`). */
-  restoreApi: string;
-  /** What is restored and diffed, from the current state or a restore point's content. */
-  contentOf(answer: any): unknown;
-  /** The list answer's restore points ({version, createdAt, sizeBytes}). */
-  pointsOf(list: any): { version: number; createdAt: string; sizeBytes: number }[];
+  /** Reads the restore points ({version, createdAt, sizeBytes}). */
+  points(): Promise<{ version: number; createdAt: string; sizeBytes: number }[]>;
+  /** Reads what is restored and diffed from one restore point's content. */
+  contentOf(version: number): Promise<unknown>;
+  /** Restores a version; answers the version written. */
+  restore(version: number): Promise<number>;
   current: { version: number; content: unknown };
   /** Whether a restore can be written now (an archived slot's cannot). */
   restorable: boolean;
@@ -33,14 +30,13 @@ const versionOptions = (points: { version: number }[], selected?: number) =>
  * alone), with a compare form whose diff is the console's one diff (diff.ts).
  */
 export async function historySection(ctx: Ctx, h: History): Promise<Raw> {
-  const points = h.pointsOf(ok(await ctx.api("GET", h.historyApi)));
+  const points = await h.points();
   const q = ctx.url.searchParams;
   const a = Number(q.get("a")) || undefined;
   const b = Number(q.get("b")) || undefined;
   let compare = html``;
   if (a && b) {
-    const read = async (v: number) =>
-      v === h.current.version ? h.current.content : h.contentOf(ok(await ctx.api("GET", `${h.historyApi}/${v}`)));
+    const read = async (v: number) => (v === h.current.version ? h.current.content : h.contentOf(v));
     const [left, right] = await Promise.all([read(a), read(b)]);
     compare = html`<h3>Version ${a} against version ${b}</h3>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
   }
@@ -67,7 +63,7 @@ ${h.restorable && !isCurrent ? html` · <a href="${h.page}${href`/restore?versio
 /** The restore confirmation: what devices will see, and the diff from now to the restored content. */
 export async function confirmRestore(ctx: Ctx, h: History, what: string) {
   const version = Number(ctx.url.searchParams.get("version"));
-  const point = h.contentOf(ok(await ctx.api("GET", `${h.historyApi}/${version}`)));
+  const point = await h.contentOf(version);
   const next = h.current.version + 1;
   const body = html`<div class="warn"><p><strong>What the player's devices will see next.</strong> The restore writes version ${version}'s
 content as a new version, ${next}. A device still on version ${h.current.version} or older gets a <strong>409 conflict carrying the restored

@@ -67,6 +67,18 @@ export const button = (
     'class="inline"',
   );
 
+/** A table cell: "revoked" with its time once revoked, else the button that revokes (runtime keys, operators). */
+export const revokeCell = (
+  revokedAt: string | undefined,
+  action: string,
+  csrf: string,
+  label: string,
+  fields: Record<string, string> = {},
+) =>
+  revokedAt
+    ? html`<span class="badge revoked">revoked</span> ${when(revokedAt)}`
+    : button(action, csrf, label, fields, "danger", "Revoke");
+
 const navItems = [
   ["/console", "Overview"],
   ["/console/workspaces", "Workspaces"],

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Bus } from "../../../shared/bus/port.ts";
+import { adminClient } from "../../../shared/contract/admin-client.ts";
 import { fail, isAppError } from "../../../shared/contract/errors.ts";
 import { internal } from "../../../shared/contract/internal.ts";
 import type { ResolvedOperator } from "../../../shared/contract/operators.ts";
@@ -99,24 +100,17 @@ export function consoleRoutes({ adminToken, handle, bus, checkAdmin, peer, now =
   const signIns = signInAudit(bus);
 
   // A page acts as its session's operator: the gateway checks that operator's role and names it in the audit log.
-  const apiAs = (operatorId: string | undefined) => async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${adminToken}`, "x-savepoint-actor": "console" };
-    if (operatorId) headers[consoleOperatorHeader] = operatorId;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await handle(
-      new Request(`http://console.internal${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body: parsed as any };
-  };
+  const apiAs = (operatorId: string | undefined) =>
+    adminClient(async ({ method, path, body }) => {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${adminToken}`,
+        "x-savepoint-actor": "console",
+      };
+      if (operatorId) headers[consoleOperatorHeader] = operatorId;
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const res = await handle(new Request(`http://console.internal${path}`, { method, headers, body }));
+      return { status: res.status, text: await res.text() };
+    });
 
   // A notice or error in a page's URL is shown only with the seal the console put on it for this
   // session when it redirected there: a link from elsewhere cannot make the console say anything.

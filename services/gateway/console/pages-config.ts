@@ -1,23 +1,20 @@
-import { ApiError, act, type Ctx, field, ok, type Pages } from "./context.ts";
+import { Environment } from "../../../shared/contract/common.ts";
+import { ApiError, act, type Ctx, field, ok, type Pages, typed } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, form, href, html, when } from "./html.ts";
+import { form, href, html, when } from "./html.ts";
+import { comparison, rollbackButton } from "./versions.ts";
 
-const configBase = (ctx: Ctx) =>
-  `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/game-config`;
+const envParams = (ctx: Ctx) => ({ projectId: ctx.params.projectId!, env: typed(Environment, ctx.params.env) });
 const pagePath = (ctx: Ctx) => href`/console/projects/${ctx.params.projectId}/game-config/${ctx.params.env}`;
 
 async function gameConfig(ctx: Ctx, preview?: { text: string; data?: unknown; error?: string }) {
-  const live = ok(await ctx.api("GET", configBase(ctx)));
-  const { versions } = ok(await ctx.api("GET", `${configBase(ctx)}/versions`));
-  const a = Number(ctx.url.searchParams.get("a")) || undefined;
-  const b = Number(ctx.url.searchParams.get("b")) || undefined;
-  let compare = html``;
-  if (a && b) {
-    const [left, right] = await Promise.all(
-      [a, b].map(async (v) => ok(await ctx.api("GET", `${configBase(ctx)}/versions/${v}`)).data),
-    );
-    compare = html`<h2>Version ${a} against version ${b}</h2>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
-  }
+  const params = envParams(ctx);
+  const live = ok(await ctx.api.call("getGameConfig", { params }));
+  const { versions } = ok(await ctx.api.call("listGameConfigVersions", { params }));
+  const { compare } = await comparison(
+    ctx,
+    async (version) => ok(await ctx.api.call("getGameConfigVersion", { params: { ...params, version } })).data,
+  );
   const publishForm =
     preview?.data !== undefined
       ? html`<h2>Review before publishing</h2><p>Live version ${live.version} on the left, what you are about to publish on the right.</p>
@@ -38,19 +35,11 @@ ${form(
 <button type="submit">Preview diff</button>`,
         );
   const rows = versions.map(
-    (
-      v: any,
-    ) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
+    (v) => html`<tr><td>${v.version}${v.version === live.version ? html` <span class="badge">live</span>` : ""}</td>
 <td>${when(v.publishedAt)}</td><td>${v.sizeBytes} B</td>
 <td>${v.rolledBackFrom ? `rollback to ${v.rolledBackFrom}` : ""}</td>
 <td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${live.version}`}">Diff with live</a></td>
-<td>${
-      v.version === live.version
-        ? ""
-        : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, {
-            version: String(v.version),
-          })
-    }</td></tr>`,
+<td>${rollbackButton(`${pagePath(ctx)}/rollback`, ctx.csrf, v.version, live.version)}</td></tr>`,
   );
   const body = html`<p>Environment <strong>${ctx.params.env}</strong> of project
 <a href="${href`/console/projects/${ctx.params.projectId}`}">${ctx.params.projectId}</a>. Live version:
@@ -65,7 +54,7 @@ ${publishForm}${compare}
   return { title: `Game config (${ctx.params.env})`, body };
 }
 
-function parseObject(text: string): { data?: unknown; error?: string } {
+function parseObject(text: string): { data: Record<string, unknown> } | { error: string } {
   try {
     const data = JSON.parse(text);
     if (!data || typeof data !== "object" || Array.isArray(data))
@@ -92,9 +81,9 @@ export const configPages: Pages = [
     async (ctx) => {
       const text = field(ctx, "data");
       const parsed = parseObject(text);
-      if (parsed.error) return gameConfig(ctx, { text, error: parsed.error });
-      const answer = await ctx.api("POST", configBase(ctx), { data: parsed.data });
-      if (answer.status >= 400) return gameConfig(ctx, { text, error: new ApiError(answer).message });
+      if ("error" in parsed) return gameConfig(ctx, { text, error: parsed.error });
+      const answer = await ctx.api.call("publishGameConfig", { params: envParams(ctx), body: { data: parsed.data } });
+      if (!answer.ok) return gameConfig(ctx, { text, error: new ApiError(answer).message });
       return act(pagePath(ctx), async () => `Published version ${answer.body.version}.`);
     },
   ],
@@ -103,7 +92,12 @@ export const configPages: Pages = [
     "/console/projects/:projectId/game-config/:env/rollback",
     (ctx) =>
       act(pagePath(ctx), async () => {
-        const v = ok(await ctx.api("POST", `${configBase(ctx)}/rollback`, { version: Number(field(ctx, "version")) }));
+        const v = ok(
+          await ctx.api.call("rollbackGameConfig", {
+            params: envParams(ctx),
+            body: { version: Number(field(ctx, "version")) },
+          }),
+        );
         return `Rolled back: version ${v.version} has version ${field(ctx, "version")}'s content.`;
       }),
   ],

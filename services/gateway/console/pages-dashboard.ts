@@ -1,7 +1,7 @@
 import { Environment } from "../../../shared/contract/common.ts";
 import type { Overview } from "../../../shared/contract/overview.ts";
 import { ApiError, type Ctx, ok, type Pages } from "./context.ts";
-import { enc, href, html, type Raw, when } from "./html.ts";
+import { href, html, type Raw, when } from "./html.ts";
 
 /** Windows the page offers, in minutes; the admin route takes any from 1 to 1440. */
 const windows = [
@@ -128,18 +128,21 @@ async function overview(ctx: Ctx) {
   const asked = Number(ctx.url.searchParams.get("minutes") ?? 60);
   const minutes = windows.some(([m]) => m === asked) ? asked : 60;
   const o: Overview = ok(
-    await ctx.api("GET", `/admin/v1/projects/${enc(projectId)}/environments/${env.data}/overview?minutes=${minutes}`),
+    await ctx.api.call("getOverview", { params: { projectId, env: env.data }, query: { minutes } }),
   );
   return { title: `Overview · ${env.data}`, body: body(o, projectId, minutes) };
 }
 
 /** The console's landing page: every workspace's projects, each with its two environments' overviews. */
 async function landing(ctx: Ctx) {
-  const { workspaces } = ok(await ctx.api("GET", "/admin/v1/workspaces"));
+  const { workspaces } = ok(await ctx.api.call("listWorkspaces", {}));
   const lists = await Promise.all(
-    workspaces.map(async (w: any) => {
+    workspaces.map(async (w) => {
       const projects = ok(
-        await ctx.api("GET", `/admin/v1/workspaces/${enc(w.workspaceId)}/projects?limit=${projectsListed}`),
+        await ctx.api.call("listProjects", {
+          params: { workspaceId: w.workspaceId },
+          query: { limit: projectsListed },
+        }),
       );
       return { w, projects };
     }),
@@ -153,7 +156,7 @@ ${lists.map(
 ${
   projects.projects.length
     ? html`<ul>${projects.projects.map(
-        (p: any) => html`<li>${p.name} <code>${p.projectId}</code>:
+        (p) => html`<li>${p.name} <code>${p.projectId}</code>:
 <a href="${href`/console/projects/${p.projectId}/overview/prod`}">prod</a> ·
 <a href="${href`/console/projects/${p.projectId}/overview/stage`}">stage</a></li>`,
       )}</ul>

@@ -1,7 +1,10 @@
-import { type ApiAnswer, act, type Ctx, field, ok, type Pages, redirect } from "./context.ts";
+import type { AdminRoutes, Answer } from "../../../shared/contract/admin-client.ts";
+import { Environment } from "../../../shared/contract/common.ts";
+import { EditAccountDataRequest, EditSlotRequest } from "../../../shared/contract/desk.ts";
+import { act, type Ctx, field, ok, type Pages, redirect, typed } from "./context.ts";
 import { confirmRestore, type History, historySection } from "./desk-history.ts";
 import { boundedJson } from "./diff.ts";
-import { enc, form, href, html, Raw, when } from "./html.ts";
+import { form, href, html, Raw, when } from "./html.ts";
 
 /**
  * The player desk (docs/console.md): find a player anywhere, the history of an account's data and
@@ -9,9 +12,14 @@ import { enc, form, href, html, Raw, when } from "./html.ts";
  * reason. Every change is an admin route (docs/api-rules.md#operators), so the CLI can do the same.
  */
 
-const accountApi = (ctx: Ctx) => `/admin/v1/accounts/${enc(ctx.params.accountId!)}`;
-const savePath = (ctx: Ctx) =>
-  `${enc(ctx.params.projectId!)}/environments/${enc(ctx.params.env!)}/saves/${enc(ctx.params.saveId!)}`;
+type EditRoute = AdminRoutes["editSlot"] | AdminRoutes["editAccountData"];
+const accountParams = (ctx: Ctx) => ({ accountId: ctx.params.accountId! });
+const slotParams = (ctx: Ctx) => ({ accountId: ctx.params.accountId!, slotId: ctx.params.slotId! });
+const saveParams = (ctx: Ctx) => ({
+  projectId: ctx.params.projectId!,
+  env: typed(Environment, ctx.params.env),
+  saveId: ctx.params.saveId!,
+});
 
 async function find(ctx: Ctx) {
   const q = ctx.url.searchParams;
@@ -27,13 +35,13 @@ async function find(ctx: Ctx) {
       : undefined;
   let results = html``;
   if (by) {
-    const found = ok(await ctx.api("GET", `/admin/v1/accounts?${new URLSearchParams(by)}`));
+    const found = ok(await ctx.api.call("findPlayers", { query: by }));
     results = found.accounts.length
       ? html`<table><caption>Accounts found, in every project and environment</caption><thead><tr>
 <th scope="col">Account</th><th scope="col">Project</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">References</th>
 <th scope="col">Created</th></tr></thead>
 <tbody>${found.accounts.map(
-          (a: any) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a></td>
+          (a) => html`<tr><td><a href="${href`/console/accounts/${a.accountId}`}">${a.accountId}</a></td>
 <td><a href="${href`/console/projects/${a.projectId}`}">${a.projectId}</a></td><td>${a.environment}</td>
 <td><span class="badge ${a.status}">${a.status}</span></td>
 <td>${a.playerRef ?? ""}${a.externalAccountRef ? html` ${a.externalAccountRef.provider}:<code>${a.externalAccountRef.subject}</code>` : ""}</td>
@@ -61,38 +69,40 @@ ${input("f-prj", "projectId", "Project id", 'required placeholder="prj_..."')}
 }
 
 async function dataHistory(ctx: Ctx): Promise<History> {
-  const { account } = ok(await ctx.api("GET", accountApi(ctx)));
+  const params = accountParams(ctx);
+  const { account } = ok(await ctx.api.call("getAccount", { params }));
   return {
-    historyApi: `${accountApi(ctx)}/history`,
     page: href`/console/accounts/${ctx.params.accountId}/data`,
-    restoreApi: `${accountApi(ctx)}/restore`,
-    contentOf: (p) => p.accountData,
-    pointsOf: (l) => l.snapshots,
+    points: async () => ok(await ctx.api.call("accountDataHistory", { params })).snapshots,
+    contentOf: async (version) =>
+      ok(await ctx.api.call("getDataRestorePoint", { params: { ...params, version } })).accountData,
+    restore: async (version) => ok(await ctx.api.call("restoreAccountData", { params, body: { version } })).version,
     current: { version: account.version, content: account.accountData },
     restorable: account.status !== "deleted",
   };
 }
 
-async function saveHistory(ctx: Ctx): Promise<History & { save: any }> {
-  const { save } = ok(await ctx.api("GET", `/admin/v1/projects/${savePath(ctx)}`));
-  const api = `/admin/v1/projects/${savePath(ctx)}`;
-  return {
-    save,
-    historyApi: `${api}/history`,
+async function saveHistory(ctx: Ctx) {
+  const params = saveParams(ctx);
+  const { save } = ok(await ctx.api.call("getSave", { params }));
+  const history: History = {
     page: href`/console/saves/${ctx.params.projectId}/${ctx.params.env}/${ctx.params.saveId}`,
-    restoreApi: `${api}/restore`,
-    contentOf: (p) => ({ metadata: p.metadata, state: p.state }),
-    pointsOf: (l) => l.restorePoints,
+    points: async () => ok(await ctx.api.call("saveHistory", { params })).restorePoints,
+    contentOf: async (version) => {
+      const p = ok(await ctx.api.call("getSaveRestorePoint", { params: { ...params, version } }));
+      return { metadata: p.metadata, state: p.state };
+    },
+    restore: async (version) => ok(await ctx.api.call("restoreSave", { params, body: { version } })).save.version,
     current: { version: save.version, content: { metadata: save.metadata, state: save.state } },
     restorable: true,
   };
+  return { ...history, save };
 }
 
 const restorePost = (ctx: Ctx, h: History) =>
   act(h.page, async () => {
     const v = Number(field(ctx, "version"));
-    const answer = ok(await ctx.api("POST", h.restoreApi, { version: v }));
-    const now = answer.version ?? answer.save?.version;
+    const now = await h.restore(v);
     return `Restored version ${v} as version ${now}. Devices on an older version get a 409 with it on their next sync.`;
   });
 
@@ -117,10 +127,9 @@ ${fields.map(
 /** Posts an edit: refused JSON, a stale base (409) and the API's errors come back to the form as one line. */
 async function editPost(
   ctx: Ctx,
-  api: string,
   back: string,
   editPage: string,
-  build: (parsed: Record<string, unknown>) => unknown,
+  send: (parsed: Record<string, unknown>, edit: { baseVersion: number; reason: string }) => Promise<Answer<EditRoute>>,
 ) {
   const parsed: Record<string, unknown> = {};
   for (const name of ["data", "slotInfo", "accountData"]) {
@@ -131,13 +140,8 @@ async function editPost(
       return redirect(editPage, { error: `${name} is not JSON: nothing was written.` });
     }
   }
-  const edit = {
-    baseVersion: Number(field(ctx, "baseVersion")),
-    reason: field(ctx, "reason"),
-    ...(build(parsed) as object),
-  };
-  const answer: ApiAnswer = await ctx.api("POST", api, edit);
-  if (answer.status === 409 && answer.body?.status === "conflict") {
+  const answer = await send(parsed, { baseVersion: Number(field(ctx, "baseVersion")), reason: field(ctx, "reason") });
+  if (answer.conflict) {
     const now = answer.body.version;
     return redirect(editPage, {
       error: `Nothing was written: it is at version ${now} now (a device or another operator wrote first). Edit again.`,
@@ -146,7 +150,7 @@ async function editPost(
   return act(
     back,
     async () =>
-      `Written as version ${ok(answer).version}, with your reason in the audit log. Devices on an older version get a 409 with it.`,
+      `Written as version ${ok<EditRoute>(answer).version}, with your reason in the audit log. Devices on an older version get a 409 with it.`,
   );
 }
 
@@ -173,7 +177,7 @@ export const deskPages: Pages = [
     "GET",
     "/console/accounts/:accountId/data/edit",
     async (ctx) => {
-      const { account } = ok(await ctx.api("GET", accountApi(ctx)));
+      const { account } = ok(await ctx.api.call("getAccount", { params: accountParams(ctx) }));
       const base = href`/console/accounts/${ctx.params.accountId}`;
       return {
         title: `Edit account data of ${ctx.params.accountId}`,
@@ -192,16 +196,19 @@ export const deskPages: Pages = [
     "/console/accounts/:accountId/data/edit",
     (ctx) => {
       const base = href`/console/accounts/${ctx.params.accountId}`;
-      return editPost(ctx, `${accountApi(ctx)}/data/edit`, `${base}/data`, `${base}/data/edit`, (p) => ({
-        accountData: p.accountData,
-      }));
+      return editPost(ctx, `${base}/data`, `${base}/data/edit`, (p, edit) =>
+        ctx.api.call("editAccountData", {
+          params: accountParams(ctx),
+          body: typed(EditAccountDataRequest, { ...edit, accountData: p.accountData }),
+        }),
+      );
     },
   ],
   [
     "GET",
     "/console/accounts/:accountId/slots/:slotId/edit",
     async (ctx) => {
-      const slot = ok(await ctx.api("GET", `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}`));
+      const slot = ok(await ctx.api.call("getSlot", { params: slotParams(ctx) }));
       const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
       return {
         title: `Edit slot ${ctx.params.slotId}`,
@@ -223,10 +230,12 @@ export const deskPages: Pages = [
     "/console/accounts/:accountId/slots/:slotId/edit",
     (ctx) => {
       const base = href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`;
-      return editPost(ctx, `${accountApi(ctx)}/slots/${enc(ctx.params.slotId!)}/edit`, base, `${base}/edit`, (p) => ({
-        slotInfo: p.slotInfo,
-        data: p.data,
-      }));
+      return editPost(ctx, base, `${base}/edit`, (p, edit) =>
+        ctx.api.call("editSlot", {
+          params: slotParams(ctx),
+          body: typed(EditSlotRequest, { ...edit, slotInfo: p.slotInfo, data: p.data }),
+        }),
+      );
     },
   ],
   [

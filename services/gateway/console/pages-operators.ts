@@ -1,13 +1,14 @@
+import { OperatorRole } from "../../../shared/contract/operators.ts";
 import { operatorRoles } from "../../../shared/contract/route.ts";
-import { ApiError, act, type Ctx, field, ok, type Pages } from "./context.ts";
-import { button, enc, form, href, html, when } from "./html.ts";
+import { ApiError, act, type Ctx, field, ok, type Pages, typed } from "./context.ts";
+import { form, href, html, revokeCell, when } from "./html.ts";
 
 const roleHelp =
   "owner: everything. support: read players, restore, sign out devices, export; no keys, plans or config. viewer: read only.";
 
 /** Operators (owners only, as the admin API decides): who may act, with which role; a new one's token shown once. */
 async function operators(ctx: Ctx, shown?: { operatorId: string; operatorToken: string }) {
-  const { operators } = ok(await ctx.api("GET", "/admin/v1/operators"));
+  const { operators } = ok(await ctx.api.call("listOperators", {}));
   const body = html`<p>Each operator signs in with their own token and is named in the audit log. ${roleHelp}</p>
 ${
   shown
@@ -18,14 +19,13 @@ ${
 <table><caption class="sr-only">Operators</caption><thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Role</th>
 <th scope="col">Created</th><th scope="col">By</th><th scope="col">Status</th></tr></thead><tbody>
 ${operators.map(
-  (
-    o: any,
-  ) => html`<tr><td>${o.name}</td><td><code>${o.operatorId}</code></td><td>${o.role}</td><td>${when(o.createdAt)}</td>
-<td>${o.createdBy}</td><td>${
-    o.revokedAt
-      ? html`<span class="badge revoked">revoked</span> ${when(o.revokedAt)}`
-      : button(href`/console/operators/${o.operatorId}/revoke`, ctx.csrf, `Revoke ${o.name}`, {}, "danger", "Revoke")
-  }</td></tr>`,
+  (o) => html`<tr><td>${o.name}</td><td><code>${o.operatorId}</code></td><td>${o.role}</td><td>${when(o.createdAt)}</td>
+<td>${o.createdBy}</td><td>${revokeCell(
+    o.revokedAt,
+    href`/console/operators/${o.operatorId}/revoke`,
+    ctx.csrf,
+    `Revoke ${o.name}`,
+  )}</td></tr>`,
 )}</tbody></table>
 <h2>Add an operator</h2>
 ${form(
@@ -47,8 +47,10 @@ export const operatorPages: Pages = [
     "POST",
     "/console/operators",
     async (ctx) => {
-      const made = await ctx.api("POST", "/admin/v1/operators", { name: field(ctx, "name"), role: field(ctx, "role") });
-      if (made.status >= 400) return { ...(await operators(ctx)), error: new ApiError(made).message };
+      const made = await ctx.api.call("createOperator", {
+        body: { name: field(ctx, "name"), role: typed(OperatorRole, field(ctx, "role")) },
+      });
+      if (!made.ok) return { ...(await operators(ctx)), error: new ApiError(made).message };
       return operators(ctx, made.body);
     },
   ],
@@ -57,7 +59,7 @@ export const operatorPages: Pages = [
     "/console/operators/:operatorId/revoke",
     (ctx) =>
       act("/console/operators", async () => {
-        ok(await ctx.api("DELETE", `/admin/v1/operators/${enc(ctx.params.operatorId!)}`));
+        ok(await ctx.api.call("revokeOperator", { params: { operatorId: ctx.params.operatorId! } }));
         return `Operator ${ctx.params.operatorId} revoked: signed out everywhere.`;
       }),
   ],

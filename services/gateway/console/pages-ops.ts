@@ -1,15 +1,16 @@
+import type { AuditEntry } from "../../../shared/contract/operator.ts";
 import { act, type Ctx, ok, type Pages } from "./context.ts";
 import { diffTable } from "./diff.ts";
-import { button, enc, href, html, when } from "./html.ts";
+import { button, href, html, when } from "./html.ts";
 
 async function deadLetters(ctx: Ctx) {
-  const { deadLetters } = ok(await ctx.api("GET", "/admin/v1/dead-letters"));
+  const { deadLetters } = ok(await ctx.api.call("listDeadLetters", {}));
   const body = deadLetters.length
     ? html`<table><caption class="sr-only">Dead letters</caption><thead><tr><th scope="col">Id</th><th scope="col">Queue</th><th scope="col">Job</th>
 <th scope="col">Deliveries</th><th scope="col">Last error</th><th scope="col">Failed</th><th scope="col">Actions</th></tr></thead><tbody>
 ${deadLetters.map(
   (
-    d: any,
+    d,
   ) => html`<tr><td><code>${d.deadLetterId}</code></td><td>${d.queue}</td><td><code>${JSON.stringify(d.job)}</code></td>
 <td>${d.deliveries}</td><td>${d.error}</td><td>${when(d.failedAt)}</td>
 <td>${button(href`/console/dead-letters/${d.deadLetterId}/retry`, ctx.csrf, `Retry ${d.deadLetterId}`, {}, "", "Retry")}
@@ -22,14 +23,19 @@ ${button(href`/console/dead-letters/${d.deadLetterId}/discard`, ctx.csrf, `Disca
   };
 }
 
-const marked = (v: any, mark: string) =>
-  Boolean(v && typeof v === "object" && v[mark] === true && typeof v.sizeBytes === "number");
+const marked = (v: unknown, mark: string) =>
+  Boolean(
+    v &&
+      typeof v === "object" &&
+      (v as Record<string, unknown>)[mark] === true &&
+      typeof (v as Record<string, unknown>).sizeBytes === "number",
+  );
 
 /**
  * An entry's before and after. A value over 64 KB is not in the list (`large`): its entry's own page
  * shows it whole. One the gateway could not keep at all (`clipped`) is said so, never shown as no change.
  */
-function change(e: any, bounds?: Parameters<typeof diffTable>[4]) {
+function change(e: AuditEntry, bounds?: Parameters<typeof diffTable>[4]) {
   if (marked(e.before, "clipped") || marked(e.after, "clipped")) {
     return html`<p role="status">This change was too large to keep in the log; its values are not shown.</p>`;
   }
@@ -40,7 +46,7 @@ function change(e: any, bounds?: Parameters<typeof diffTable>[4]) {
 }
 
 async function auditEntry(ctx: Ctx) {
-  const e = ok(await ctx.api("GET", `/admin/v1/audit/${enc(ctx.params.auditId!)}`));
+  const e = ok(await ctx.api.call("getAuditEntry", { params: { auditId: ctx.params.auditId! } }));
   return {
     title: `Audit entry ${e.auditId}`,
     body: html`<p>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>;
@@ -53,7 +59,7 @@ async function audit(ctx: Ctx) {
   const filters = new URLSearchParams();
   for (const k of ["target", "action", "since", "offset"]) if (q.get(k)) filters.set(k, q.get(k)!.trim());
   filters.set("limit", "25");
-  const { entries, next } = ok(await ctx.api("GET", `/admin/v1/audit?${filters}`));
+  const { entries, next } = ok(await ctx.api.call("listAudit", { query: Object.fromEntries(filters) }));
   const more = new URLSearchParams(filters);
   if (next !== undefined) more.set("offset", String(next));
   const body = html`<p>Every change made through the admin API, by the console, the CLI or a script, newest first.</p>
@@ -64,7 +70,7 @@ async function audit(ctx: Ctx) {
 </div><div><button type="submit">Filter</button></div></div></form>
 ${entries.map(
   (
-    e: any,
+    e,
   ) => html`<details><summary>${when(e.at)} · <strong>${e.actor}</strong> · ${e.action} · <code>${e.method} ${e.path}</code>
 ${e.reason ? html` · reason: <q>${e.reason}</q>` : ""}</summary>
 <p>Target <a href="${href`/console/audit?target=${e.target}`}">${e.target}</a>; ids ${JSON.stringify(e.targets)}; answered ${e.status}.</p>
@@ -87,7 +93,9 @@ export const opsPages: Pages = [
     (ctx) =>
       act(
         "/console/dead-letters",
-        async () => (ok(await ctx.api("POST", `/admin/v1/dead-letters/${enc(ctx.params.id!)}/retry`)), "Queued again."),
+        async () => (
+          ok(await ctx.api.call("retryDeadLetter", { params: { deadLetterId: ctx.params.id! } })), "Queued again."
+        ),
       ),
   ],
   [
@@ -96,7 +104,9 @@ export const opsPages: Pages = [
     (ctx) =>
       act(
         "/console/dead-letters",
-        async () => (ok(await ctx.api("DELETE", `/admin/v1/dead-letters/${enc(ctx.params.id!)}`)), "Discarded."),
+        async () => (
+          ok(await ctx.api.call("discardDeadLetter", { params: { deadLetterId: ctx.params.id! } })), "Discarded."
+        ),
       ),
   ],
   ["GET", "/console/audit", audit],

@@ -1,10 +1,14 @@
-import { act, type Ctx, field, ok, type Pages } from "./context.ts";
+import type { Answer } from "../../../shared/contract/admin-client.ts";
+import { AuthProvider } from "../../../shared/contract/identity.ts";
+import type { Route } from "../../../shared/contract/route.ts";
+import { act, type Ctx, field, ok, type Pages, typed } from "./context.ts";
 import { boundedJson, diffTable, shortValue } from "./diff.ts";
-import { button, enc, form, href, html, json, when } from "./html.ts";
+import { button, form, href, html, json, when } from "./html.ts";
+import { comparison } from "./versions.ts";
 
 async function account(ctx: Ctx) {
   const id = ctx.params.accountId!;
-  const v = ok(await ctx.api("GET", `/admin/v1/accounts/${enc(id)}`));
+  const v = ok(await ctx.api.call("getAccount", { params: { accountId: id } }));
   const a = v.account;
   const base = href`/console/accounts/${id}`;
   const status =
@@ -38,14 +42,14 @@ ${a.playerRef ? html` 路 player reference <code>${a.playerRef}</code>` : ""}${
 <th scope="col">Updated</th></tr></thead><tbody>
 ${v.slots.map(
   (
-    s: any,
+    s,
   ) => html`<tr><td>${s.status === "deleted" ? s.slotId : html`<a href="${base}${href`/slots/${s.slotId}`}">${s.slotId}</a>`}</td><td>
 <span class="badge ${s.status}">${s.status}</span></td><td>${s.version}</td><td>${when(s.updatedAt)}</td></tr>`,
 )}</tbody></table>
 <h2>Devices (sessions)</h2><table><caption class="sr-only">Sessions</caption><thead><tr><th scope="col">Session</th><th scope="col">Device label</th>
 <th scope="col">Created</th><th scope="col">Last use</th><th scope="col">State</th></tr></thead><tbody>
 ${v.sessions.map(
-  (s: any) => html`<tr><td><code>${s.sessionId}</code></td><td>${s.deviceLabel ?? ""}</td><td>${when(s.createdAt)}</td>
+  (s) => html`<tr><td><code>${s.sessionId}</code></td><td>${s.deviceLabel ?? ""}</td><td>${when(s.createdAt)}</td>
 <td>${when(s.lastUsedAt)}</td>
 <td>${
     s.revokedAt
@@ -65,7 +69,7 @@ ${v.sessions.map(
 ${
   v.links.length
     ? html`<ul>${v.links.map(
-        (l: any) => html`<li>${l.provider}: ${l.label} ${l.emailHint ?? ""}, linked ${when(l.linkedAt)}
+        (l) => html`<li>${l.provider}: ${l.label} ${l.emailHint ?? ""}, linked ${when(l.linkedAt)}
 ${button(`${base}${href`/links/${l.provider}/unlink`}`, ctx.csrf, `Unlink ${l.provider}`)}</li>`,
       )}</ul>`
     : html`<p class="muted">None.</p>`
@@ -75,27 +79,24 @@ ${button(`${base}${href`/links/${l.provider}/unlink`}`, ctx.csrf, `Unlink ${l.pr
 
 async function slot(ctx: Ctx) {
   const { accountId, slotId } = ctx.params as { accountId: string; slotId: string };
-  const api = `/admin/v1/accounts/${enc(accountId)}/slots/${enc(slotId)}`;
-  const current = ok(await ctx.api("GET", api));
-  const { snapshots } = ok(await ctx.api("GET", `${api}/history`));
+  const params = { accountId, slotId };
+  const current = ok(await ctx.api.call("getSlot", { params }));
+  const { snapshots } = ok(await ctx.api.call("slotHistory", { params }));
+  const point = (version: number) => ctx.api.call("getRestorePoint", { params: { ...params, version } });
   // The timeline shows each restore point's slotInfo: the newest 20 are read, older ones on request.
-  const contentOf = async (s: any) => ({ ...s, content: (await ctx.api("GET", `${api}/history/${s.version}`)).body });
+  const contentOf = async (s: (typeof snapshots)[number]) => {
+    const got = await point(s.version);
+    return { ...s, content: got.ok ? got.body : undefined };
+  };
   const points = await Promise.all(snapshots.slice(0, 20).map(contentOf));
   const base = href`/console/accounts/${accountId}/slots/${slotId}`;
-  const a = Number(ctx.url.searchParams.get("a")) || undefined;
-  const b = Number(ctx.url.searchParams.get("b")) || undefined;
-  let compare = html``;
-  if (a && b) {
-    const [left, right] = await Promise.all([a, b].map(async (v) => ok(await ctx.api("GET", `${api}/history/${v}`))));
-    compare = html`<h2>Version ${a} against version ${b}</h2>
-${diffTable(`Version ${a}`, { slotInfo: left.slotInfo, data: left.data }, `Version ${b}`, {
-  slotInfo: right.slotInfo,
-  data: right.data,
-})}`;
-  }
+  const { a, b, compare } = await comparison(ctx, async (version) => {
+    const p = ok(await point(version));
+    return { slotInfo: p.slotInfo, data: p.data };
+  });
   const versionOptions = (sel?: number) =>
     snapshots.map(
-      (s: any) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`,
+      (s) => html`<option value="${s.version}" ${s.version === sel ? "selected" : ""}>${s.version}</option>`,
     );
   const body = html`<p>Account <a href="${href`/console/accounts/${accountId}`}">${accountId}</a> 路
 <span class="badge ${current.status}">${current.status}</span> 路 current version ${current.version}, updated ${when(current.updatedAt)}
@@ -106,7 +107,7 @@ ${current.status === "active" ? html` 路 <a href="${base}/edit">Edit this slot鈥
 <div><label for="d-b">To version</label><select id="d-b" name="b">${versionOptions(b ?? current.version)}</select></div><div>
 <button type="submit">Show diff</button></div></div></form>${compare}
 <h2>Restore points</h2><ol class="timeline">${points.map(
-    (p: any) => html`<li ${p.version === current.version ? html`class="current" aria-current="true"` : ""}>
+    (p) => html`<li ${p.version === current.version ? html`class="current" aria-current="true"` : ""}>
 <strong>Version ${p.version}</strong>${p.version === current.version ? html` <span class="badge current">current</span>` : ""}
 路 ${when(p.createdAt)} 路 ${p.sizeBytes} B
 <div>slotInfo: <code>${shortValue(p.content?.slotInfo ?? {})}</code></div>
@@ -123,9 +124,8 @@ ${snapshots.length > points.length ? html`<p class="muted">${snapshots.length - 
 async function confirmRestore(ctx: Ctx) {
   const { accountId, slotId } = ctx.params as { accountId: string; slotId: string };
   const version = Number(ctx.url.searchParams.get("version"));
-  const api = `/admin/v1/accounts/${enc(accountId)}/slots/${enc(slotId)}`;
-  const current = ok(await ctx.api("GET", api));
-  const point = ok(await ctx.api("GET", `${api}/history/${version}`));
+  const current = ok(await ctx.api.call("getSlot", { params: { accountId, slotId } }));
+  const point = ok(await ctx.api.call("getRestorePoint", { params: { accountId, slotId, version } }));
   const base = href`/console/accounts/${accountId}/slots/${slotId}`;
   const body = html`<div class="warn"><p>
 <strong>What the player's devices will see next.</strong> The restore writes version ${version}'s content as a new version, ${current.version + 1}.
@@ -151,17 +151,7 @@ ${form(
 /** Every page of the export joined into one file, as the CLI's --json gives it. */
 async function exportDownload(ctx: Ctx) {
   const id = ctx.params.accountId!;
-  let cursor: string | undefined;
-  const whole: any = { sessions: [], slots: [], history: [], links: [] };
-  do {
-    const pageOf = ok(
-      await ctx.api("GET", `/admin/v1/accounts/${enc(id)}/export${cursor ? `?cursor=${enc(cursor)}` : ""}`),
-    );
-    whole.account = pageOf.account;
-    for (const k of ["sessions", "slots", "history"]) whole[k].push(...(pageOf[k] ?? []));
-    whole.links = pageOf.links ?? whole.links;
-    cursor = pageOf.next;
-  } while (cursor);
+  const whole = ok(await ctx.api.allPages("exportAccount", { params: { accountId: id } }));
   return new Response(JSON.stringify(whole, null, 2), {
     headers: {
       "content-type": "application/json",
@@ -171,9 +161,10 @@ async function exportDownload(ctx: Ctx) {
   });
 }
 
-const accountAct = (ctx: Ctx, method: string, apiPath: string, done: string) =>
+/** A change to the account of the page, then back to it with `done` as the notice. */
+const accountAct = (ctx: Ctx, done: string, run: (accountId: string) => Promise<Answer<Route>>) =>
   act(href`/console/accounts/${ctx.params.accountId}`, async () => {
-    ok(await ctx.api(method, `/admin/v1/accounts/${enc(ctx.params.accountId!)}${apiPath}`));
+    ok(await run(ctx.params.accountId!));
     return done;
   });
 
@@ -183,33 +174,31 @@ export const playerPages: Pages = [
   [
     "POST",
     "/console/accounts/:accountId/suspend",
-    (ctx) => accountAct(ctx, "POST", "/suspend", "Account suspended: its devices are refused at once."),
+    (ctx) =>
+      accountAct(ctx, "Account suspended: its devices are refused at once.", (accountId) =>
+        ctx.api.call("suspendAccount", { params: { accountId } }),
+      ),
   ],
   [
     "POST",
     "/console/accounts/:accountId/unsuspend",
-    (ctx) => accountAct(ctx, "POST", "/unsuspend", "Suspension lifted."),
+    (ctx) =>
+      accountAct(ctx, "Suspension lifted.", (accountId) => ctx.api.call("unsuspendAccount", { params: { accountId } })),
   ],
   [
     "POST",
     "/console/accounts/:accountId/sessions/:sessionId/revoke",
     (ctx) =>
-      accountAct(
-        ctx,
-        "DELETE",
-        `/sessions/${enc(ctx.params.sessionId!)}`,
-        "Session revoked: that device is refused on its next request.",
+      accountAct(ctx, "Session revoked: that device is refused on its next request.", (accountId) =>
+        ctx.api.call("revokeSession", { params: { accountId, sessionId: ctx.params.sessionId! } }),
       ),
   ],
   [
     "POST",
     "/console/accounts/:accountId/links/:provider/unlink",
     (ctx) =>
-      accountAct(
-        ctx,
-        "DELETE",
-        `/links/${enc(ctx.params.provider!)}`,
-        "Unlinked: that identity can sign in again, to a new account.",
+      accountAct(ctx, "Unlinked: that identity can sign in again, to a new account.", (accountId) =>
+        ctx.api.call("unlinkProvider", { params: { accountId, provider: typed(AuthProvider, ctx.params.provider) } }),
       ),
   ],
   [
@@ -226,7 +215,10 @@ ${form(href`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<b
   [
     "POST",
     "/console/accounts/:accountId/delete",
-    (ctx) => accountAct(ctx, "DELETE", "", "Account deleted; cleanup is queued."),
+    (ctx) =>
+      accountAct(ctx, "Account deleted; cleanup is queued.", (accountId) =>
+        ctx.api.call("deleteAccount", { params: { accountId } }),
+      ),
   ],
   ["GET", "/console/accounts/:accountId/slots/:slotId", slot],
   ["GET", "/console/accounts/:accountId/slots/:slotId/restore", confirmRestore],
@@ -237,11 +229,10 @@ ${form(href`/console/accounts/${ctx.params.accountId}/delete`, ctx.csrf, html`<b
       act(href`/console/accounts/${ctx.params.accountId}/slots/${ctx.params.slotId}`, async () => {
         const v = Number(field(ctx, "version"));
         const s = ok(
-          await ctx.api(
-            "POST",
-            `/admin/v1/accounts/${enc(ctx.params.accountId!)}/slots/${enc(ctx.params.slotId!)}/restore`,
-            { version: v },
-          ),
+          await ctx.api.call("restoreSlot", {
+            params: { accountId: ctx.params.accountId!, slotId: ctx.params.slotId! },
+            body: { version: v },
+          }),
         );
         return `Restored version ${v} as version ${s.version}. Devices on an older version get a 409 with it on their next sync.`;
       }),

@@ -1,6 +1,6 @@
 import { act, type Ctx, field, ok, type Pages } from "./context.ts";
-import { diffTable } from "./diff.ts";
-import { button, enc, form, href, html, json, when } from "./html.ts";
+import { form, href, html, json, when } from "./html.ts";
+import { comparison, rollbackButton } from "./versions.ts";
 
 /** What each sync policy field does, as the client SDK applies it (docs/api-rules.md#sync-policy-and-game-config). */
 const policyFields = [
@@ -32,7 +32,7 @@ const policyFields = [
   ],
 ] as const;
 
-const apiBase = (ctx: Ctx) => `/admin/v1/projects/${enc(ctx.params.projectId!)}/sync-policy`;
+const projectParams = (ctx: Ctx) => ({ projectId: ctx.params.projectId! });
 const pagePath = (ctx: Ctx) => href`/console/projects/${ctx.params.projectId}/sync-policy`;
 const noteInput = (id: string) => html`<label for="${id}">Note (optional)</label>
 <p class="field-help" id="${id}-help">Why: kept with the version, shown in its history.</p>
@@ -41,9 +41,10 @@ const noteInput = (id: string) => html`<label for="${id}">Note (optional)</label
 /** The policy form, its versions (author, note, rollback), and a diff of any two versions. */
 async function syncPolicy(ctx: Ctx) {
   const id = ctx.params.projectId!;
-  const p = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}`));
-  const policy = ok(await ctx.api("GET", apiBase(ctx)));
-  const { versions, currentVersion } = ok(await ctx.api("GET", `${apiBase(ctx)}/versions`));
+  const params = projectParams(ctx);
+  const p = ok(await ctx.api.call("getProject", { params }));
+  const policy = ok(await ctx.api.call("getSyncPolicy", { params }));
+  const { versions, currentVersion } = ok(await ctx.api.call("listSyncPolicyVersions", { params }));
   const inputs = policyFields.map(([name, kind, help]) =>
     kind === "boolean"
       ? html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
@@ -52,33 +53,22 @@ async function syncPolicy(ctx: Ctx) {
       : html`<label for="sp-${name}">${name}</label><p class="field-help" id="sp-${name}-help">${help}</p>
 <input id="sp-${name}" name="${name}" type="number" min="1" step="1" required value="${policy[name]}" aria-describedby="sp-${name}-help">`,
   );
-  const a = Number(ctx.url.searchParams.get("a")) || undefined;
-  const b = Number(ctx.url.searchParams.get("b")) || undefined;
-  let compare = html``;
-  if (a && b) {
-    const [left, right] = await Promise.all(
-      [a, b].map(async (v) => ok(await ctx.api("GET", `${apiBase(ctx)}/versions/${v}`)).policy),
-    );
-    compare = html`<h2>Version ${a} against version ${b}</h2>${diffTable(`Version ${a}`, left, `Version ${b}`, right)}`;
-  }
+  const { a, b, compare } = await comparison(
+    ctx,
+    async (version) => ok(await ctx.api.call("getSyncPolicyVersion", { params: { ...params, version } })).policy,
+  );
   const options = (sel?: number) =>
     versions.map(
-      (v: any) => html`<option value="${v.version}" ${v.version === sel ? "selected" : ""}>${v.version}</option>`,
+      (v) => html`<option value="${v.version}" ${v.version === sel ? "selected" : ""}>${v.version}</option>`,
     );
   const rows = versions.map(
     (
-      v: any,
+      v,
     ) => html`<tr><td>${v.version}${v.version === currentVersion ? html` <span class="badge">current</span>` : ""}</td>
 <td>${when(v.createdAt)}</td><td>${v.author}</td>
 <td>${v.note ?? ""}${v.rolledBackFrom ? html` <span class="muted">(rollback to ${v.rolledBackFrom})</span>` : ""}</td>
 <td><a href="${pagePath(ctx)}${href`?a=${v.version}&b=${currentVersion}`}">Diff with current</a></td>
-<td>${
-      v.version === currentVersion
-        ? ""
-        : button(`${pagePath(ctx)}/rollback`, ctx.csrf, `Roll back to version ${v.version}`, {
-            version: String(v.version),
-          })
-    }</td></tr>`,
+<td>${rollbackButton(`${pagePath(ctx)}/rollback`, ctx.csrf, v.version, currentVersion)}</td></tr>`,
   );
   const body = html`<p>Project <a href="${href`/console/projects/${id}`}">${p.name}</a>, current version <strong>${currentVersion}</strong>.
 Clients read this policy from route 2 (runtime config) on their next request. Every change is a new version; a rollback makes an older
@@ -117,7 +107,7 @@ export const policyPages: Pages = [
             kind === "boolean" ? field(ctx, name) === "true" : Number(field(ctx, name)),
           ]),
         );
-        ok(await ctx.api("PUT", apiBase(ctx), { ...patch, ...note(ctx) }));
+        ok(await ctx.api.call("setSyncPolicy", { params: projectParams(ctx), body: { ...patch, ...note(ctx) } }));
         return "Sync policy saved as a new version. Clients get it on their next runtime-config request.";
       }),
   ],
@@ -127,7 +117,10 @@ export const policyPages: Pages = [
     (ctx) =>
       act(pagePath(ctx), async () => {
         const v = ok(
-          await ctx.api("POST", `${apiBase(ctx)}/rollback`, { version: Number(field(ctx, "version")), ...note(ctx) }),
+          await ctx.api.call("rollbackSyncPolicy", {
+            params: projectParams(ctx),
+            body: { version: Number(field(ctx, "version")), ...note(ctx) },
+          }),
         );
         return `Rolled back: version ${v.version} has version ${v.rolledBackFrom}'s policy. Clients get it on their next runtime-config request.`;
       }),

@@ -1,18 +1,19 @@
 import { BillingStatus } from "../../../shared/contract/admin.ts";
+import { Environment } from "../../../shared/contract/common.ts";
 import { PlanName } from "../../../shared/contract/plans.ts";
-import { ApiError, act, type Ctx, field, ok, type Pages } from "./context.ts";
-import { button, enc, form, href, html, when } from "./html.ts";
+import { ApiError, act, type Ctx, field, ok, type Pages, typed } from "./context.ts";
+import { form, href, html, revokeCell, when } from "./html.ts";
 
 const options = (values: readonly string[], selected?: string) =>
   values.map((v) => html`<option value="${v}" ${v === selected ? "selected" : ""}>${v}</option>`);
 
 async function workspaces(ctx: Ctx) {
-  const { workspaces } = ok(await ctx.api("GET", "/admin/v1/workspaces"));
+  const { workspaces } = ok(await ctx.api.call("listWorkspaces", {}));
   const body = html`<table><caption class="sr-only">Workspaces</caption><thead><tr><th scope="col">Name</th><th scope="col">Id</th>
 <th scope="col">Plan</th><th scope="col">Billing</th><th scope="col">Created</th></tr></thead><tbody>
 ${workspaces.map(
   (
-    w: any,
+    w,
   ) => html`<tr><td><a href="${href`/console/workspaces/${w.workspaceId}`}">${w.name}</a></td><td><code>${w.workspaceId}</code></td>
 <td>${w.plan}</td><td>${w.billingStatus}</td><td>${when(w.createdAt)}</td></tr>`,
 )}
@@ -32,8 +33,8 @@ ${form(
 
 async function workspace(ctx: Ctx) {
   const id = ctx.params.workspaceId!;
-  const w = ok(await ctx.api("GET", `/admin/v1/workspaces/${enc(id)}`));
-  const { projects } = ok(await ctx.api("GET", `/admin/v1/workspaces/${enc(id)}/projects`));
+  const w = ok(await ctx.api.call("getWorkspace", { params: { workspaceId: id } }));
+  const { projects } = ok(await ctx.api.call("listProjects", { params: { workspaceId: id } }));
   const body = html`<p>
 <code>${w.workspaceId}</code> · created ${when(w.createdAt)}${w.stripeCustomerId ? html` · Stripe customer <code>${w.stripeCustomerId}</code>` : ""}</p>
 <h2>Plan and billing status</h2>
@@ -50,7 +51,7 @@ ${form(
 <table><caption class="sr-only">Projects</caption><thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created</th></tr></thead><tbody>
 ${projects.map(
   (
-    p: any,
+    p,
   ) => html`<tr><td><a href="${href`/console/projects/${p.projectId}`}">${p.name}</a></td><td><code>${p.projectId}</code></td>
 <td>${when(p.createdAt)}</td></tr>`,
 )}</tbody></table>
@@ -65,8 +66,8 @@ ${form(
 
 async function project(ctx: Ctx, shownKey?: { runtimeKey: string; keyId: string }) {
   const id = ctx.params.projectId!;
-  const p = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}`));
-  const { keys } = ok(await ctx.api("GET", `/admin/v1/projects/${enc(id)}/runtime-keys`));
+  const p = ok(await ctx.api.call("getProject", { params: { projectId: id } }));
+  const { keys } = ok(await ctx.api.call("listRuntimeKeys", { params: { projectId: id } }));
   const body = html`<p><code>${p.projectId}</code> in workspace <a href="${href`/console/workspaces/${p.workspaceId}`}">${p.workspaceId}</a></p>
 <ul><li><a href="${href`/console/projects/${id}/overview/prod`}">Overview, prod</a> · <a href="${href`/console/projects/${id}/overview/stage`}">stage</a></li>
 <li><a href="${href`/console/projects/${id}/sync-policy`}">Sync policy</a></li>
@@ -84,21 +85,12 @@ ${
 <th scope="col">Created</th><th scope="col">Last use</th><th scope="col">State</th></tr></thead><tbody>
 ${keys.map(
   (
-    k: any,
+    k,
   ) => html`<tr><td><code>${k.keyId}</code></td><td>${k.environment}</td><td>${k.label ?? ""}</td><td>${when(k.createdAt)}</td>
 <td>${when(k.lastUsedAt)}</td>
-<td>${
-    k.revokedAt
-      ? html`<span class="badge revoked">revoked</span> ${when(k.revokedAt)}`
-      : button(
-          href`/console/runtime-keys/${k.keyId}/revoke`,
-          ctx.csrf,
-          `Revoke ${k.keyId}`,
-          { projectId: id },
-          "danger",
-          "Revoke",
-        )
-  }</td></tr>`,
+<td>${revokeCell(k.revokedAt, href`/console/runtime-keys/${k.keyId}/revoke`, ctx.csrf, `Revoke ${k.keyId}`, {
+    projectId: id,
+  })}</td></tr>`,
 )}
 </tbody></table>
 ${form(
@@ -120,9 +112,8 @@ export const tenancyPages: Pages = [
     (ctx) =>
       act("/console/workspaces", async () => {
         const w = ok(
-          await ctx.api("POST", "/admin/v1/workspaces", {
-            name: field(ctx, "name"),
-            plan: field(ctx, "plan") || undefined,
+          await ctx.api.call("createWorkspace", {
+            body: { name: field(ctx, "name"), plan: typed(PlanName, field(ctx, "plan") || undefined) },
           }),
         );
         return `Workspace ${w.workspaceId} created.`;
@@ -135,9 +126,12 @@ export const tenancyPages: Pages = [
     (ctx) =>
       act(href`/console/workspaces/${ctx.params.workspaceId}`, async () => {
         ok(
-          await ctx.api("PATCH", `/admin/v1/workspaces/${enc(ctx.params.workspaceId!)}`, {
-            plan: field(ctx, "plan"),
-            billingStatus: field(ctx, "billingStatus"),
+          await ctx.api.call("updateWorkspace", {
+            params: { workspaceId: ctx.params.workspaceId! },
+            body: {
+              plan: typed(PlanName, field(ctx, "plan")),
+              billingStatus: typed(BillingStatus, field(ctx, "billingStatus")),
+            },
           }),
         );
         return "Plan and billing status saved.";
@@ -149,8 +143,9 @@ export const tenancyPages: Pages = [
     (ctx) =>
       act(href`/console/workspaces/${ctx.params.workspaceId}`, async () => {
         const p = ok(
-          await ctx.api("POST", `/admin/v1/workspaces/${enc(ctx.params.workspaceId!)}/projects`, {
-            name: field(ctx, "name"),
+          await ctx.api.call("createProject", {
+            params: { workspaceId: ctx.params.workspaceId! },
+            body: { name: field(ctx, "name") },
           }),
         );
         return `Project ${p.projectId} created with stage and prod.`;
@@ -163,12 +158,11 @@ export const tenancyPages: Pages = [
     "/console/projects/:projectId/runtime-keys",
     async (ctx) => {
       const label = field(ctx, "label");
-      const created = await ctx.api(
-        "POST",
-        `/admin/v1/projects/${enc(ctx.params.projectId!)}/environments/${enc(field(ctx, "env"))}/runtime-keys`,
-        label ? { label } : {},
-      );
-      if (created.status >= 400) return { ...(await project(ctx)), error: new ApiError(created).message };
+      const created = await ctx.api.call("createRuntimeKey", {
+        params: { projectId: ctx.params.projectId!, env: typed(Environment, field(ctx, "env")) },
+        body: label ? { label } : {},
+      });
+      if (!created.ok) return { ...(await project(ctx)), error: new ApiError(created).message };
       return project(ctx, created.body);
     },
   ],
@@ -177,7 +171,7 @@ export const tenancyPages: Pages = [
     "/console/runtime-keys/:keyId/revoke",
     (ctx) =>
       act(href`/console/projects/${field(ctx, "projectId")}`, async () => {
-        ok(await ctx.api("DELETE", `/admin/v1/runtime-keys/${enc(ctx.params.keyId!)}`));
+        ok(await ctx.api.call("revokeRuntimeKey", { params: { keyId: ctx.params.keyId! } }));
         return `Runtime key ${ctx.params.keyId} revoked.`;
       }),
   ],
