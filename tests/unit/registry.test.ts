@@ -92,14 +92,15 @@ describe("the service registry", () => {
     expect(others.map(([key, s]) => [key, s.command])).toEqual([["gateway", ["bun", "services/gateway/main.ts"]]]);
   });
 
-  test("README runs every registered service by hand, lists its folder in the tree, and says the backup order", () => {
+  test("the docs run every registered service by hand, the README lists its folder in the tree, docs/backups.md says the backup order", () => {
     const readme = read("README.md");
-    const byHand = /^run\(\) \{[^\n]*services\/standalone\.ts[\s\S]*?\n```/m.exec(readme)?.[0] ?? "";
+    const byHand =
+      /^run\(\) \{[^\n]*services\/standalone\.ts[\s\S]*?\n```/m.exec(read("docs/distributed.md"))?.[0] ?? "";
     expect(sorted(new Set([...byHand.matchAll(/\brun ([a-z-]+)/g)].map((m) => m[1]!)))).toEqual(sorted(serviceNames));
     const tree = /^services\/ [\s\S]*?^cli\//m.exec(readme)?.[0] ?? "";
     const folders = [...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!);
     expect(sorted(folders)).toEqual(sorted([...serviceNames, "gateway"]));
-    const order = /`services\/backup-order\.ts`\): ([a-z, -]+) \(/.exec(readme)?.[1];
+    const order = /`services\/backup-order\.ts`\): ([a-z, -]+) \(/.exec(read("docs/backups.md"))?.[1];
     expect(order?.split(", ")).toEqual([...backupOrder]);
   });
 
