@@ -44,7 +44,10 @@ const seen = new WeakMap<object, Set<string>>();
  */
 export async function ensureEnvCount(deps: Deps, envId: string): Promise<void> {
   let known = seen.get(deps.repo);
-  if (!known) seen.set(deps.repo, (known = new Set()));
+  if (!known) {
+    known = new Set();
+    seen.set(deps.repo, known);
+  }
   if (known.has(envId)) return;
   const doc = await deps.repo.usage.get(envId);
   if (doc?.reservedBytes == null) {

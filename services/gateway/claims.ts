@@ -70,7 +70,10 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
   function lease(scope: string, window: string): Lease {
     const key = keyOf(scope, window);
     let l = leases.get(key);
-    if (!l) leases.set(key, (l = { held: [], total: 0, lowered: 0, sent: 0, local: 0, reporting: 0 }));
+    if (!l) {
+      l = { held: [], total: 0, lowered: 0, sent: 0, local: 0, reporting: 0 };
+      leases.set(key, l);
+    }
     return l;
   }
 

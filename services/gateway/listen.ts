@@ -103,5 +103,12 @@ export function listenGateway(
     serve(port, pair);
     void old.stop();
   });
-  return { port, ...addresses(at.HOST, port, true), stop: async () => (unwatch(), void (await app.stop())) };
+  return {
+    port,
+    ...addresses(at.HOST, port, true),
+    stop: async () => {
+      unwatch();
+      await app.stop();
+    },
+  };
 }

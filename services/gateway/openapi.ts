@@ -212,7 +212,8 @@ export function openApiDocument(routes: readonly Route[]) {
     if (!statuses.some((s) => s >= 400 && s < 500)) responses[431] = { description: requestTooLarge };
     if (!r.subject && !r.gatewayOnly)
       responses[501] = { description: "Not implemented yet", content: jsonContent(error) };
-    (paths[openapiPath(r.path)] ??= {})[r.method.toLowerCase()] = {
+    paths[openapiPath(r.path)] ??= {};
+    paths[openapiPath(r.path)]![r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.number ? `${r.number}. ${r.summary}` : r.summary,
       description: [r.description ?? "", r.role ? `Least operator role: \`${r.role}\`.` : "", errorTable(r)]

@@ -10,7 +10,10 @@ const refs = new WeakMap<Tenant, string>();
 
 export function refOf(tenant: Tenant): string {
   let ref = refs.get(tenant);
-  if (!ref) refs.set(tenant, (ref = tenantRefOf(tenant)));
+  if (!ref) {
+    ref = tenantRefOf(tenant);
+    refs.set(tenant, ref);
+  }
   return ref;
 }
 

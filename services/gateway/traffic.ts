@@ -26,7 +26,10 @@ export function createTraffic(bus: Bus, log: Logger, flushMs = defaultTrafficFlu
     const minute = Math.floor(now() / 60_000);
     const key = `${envId}|${minute}`;
     let m = pending.get(key);
-    if (!m) pending.set(key, (m = zero(envId, minute)));
+    if (!m) {
+      m = zero(envId, minute);
+      pending.set(key, m);
+    }
     m.requests++;
     if (syncRoutes.has(route)) m.syncs++;
     if (conflict) m.conflicts++;

@@ -57,7 +57,8 @@ export function sha256Of(path: string): string {
   const buffer = Buffer.allocUnsafe(1 << 20);
   const fd = openSync(path, "r");
   try {
-    for (let n: number; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
+    for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null))
+      hash.update(buffer.subarray(0, n));
   } finally {
     closeSync(fd);
   }

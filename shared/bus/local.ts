@@ -36,7 +36,10 @@ export function createLocalBus(log: Logger): Bus {
 
   const queueOf = (name: string) => {
     let q = queues.get(name);
-    if (!q) queues.set(name, (q = { jobs: [], running: false }));
+    if (!q) {
+      q = { jobs: [], running: false };
+      queues.set(name, q);
+    }
     return q;
   };
 

@@ -52,7 +52,10 @@ class Histogram implements Metric {
   observe(labels: Labels, seconds: number): void {
     const key = labelText(labels);
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    if (!s) {
+      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
     for (let i = 0; i < this.buckets.length; i++) if (seconds <= this.buckets[i]!) s.counts[i]!++;
     s.sum += seconds;
     s.count++;
@@ -106,7 +109,10 @@ class Level implements Metric {
 
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const registry: Metric[] = [];
-const add = <M extends Metric>(m: M) => (registry.push(m), m);
+const add = <M extends Metric>(m: M) => {
+  registry.push(m);
+  return m;
+};
 const latency = (name: string, help: string) => add(new Histogram(name, help, latencyBuckets));
 
 /** Seconds since `start` (a `performance.now()` reading). */

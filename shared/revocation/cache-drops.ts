@@ -73,7 +73,8 @@ export function watchGateways(bus: Bus): Watcher {
       }
     });
   const watcher: Watcher = { lastSeen, sync };
-  watchers.set(bus, (w = watcher));
+  w = watcher;
+  watchers.set(bus, w);
   // Gateways answer a probe with a heartbeat at once (in process: before this returns).
   bus.publish(probeSubject, {});
   void sync();

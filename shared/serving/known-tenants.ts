@@ -47,6 +47,9 @@ const perBus = new WeakMap<Bus, KnownTenants>();
 
 export function knownTenantsOf(bus: Bus): KnownTenants {
   let known = perBus.get(bus);
-  if (!known) perBus.set(bus, (known = new KnownTenants()));
+  if (!known) {
+    known = new KnownTenants();
+    perBus.set(bus, known);
+  }
   return known;
 }

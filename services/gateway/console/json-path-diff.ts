@@ -52,7 +52,10 @@ export function jsonPathDiff(before: unknown, after: unknown): JsonPathDiff {
   const same = (parent: string) => {
     out.unchanged++;
     if (fold?.path === parent && out.entries.at(-1) === fold) fold.count++;
-    else out.entries.push((fold = { kind: "unchanged", path: parent, count: 1 }));
+    else {
+      fold = { kind: "unchanged", path: parent, count: 1 };
+      out.entries.push(fold);
+    }
   };
   const walk = (path: string, parent: string, a: unknown, b: unknown): void => {
     if (a === undefined && b === undefined) return;

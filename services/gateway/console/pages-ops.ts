@@ -91,23 +91,19 @@ export const opsPages: Pages = [
     "POST",
     "/console/dead-letters/:id/retry",
     (ctx) =>
-      act(
-        "/console/dead-letters",
-        async () => (
-          ok(await ctx.api.call("retryDeadLetter", { params: { deadLetterId: ctx.params.id! } })), "Queued again."
-        ),
-      ),
+      act("/console/dead-letters", async () => {
+        ok(await ctx.api.call("retryDeadLetter", { params: { deadLetterId: ctx.params.id! } }));
+        return "Queued again.";
+      }),
   ],
   [
     "POST",
     "/console/dead-letters/:id/discard",
     (ctx) =>
-      act(
-        "/console/dead-letters",
-        async () => (
-          ok(await ctx.api.call("discardDeadLetter", { params: { deadLetterId: ctx.params.id! } })), "Discarded."
-        ),
-      ),
+      act("/console/dead-letters", async () => {
+        ok(await ctx.api.call("discardDeadLetter", { params: { deadLetterId: ctx.params.id! } }));
+        return "Discarded.";
+      }),
   ],
   ["GET", "/console/audit", audit],
   ["GET", "/console/audit/:auditId", auditEntry],
