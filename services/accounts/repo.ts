@@ -4,6 +4,7 @@ import type { PlanName } from "../../shared/contract/plans.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 import type { Versioned } from "../../shared/store/versioned.ts";
+import { JsonText } from "../../shared/util/json-text.ts";
 import type { AccountUsageDoc } from "./environment-budget.ts";
 import { giveLegacySlotsSeats } from "./slots/seats.ts";
 
@@ -191,6 +192,12 @@ export const toSlotSummary = (s: SlotDoc): AccountSlotSummary => ({
 });
 
 export const toSlotResponse = (s: SlotDoc): SlotResponse => ({ ...toSlotSummary(s), data: JSON.parse(s.data) });
+
+/** A slot as a read or a conflict answers it: `data` is the stored text, served without a parse (json-text.ts). */
+export const toSlotAnswer = (s: SlotDoc): SlotResponse => ({
+  ...toSlotSummary(s),
+  data: new JsonText(s.data) as unknown as SlotResponse["data"],
+});
 
 export const toAccountResponse = (a: AccountDoc, activeSlots: SlotDoc[]): AccountResponse => ({
   accountId: a._id,

@@ -2,6 +2,7 @@ import type { Route } from "../../shared/contract/route.ts";
 import { metrics } from "../../shared/observe/metrics.ts";
 import { type Reply, unreachable } from "../../shared/serving/reply.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
+import { encodeJson } from "../../shared/util/json-text.ts";
 import { jsonHeaders } from "./errors.ts";
 import { markErrorCode } from "./request-log.ts";
 
@@ -15,11 +16,11 @@ const withText = (text: string, init: ResponseInit) => {
 };
 
 export const json = (status: number, body: unknown, requestId: string, extra?: Record<string, string>) =>
-  withText(JSON.stringify(body), { status, headers: jsonHeaders(requestId, extra) });
+  withText(encodeJson(body), { status, headers: jsonHeaders(requestId, extra) });
 
 /** 200 with an ETag of the body, or 304 without one when the client already holds that body. */
 function withETag(request: Request, body: unknown, requestId: string): Response {
-  const text = JSON.stringify(body);
+  const text = encodeJson(body);
   const etag = `"${sha256Hex(text).slice(0, 32)}"`;
   const held = (request.headers.get("if-none-match") ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
   if (held.includes(etag) || held.includes("*"))

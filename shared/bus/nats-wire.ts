@@ -1,4 +1,5 @@
 import type { Msg } from "nats";
+import { encodeJson } from "../util/json-text.ts";
 import type { Headers } from "./port.ts";
 
 /**
@@ -12,7 +13,7 @@ const markerText = String.fromCharCode(marker);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-export const encode = (value: unknown) => encoder.encode(JSON.stringify(value ?? null));
+export const encode = (value: unknown) => encoder.encode(encodeJson(value ?? null));
 export const decode = (bytes: Uint8Array) => (bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes)));
 
 const noHeaders: Headers = {};

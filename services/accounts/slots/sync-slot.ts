@@ -9,7 +9,7 @@ import { slotFieldBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
 import { activeSlotForWrite } from "../load.ts";
-import { type SlotDoc, toSlotResponse } from "../repo.ts";
+import { type SlotDoc, toSlotAnswer } from "../repo.ts";
 import { earlierAnswer } from "../write-mark.ts";
 
 /**
@@ -53,7 +53,7 @@ function conflict(slot: SlotDoc): Conflict<SlotConflictWire> {
   const details = { reason: "base_version_mismatch" } as const;
   return conflictReply({
     status: "conflict",
-    slot: toSlotResponse(slot),
+    slot: toSlotAnswer(slot),
     version: slot.version,
     updatedAt: slot.updatedAt,
     details,
