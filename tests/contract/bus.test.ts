@@ -160,7 +160,10 @@ for (const [name, open, durable] of adapters) {
 test("the NATS adapter refuses a server whose max_payload cannot carry a 1 MiB body", async () => {
   const small = await startNats({ maxPayload: 65536 });
   try {
-    expect(createNatsBus({ url: small.url, name: "test", log })).rejects.toThrow(/max_payload/);
+    // Awaited before the server stops: a stop first would make it a refused connection instead.
+    await expect(createNatsBus({ url: small.url, name: "test", log })).rejects.toThrow(
+      "NATS_URL: server max_payload 65536 is below 1048576 bytes",
+    );
   } finally {
     small.stop();
   }
