@@ -258,6 +258,12 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         const messages = await consumer.consume({ max_messages: 16 });
         consumers.push(messages);
         for await (const m of messages) {
+          // Jobs already in this copy's buffer still come out after stop(): one started now would run
+          // on a closing connection that cannot acknowledge it. Handed back, another worker takes it.
+          if (closing) {
+            m.nak();
+            continue;
+          }
           const run = deliver(m).catch((err) => {
             // Not even recorded as dead (the store is down): it comes back after the longest backoff.
             log.error("job not recorded", { queue, err });
