@@ -4,6 +4,7 @@
  * summary cannot be read (so a crash never passes for success).
  */
 import { dropRunDatabases } from "./helpers/test-databases.ts";
+import { unhandledErrors } from "./helpers/unhandled-errors.ts";
 
 const root = `${import.meta.dir}/..`;
 // Every database the suites create is named after this run, so all of them go when it ends.
@@ -45,7 +46,7 @@ const passed = count("pass");
 const errors = count("errors?");
 const failed = count("fail") + (Number.isNaN(errors) ? 0 : errors);
 const skipped = count("skip");
-// The log's tail is what CI keeps: repeat every such error there, with the file it came from.
+// The log's tail is what CI keeps: repeat every such error there, with where the run was when it came.
 for (const block of unhandledErrors(output)) console.log(block);
 if (Number.isNaN(passed) || Number.isNaN(failed)) {
   console.log(`0 passed, 1 failed`);
@@ -54,15 +55,3 @@ if (Number.isNaN(passed) || Number.isNaN(failed)) {
 }
 console.log(`${passed} passed, ${failed} failed${Number.isNaN(skipped) ? "" : `, ${skipped} skipped`}`);
 process.exit(failed > 0 || code !== 0 ? 1 : 0);
-
-function unhandledErrors(text: string): string[] {
-  const blocks: string[] = [];
-  const lines = text.split("\n");
-  let file = "";
-  for (let i = 0; i < lines.length; i++) {
-    if (/^\S.*\.test\.ts:$/.test(lines[i])) file = lines[i];
-    if (!lines[i].startsWith("# Unhandled error")) continue;
-    blocks.push([`${file} ${lines[i]}`, ...lines.slice(i + 1, i + 25)].join("\n"));
-  }
-  return blocks;
-}

@@ -66,9 +66,11 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
     noAsyncTraces: true,
   });
   // The largest valid request (contract limits) and the 1 MiB body cap must fit one message.
-  if (nc.info && nc.info.max_payload < Limits.requestBodyBytes) {
+  // Read before the close, which clears `nc.info`.
+  const serverMax = nc.info?.max_payload;
+  if (serverMax !== undefined && serverMax < Limits.requestBodyBytes) {
     await nc.close();
-    throw new Error(`NATS_URL: server max_payload ${nc.info.max_payload} is below ${Limits.requestBodyBytes} bytes`);
+    throw new Error(`NATS_URL: server max_payload ${serverMax} is below ${Limits.requestBodyBytes} bytes`);
   }
   coalesceWrites(nc);
   const inFlight = new Set<Promise<unknown>>();
@@ -256,6 +258,12 @@ export async function createNatsBus({ url, name, log, replicas = 1 }: NatsBusOpt
         const messages = await consumer.consume({ max_messages: 16 });
         consumers.push(messages);
         for await (const m of messages) {
+          // Jobs already in this copy's buffer still come out after stop(): one started now would run
+          // on a closing connection that cannot acknowledge it. Handed back, another worker takes it.
+          if (closing) {
+            m.nak();
+            continue;
+          }
           const run = deliver(m).catch((err) => {
             // Not even recorded as dead (the store is down): it comes back after the longest backoff.
             log.error("job not recorded", { queue, err });

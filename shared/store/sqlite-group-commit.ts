@@ -93,23 +93,27 @@ export class GroupCommit {
       for (const q of batch) q.reject(err);
       return;
     }
-    for (let i = 0; i < batch.length; i++) {
-      this.savepoint.run();
-      try {
-        results[i] = apply(batch[i]!);
-        this.release.run();
-      } catch (err) {
-        // A quota without room keeps its count, and wrote nothing else (port.ts, Quota).
-        if (!(err instanceof QuotaExceededError)) this.undo.run();
-        this.release.run();
-        failed[i] = uniqueViolation(err) ?? err;
-      }
-    }
     try {
+      for (let i = 0; i < batch.length; i++) {
+        this.savepoint.run();
+        try {
+          results[i] = apply(batch[i]!);
+          this.release.run();
+        } catch (err) {
+          // An error that ended the transaction itself (SQLite rolls back on its own after some I/O
+          // errors) took every savepoint with it: the whole batch fails below.
+          if (!this.db.inTransaction) throw err;
+          // A quota without room keeps its count, and wrote nothing else (port.ts, Quota).
+          if (!(err instanceof QuotaExceededError)) this.undo.run();
+          this.release.run();
+          failed[i] = uniqueViolation(err) ?? err;
+        }
+      }
       this.commit.run();
       this.commits++;
     } catch (err) {
-      // Nothing of the batch is durable: every write of it fails, none is half done.
+      // Nothing of the batch is durable: every write of it fails, none is half done. Thrown from here
+      // (a setImmediate callback), it would leave the writes unanswered and be an uncaught error.
       if (this.db.inTransaction) this.rollback.run();
       for (const q of batch) q.reject(err);
       return;

@@ -153,6 +153,40 @@ for (const [name, open, durable] of adapters) {
         await consumer.close();
         expect(got).toEqual([{ id: "durable" }]);
       });
+
+      test("a job still in the worker's buffer when it closes is not started there, and comes back to the next worker", async () => {
+        const queue = `q${crypto.randomUUID().slice(0, 8)}`;
+        const worker = await open();
+        const started: string[] = [];
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        worker.work(
+          queue,
+          async (job) => {
+            const id = (job as { id: string }).id;
+            started.push(id);
+            if (id === "first") await held;
+          },
+          retries,
+        );
+        await worker.enqueue(queue, { id: "first" });
+        await worker.enqueue(queue, { id: "second" });
+        for (let i = 0; i < 300 && started.length < 1; i++) await Bun.sleep(10);
+        // The second is delivered to this worker meanwhile, and waits behind the first.
+        await Bun.sleep(200);
+        const closed = worker.close();
+        await Bun.sleep(50);
+        release();
+        await closed;
+        // Started there, it would run on a closing connection that can no longer acknowledge it.
+        expect(started).toEqual(["first"]);
+        const next = await open();
+        const got: unknown[] = [];
+        next.work(queue, async (job) => void got.push(job), retries);
+        for (let i = 0; i < 500 && got.length < 1; i++) await Bun.sleep(10);
+        await next.close();
+        expect(got).toEqual([{ id: "second" }]);
+      });
     }
   });
 }
@@ -160,7 +194,10 @@ for (const [name, open, durable] of adapters) {
 test("the NATS adapter refuses a server whose max_payload cannot carry a 1 MiB body", async () => {
   const small = await startNats({ maxPayload: 65536 });
   try {
-    expect(createNatsBus({ url: small.url, name: "test", log })).rejects.toThrow(/max_payload/);
+    // Awaited before the server stops: a stop first would make it a refused connection instead.
+    await expect(createNatsBus({ url: small.url, name: "test", log })).rejects.toThrow(
+      "NATS_URL: server max_payload 65536 is below 1048576 bytes",
+    );
   } finally {
     small.stop();
   }

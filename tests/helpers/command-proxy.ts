@@ -1,4 +1,5 @@
 import { drainHeld, type Outbound } from "./held-bytes.ts";
+import { connectUpstream } from "./proxy-upstream.ts";
 
 /**
  * A TCP proxy in front of a MongoDB-wire server that counts the commands clients send through it, by
@@ -57,15 +58,13 @@ export async function startCommandProxy(upstream: string) {
       async open(client) {
         const link: Link = { up: { held: [] }, down: { socket: client, held: [] }, inbound: new Uint8Array(0) };
         client.data = link;
-        link.up.socket = await Bun.connect({
-          hostname,
-          port: Number(port),
-          socket: {
-            data: (_s, bytes) => send(link.down, bytes),
-            drain: () => flush(link.up),
-            close: () => void client.end(),
-          },
+        const connected = await connectUpstream(hostname, Number(port), client, {
+          data: (_s, bytes) => send(link.down, bytes),
+          drain: () => flush(link.up),
+          close: () => void client.end(),
         });
+        if (!connected) return;
+        link.up.socket = connected;
         flush(link.up);
       },
       data(client, bytes) {

@@ -1,4 +1,5 @@
 import { drainHeld, type Outbound } from "./held-bytes.ts";
+import { connectUpstream } from "./proxy-upstream.ts";
 
 /**
  * A TCP proxy that can stall: while stalled, bytes in both directions are held (the connections stay
@@ -31,19 +32,17 @@ export async function startStallProxy(upstream: string) {
             drain(down);
           },
         });
-        up.socket = await Bun.connect({
-          hostname,
-          port: Number(port),
-          socket: {
-            data: (_s, bytes) => send(down, new Uint8Array(bytes)),
-            drain: () => {
-              if (!stalled) drain(up);
-            },
-            close: () => {
-              client.end();
-            },
+        const connected = await connectUpstream(hostname, Number(port), client, {
+          data: (_s, bytes) => send(down, new Uint8Array(bytes)),
+          drain: () => {
+            if (!stalled) drain(up);
+          },
+          close: () => {
+            client.end();
           },
         });
+        if (!connected) return;
+        up.socket = connected;
         if (!stalled) drain(up);
       },
       data: (client, bytes) => send(client.data.up, new Uint8Array(bytes)),
