@@ -12,21 +12,21 @@ import {
   type Store,
   type Write,
 } from "./port.ts";
-import { columnOf, extract, indexColumns } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
 
-/** A field as SQL: its own column when an index names it (sqlite-columns.ts), else read from the document. */
-const pathIn = (columns: ReadonlySet<string>) => (field: string) =>
-  field === "_id" ? "_id" : columns.has(field) ? columnOf(field) : extract("doc", field);
+const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
 const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
 
-function where(filter: Filter<Doc>, path: (field: string) => string): { sql: string; args: SQLQueryBindings[] } {
+function where(filter: Filter<Doc>): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
   const args: SQLQueryBindings[] = [];
   for (const field in filter) {
     const value = filter[field];
     if (value === undefined) continue;
-    if (value === null) {
+    if (field === "_id") {
+      parts.push("_id = ?");
+      args.push(value as string);
+    } else if (value === null) {
       parts.push(`${path(field)} IS NULL`);
     } else {
       parts.push(`${path(field)} = ?`);
@@ -50,27 +50,17 @@ const withoutUndefined = <T extends object>(o: T): T => {
 
 class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   private readonly byId: Statement<{ doc: string }, [string]>;
+  private readonly insertRow: Statement;
   private readonly writeRow: Statement;
-  private readonly path: (field: string) => string;
 
-  /** `columns` is the table's, shared by all its collections: a later open may add to it. */
   constructor(
     private readonly db: Database,
     private readonly table: string,
     private readonly writer: GroupCommit,
-    private readonly columns: ReadonlySet<string>,
   ) {
     this.byId = db.prepare(`SELECT doc FROM "${table}" WHERE _id = ?`);
+    this.insertRow = db.prepare(`INSERT INTO "${table}" (_id, doc) VALUES (?, ?)`);
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
-    this.path = pathIn(columns);
-  }
-
-  /** An insert that fills the columns itself (the triggers then have nothing to do); `?2` is the document. */
-  private insertSql(): string {
-    const fields = [...this.columns];
-    const names = ["_id", "doc", ...fields.map(columnOf)].join(", ");
-    const values = ["?1", "?2", ...fields.map((f) => extract("?2", f))].join(", ");
-    return `INSERT INTO "${this.table}" (${names}) VALUES (${values})`;
   }
 
   private rows(sql: string, args: SQLQueryBindings[]): T[] {
@@ -90,17 +80,17 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}) {
-    const w = where(filter as Filter<Doc>, this.path);
+    const w = where(filter as Filter<Doc>);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
     // _id breaks ties, so pages of one listing never overlap or skip a row.
-    const order = options.sort ? `ORDER BY ${this.path(options.sort.field)} ${direction}, _id ${direction}` : "";
+    const order = options.sort ? `ORDER BY ${path(options.sort.field)} ${direction}, _id ${direction}` : "";
     // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
     const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
     return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
   async count(filter: Filter<T>, upTo?: number) {
-    const w = where(filter as Filter<Doc>, this.path);
+    const w = where(filter as Filter<Doc>);
     const rows =
       upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
     return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
@@ -140,11 +130,11 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // slip between a filter's match and its write.
 
   insertNow(doc: Doc): void {
-    this.db.query(this.insertSql()).run(doc._id, JSON.stringify(withoutUndefined(doc)));
+    this.insertRow.run(doc._id, JSON.stringify(withoutUndefined(doc)));
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
-    const w = where(filter, this.path);
+    const w = where(filter);
     const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${many ? "" : "LIMIT 1"}`, w.args);
     const set = withoutUndefined(changes);
     for (let i = 0; i < matched.length; i++) {
@@ -179,7 +169,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   deleteNow(filter: Filter<Doc>): number {
-    const w = where(filter, this.path);
+    const w = where(filter);
     return this.db.query(`DELETE FROM "${this.table}" ${w.sql}`).run(...w.args).changes;
   }
 }
@@ -208,19 +198,21 @@ export function createSqliteStore(file: string): Store {
   db.exec("PRAGMA synchronous = FULL"); // an accepted write survives a power cut, not only a crash
   db.exec("PRAGMA busy_timeout = 5000");
   // Each write of a group commit runs in a savepoint, whose undo copies of the pages it changes went to a
-  // temporary file once past 64 KiB: about six writes of a page there per save. Kept in memory, a
+  // temporary file once past 64 KiB: about six page writes there per save (issue 30). Kept in memory, a
   // batch's copies are a few hundred KiB at most, freed at its commit.
   db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
-  const columns = new Map<string, Set<string>>();
   const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-      const own = columns.get(table) ?? new Set<string>();
-      for (const field of indexColumns(db, table, indexes)) own.add(field);
-      columns.set(table, own);
-      return new SqliteCollection<T>(db, table, writer, own) as Collection<T>;
+      for (const index of indexes) {
+        const columns = index.fields.map(path).join(", ");
+        db.exec(
+          `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`,
+        );
+      }
+      return new SqliteCollection<T>(db, table, writer) as Collection<T>;
     },
     async ping() {
       db.query("SELECT 1").get();
