@@ -207,6 +207,10 @@ export function createSqliteStore(file: string): Store {
       const table = checkField(name);
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       for (const index of indexes) {
+        if (index.dropped) {
+          db.exec(`DROP INDEX IF EXISTS "${table}_${checkField(index.name)}"`);
+          continue;
+        }
         const columns = index.fields.map(path).join(", ");
         db.exec(
           `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`,
