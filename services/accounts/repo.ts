@@ -166,7 +166,9 @@ export async function openRepo(store: Store): Promise<Repo> {
     usage: await store.collection<AccountUsageDoc>("accountUsage"),
     snapshots: await store.collection<SnapshotDoc>("snapshots", [
       { name: "owner", fields: ["ownerId"] },
-      { name: "account", fields: ["accountId"] },
+      // `account_age` serves every lookup by account: a second index on its first field only cost each
+      // save an index entry written and one deleted (issue 30).
+      { name: "account", fields: ["accountId"], dropped: true },
       // The oldest of an account first, when its storage budget is full (evict-history.ts).
       { name: "account_age", fields: ["accountId", "createdAt"] },
       // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.

@@ -232,7 +232,15 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   return {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const c = db.collection<Doc>(checkField(name));
+      const dropped = indexes.filter((i) => i.dropped).map((i) => i.name);
+      if (dropped.length > 0) {
+        // A collection not made yet has no index to drop (listIndexes then fails).
+        const present = await guard(() => c.listIndexes().toArray()).catch(() => []);
+        for (const index of present)
+          if (dropped.includes(index.name)) await guard(() => c.dropIndex(String(index.name)));
+      }
       for (const index of indexes) {
+        if (index.dropped) continue;
         const keys = Object.fromEntries(index.fields.map((f) => [checkField(f), 1 as const]));
         await guard(() => c.createIndex(keys, { name: index.name, unique: index.unique ?? false }));
       }

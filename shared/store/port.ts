@@ -13,6 +13,8 @@ export interface Index {
   name: string;
   fields: string[];
   unique?: boolean;
+  /** An index the collection no longer has: removed where an earlier version made it, never made. */
+  dropped?: boolean;
 }
 
 export interface FindOptions<T extends Doc> {

@@ -197,12 +197,20 @@ export function createSqliteStore(file: string): Store {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL"); // an accepted write survives a power cut, not only a crash
   db.exec("PRAGMA busy_timeout = 5000");
+  // Each write of a group commit runs in a savepoint, whose undo copies of the pages it changes went to a
+  // temporary file once past 64 KiB: about six page writes there per save (issue 30). Kept in memory, a
+  // batch's copies are a few hundred KiB at most, freed at its commit.
+  db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
   const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       for (const index of indexes) {
+        if (index.dropped) {
+          db.exec(`DROP INDEX IF EXISTS "${table}_${checkField(index.name)}"`);
+          continue;
+        }
         const columns = index.fields.map(path).join(", ");
         db.exec(
           `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`,

@@ -59,6 +59,20 @@ for (const [name, open] of adapters) {
       expect(await items.get("nope")).toBeNull();
     });
 
+    test("an index marked dropped is removed where it was made, and is never made", async () => {
+      const name = `dropped_${n++}`;
+      const before = await store.collection<Item>(name, [{ name: "key", fields: ["key"], unique: true }]);
+      await before.insert(item({ key: "k" }));
+      expect(before.insert(item({ key: "k" }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      const after = await store.collection<Item>(name, [{ name: "key", fields: ["key"], unique: true, dropped: true }]);
+      await after.insert(item({ key: "k" }));
+      expect(await after.count({ key: "k" })).toBe(2);
+      const fresh = await store.collection<Item>(`${name}_new`, [{ name: "key", fields: ["key"], dropped: true }]);
+      await fresh.insert(item({ key: "k" }));
+      await fresh.insert(item({ key: "k" }));
+      expect(await fresh.count({ key: "k" })).toBe(2);
+    });
+
     test("a taken _id or unique field is a DuplicateKeyError and writes nothing", async () => {
       const doc = item();
       await items.insert(doc);
