@@ -390,25 +390,25 @@ console.log(
   s.stop();
 }
 
-// ---- the SDK: local saves and a replay of queued changes (sdk/README.md) ----------------------------------
-
-{
-  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "sdk.ts")], {
+/** A game client's bench (sdk.ts, csharp.ts) run on both cores: its save, replay, direct and ratio figures. */
+async function clientFigures(script: string) {
+  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, script)], {
     stdout: "pipe",
     stderr: "inherit",
   });
   const lines = (await new Response(proc.stdout).text())
     .split("\n")
     .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, any>);
+    .map((l) => JSON.parse(l) as Record<string, number>);
   if ((await proc.exited) !== 0 || lines.length < 4)
-    throw new Error(`tests/bench/sdk.ts failed: ${JSON.stringify(lines)}`);
-  const [save, replay, direct, ratio] = lines as [
-    Record<string, number>,
-    Record<string, number>,
-    Record<string, number>,
-    Record<string, number>,
-  ];
+    throw new Error(`tests/bench/${script} failed: ${JSON.stringify(lines)}`);
+  return lines as [Record<string, number>, Record<string, number>, Record<string, number>, Record<string, number>];
+}
+
+// ---- the SDK: local saves and a replay of queued changes (sdk/README.md) ----------------------------------
+
+{
+  const [save, replay, direct, ratio] = await clientFigures("sdk.ts");
   const saveWhat = `SDK save() with the file adapter, durable when it resolves: p50 (p99 ${save.p99!.toFixed(2)} ms)`;
   row("S1", saveWhat, save.p50!, "ms", "<= 16", save.p50! <= 16, save);
   const what = `SDK replay of ${replay.versionsAdded} queued changes (${replay.localWrites} local writes) vs the same syncs sent directly`;
@@ -422,22 +422,7 @@ console.log(
 // ---- the C# client (sdk-unity/README.md): the same two rows under Mono ------------------------------------------
 
 {
-  const proc = Bun.spawn([...cores("all"), process.execPath, join(import.meta.dir, "csharp.ts")], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const lines = (await new Response(proc.stdout).text())
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, any>);
-  if ((await proc.exited) !== 0 || lines.length < 4)
-    throw new Error(`tests/bench/csharp.ts failed: ${JSON.stringify(lines)}`);
-  const [save, replay, direct, ratio] = lines as [
-    Record<string, number>,
-    Record<string, number>,
-    Record<string, number>,
-    Record<string, number>,
-  ];
+  const [save, replay, direct, ratio] = await clientFigures("csharp.ts");
   row(
     "C1",
     `C# Save() on FileStorage, durable when it returns: p50 (p99 ${save.p99!.toFixed(2)} ms)`,
