@@ -80,6 +80,15 @@ export class GroupCommit {
   }
 
   /** Commits what is queued now (at close: nothing queued is dropped). */
+  /** Whether a transaction is open; none once the database is closed (a store taken down). */
+  private inTransaction(): boolean {
+    try {
+      return this.db.inTransaction;
+    } catch {
+      return false;
+    }
+  }
+
   flush(): void {
     this.scheduled = false;
     if (this.queue.length === 0) return;
@@ -102,7 +111,7 @@ export class GroupCommit {
         } catch (err) {
           // An error that ended the transaction itself (SQLite rolls back on its own after some I/O
           // errors) took every savepoint with it: the whole batch fails below.
-          if (!this.db.inTransaction) throw err;
+          if (!this.inTransaction()) throw err;
           // A quota without room keeps its count, and wrote nothing else (port.ts, Quota).
           if (!(err instanceof QuotaExceededError)) this.undo.run();
           this.release.run();
@@ -114,7 +123,7 @@ export class GroupCommit {
     } catch (err) {
       // Nothing of the batch is durable: every write of it fails, none is half done. Thrown from here
       // (a setImmediate callback), it would leave the writes unanswered and be an uncaught error.
-      if (this.db.inTransaction) this.rollback.run();
+      if (this.inTransaction()) this.rollback.run();
       for (const q of batch) q.reject(err);
       return;
     }
