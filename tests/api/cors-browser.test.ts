@@ -10,7 +10,7 @@ import { readEnv } from "../../shared/process/env.ts";
 import { admin, call, newAccount, newTenant } from "../helpers/api.ts";
 import { adminToken, type Deployment } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { chromiumArgs, requireChromium } from "../helpers/tools.ts";
 
 // A browser game on one origin calling the API on another, in real Chromium (docs/using-the-api.md#browser-games-cors).
 let api: string;
@@ -73,22 +73,11 @@ beforeAll(async () => {
   });
   gameOrigin = `http://127.0.0.1:${pages.port}`;
 
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  const executablePath = requireChromium();
   context = await chromium.launchPersistentContext(tempDir("cors-chromium-profile"), {
     executablePath,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-quic",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => consoleLines.push(m.text()));

@@ -14,7 +14,7 @@ import { allRoutes, contractRoutes } from "../../shared/contract/routes.ts";
 import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { chromiumArgs, requireChromium } from "../helpers/tools.ts";
 
 // The API reference is served over a real port here: a browser has to load it like a user would.
 let base: string;
@@ -295,22 +295,11 @@ type DocsPage = { page: Page; blocked: string[]; pageErrors: string[]; scriptLoa
 
 /** Opens /docs in headless Chromium with every request that is not to this server failing, as offline. */
 async function inChromium(fn: (docs: DocsPage) => Promise<void>) {
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  const executablePath = requireChromium();
   const context = await chromium.launchPersistentContext(tempDir("chromium-profile"), {
     executablePath,
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-quic",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   try {
     // A CDN fetch fails here just as it would on a machine with no internet.

@@ -5,7 +5,7 @@ import { createLogger } from "../../shared/observe/log.ts";
 import { readEnv } from "../../shared/process/env.ts";
 import { adminToken, type Deployment } from "./deployments.ts";
 import { tempDir } from "./infra.ts";
-import { chromiumBin } from "./tools.ts";
+import { chromiumArgs, requireChromium } from "./tools.ts";
 
 /** An embedded server with the console on, and a headless Chromium that can reach only it. */
 export interface ConsoleHarness {
@@ -31,23 +31,12 @@ export async function startConsoleHarness(name: string, env: Record<string, stri
   started.gateway.listen({ port: 0, hostname: "127.0.0.1" });
   const base = `http://127.0.0.1:${started.gateway.server!.port}`;
   const d: Deployment = { name: "embedded", request: (p, init) => fetch(`${base}${p}`, init), stop: async () => {} };
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  const executablePath = requireChromium();
   const context = await chromium.launchPersistentContext(tempDir(`${name}-chromium`), {
     executablePath,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-quic",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   const blocked: string[] = [];
   const cspViolations: string[] = [];

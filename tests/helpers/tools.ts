@@ -27,6 +27,26 @@ export function chromiumBin(): string | undefined {
   return Bun.which("chromium") ?? undefined;
 }
 
+/** Chromium's flags for every browser suite: headless, and none of its calls to a network this machine does not have. */
+export const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-quic",
+  "--no-first-run",
+];
+
+/** Chromium's path, or an error saying how to get it. */
+export function requireChromium(): string {
+  const bin = chromiumBin();
+  if (!bin)
+    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
+  return bin;
+}
+
 /** True when a Docker engine answers on its socket (the client alone is not enough). */
 export async function dockerAnswers(): Promise<boolean> {
   const socket = process.env.DOCKER_HOST?.replace(/^unix:\/\//, "") ?? "/var/run/docker.sock";
