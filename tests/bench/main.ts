@@ -4,7 +4,7 @@ import { buildFerretdb } from "../../scripts/build-ferretdb.ts";
 import { ensureNats } from "../../scripts/ensure-test-tools.ts";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
 import { startDistributed } from "../helpers/deployments.ts";
-import { startNats, trackChild } from "../helpers/infra.ts";
+import { startNats, tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
 import { admittedThroughGateways } from "./limits.ts";
 import { type Measured, measure, rssMiB } from "./load.ts";
@@ -106,8 +106,8 @@ if (process.env.BENCH_BASELINE_DIR) {
 
 // ---- processes ---------------------------------------------------------------------------------
 
-const server = (script: string, env: Record<string, string>, pin: "server" | "all" = "server") =>
-  startServer(root, script, env, { pin: cores(pin), startTimeoutMs, busTimeoutMs });
+const server = (script: string, env: Record<string, string>, pin: "server" | "all" = "server", logFile?: string) =>
+  startServer(root, script, env, { pin: cores(pin), startTimeoutMs, busTimeoutMs, logFile });
 
 async function raw(kind: string, extra: string[] = []): Promise<{ rps: number; cpuPerOp: number }> {
   const proc = Bun.spawn(
@@ -321,6 +321,31 @@ console.log(
   const sameRatio = med(same, "rps") / med(changing, "rps");
   const sameWhat = "identical save (the same 1 KiB every write: not stored again) vs a changing one: throughput";
   row("G3i", sameWhat, sameRatio, "x", ">= 1.0", sameRatio >= 1.0, { identical: same, changing });
+
+  // What the request log costs (docs/operating.md#logs): the production default, a line per request at
+  // LOG_LEVEL info written to a file as a log shipper reads it, against the same server writing none.
+  {
+    const logDir = tempDir("bench-log");
+    const logged = await server("services/main.ts", { LOG_LEVEL: "info" }, "server", join(logDir, "all.log"));
+    const unlogged = await server(
+      "services/main.ts",
+      { LOG_LEVEL: "info", SAVEPOINT_REQUEST_LOG: "off" },
+      "server",
+      join(logDir, "off.log"),
+    );
+    const [loggedKey, unloggedKey] = [await tenant(logged.base), await tenant(unlogged.base)];
+    await warm(logged.pids, syncs(logged.base, loggedKey, data));
+    await warm(unlogged.pids, syncs(unlogged.base, unloggedKey, data));
+    const [all, off] = await interleave(
+      () => measure(logged.pids, clients, seconds, syncs(logged.base, loggedKey, data)),
+      () => measure(unlogged.pids, clients, seconds, syncs(unlogged.base, unloggedKey, data)),
+    );
+    const logCost = med(all, "cpuPerRequest") / med(off, "cpuPerRequest");
+    const q1What = "request log on (a line per request, the default) vs off: CPU per 1 KiB save";
+    row("Q1", q1What, logCost, "x", "<= 1.10", logCost <= 1.1, { requestLogAll: all, requestLogOff: off });
+    logged.stop();
+    unlogged.stop();
+  }
 
   const [gets, selects] = await interleave(
     () => measure(s.pids, clients, seconds, reads(s.base, key, kib(10))),

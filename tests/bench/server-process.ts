@@ -8,6 +8,8 @@ export interface ServerOptions {
   pin: string[];
   startTimeoutMs: number;
   busTimeoutMs: string;
+  /** Where the server's log lines go: the bench's own output unless a file is named. */
+  logFile?: string;
 }
 
 export interface BenchServer {
@@ -44,7 +46,7 @@ export async function startServer(
       ...env,
     },
     stdout: "ignore",
-    stderr: "inherit",
+    stderr: options.logFile ? Bun.file(options.logFile) : "inherit",
   });
   trackChild(proc);
   // A server that exits at start (a baseline that does not run here) says so at once, not at the timeout.

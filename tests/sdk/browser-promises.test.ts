@@ -5,7 +5,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { admin } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { chromiumArgs, requireChromium } from "../helpers/tools.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
@@ -51,21 +51,10 @@ beforeAll(async () => {
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
     },
   });
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-promises-chromium"), {
-    executablePath,
+    executablePath: requireChromium(),
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   page = context.pages()[0] ?? (await context.newPage());
 }, 300_000); // the declarations type-check the whole SDK: slow on a busy machine

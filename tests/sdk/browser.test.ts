@@ -5,7 +5,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { call } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { chromiumArgs, requireChromium } from "../helpers/tools.ts";
 import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // The built browser bundle in real Chromium, on a page whose origin is not the API's (sdk/README.md).
@@ -44,21 +44,10 @@ beforeAll(async () => {
         ? new Response(bundle, { headers: { "content-type": "text/javascript", ...cache } })
         : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8", ...cache } }),
   });
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-chromium-profile"), {
-    executablePath,
+    executablePath: requireChromium(),
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => consoleLines.push(m.text()));

@@ -6,7 +6,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { call } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";
-import { chromiumBin } from "../helpers/tools.ts";
+import { chromiumArgs, requireChromium } from "../helpers/tools.ts";
 import { builtSdk, type Server, tenantWithPolicy } from "./helpers.ts";
 
 // The `<script>` build (dist/savepoint.global.min.js) in real Chromium: a page without modules uses `window.Savepoint`.
@@ -23,9 +23,13 @@ const gamePage = `<!doctype html>
 <script src="/savepoint.global.min.js"></script>
 <script>
   var q = new URLSearchParams(location.search);
-  var sp = Savepoint.createClient({ baseUrl: q.get("api"), runtimeKey: q.get("key"), storage: Savepoint.indexedDbStorage("script-tag-game"),
-    retry: { attempts: 1 } });
-  window.run = sp.ensureAccount().then(function (accountId) {
+  var sp;
+  // As sdk/README.md shows it: openClient resolves with a client whose saves are loaded.
+  window.run = Savepoint.openClient({ baseUrl: q.get("api"), runtimeKey: q.get("key"),
+    storage: Savepoint.indexedDbStorage("script-tag-game"), retry: { attempts: 1 } }).then(function (client) {
+    sp = client;
+    return sp.ensureAccount();
+  }).then(function (accountId) {
     return sp.save("main", { coins: 12, unlocks: ["forest"] }, { label: "World 1" }).then(function () {
       return sp.sync({ force: true });
     }).then(function () { return sp.idle(); }).then(function (status) {
@@ -53,21 +57,10 @@ beforeAll(async () => {
         ? new Response(bundle, { headers: { "content-type": "text/javascript" } })
         : new Response(gamePage, { headers: { "content-type": "text/html; charset=utf-8" } }),
   });
-  const executablePath = chromiumBin();
-  if (!executablePath)
-    throw new Error("Chromium is missing: `npm test` installs it (apt-get install chromium), or set CHROMIUM_BIN");
   context = await chromium.launchPersistentContext(tempDir("sdk-script-tag-profile"), {
-    executablePath,
+    executablePath: requireChromium(),
     headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: chromiumArgs,
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("console", (m) => consoleLines.push(m.text()));
