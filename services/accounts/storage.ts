@@ -18,6 +18,8 @@ export interface OwnerWrite {
   after: number;
   /** What the restore point of this write holds, and the version it records. */
   payload: unknown;
+  /** `payload` as JSON, when the caller has it already. */
+  json?: string;
   version: number;
   /** A restore's second restore point, recorded just before its own: the content it replaces (restore.ts). */
   replaced?: { payload: unknown; version: number };
@@ -42,7 +44,7 @@ export async function writeWithinBudget(
 ) {
   await ensureEnvCount(deps, account.envId);
   const noHistory = envTry === "noHistory";
-  const json = JSON.stringify(w.payload);
+  const json = w.json ?? JSON.stringify(w.payload);
   const hash = sha256Hex(json);
   const points = [
     ...(w.replaced ? [{ ...w.replaced, json: JSON.stringify(w.replaced.payload) }] : []),
@@ -94,6 +96,23 @@ export async function writeWithinBudget(
   const stamp = room
     ? wanted
     : syncStamp(deps, plan, w.owner, w.kind, { hash, restorePoints: points.length, room: false });
+  const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);
+  // Growth past the account's reservation reserves more first: a chunk ahead, so the next growths
+  // touch no environment document (environment-budget.ts); exactly what is missing when that fails.
+  const missing = added > 0 ? used + added - trimTotal() - reserved : 0;
+  const envBudget = deps.plans[plan].storage.bytesPerEnvironmentAccounts;
+  const reserve =
+    missing > 0
+      ? { bytes: envTry === "chunk" ? Math.max(chunkOf(deps, plan), missing) : missing, atMost: envBudget }
+      : undefined;
+  // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
+  const moved = (stored: number) =>
+    stored === 0 && stateDelta === 0 ? [] : countBytes(deps, account, stored, stateDelta);
+  const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, reserve);
+  // A sync's one trim, with no reservation to make, carries the whole count: the account is written once
+  // (by the write's bytes less the trim's when its delete removed it), and not at all when they match.
+  const fold = reserve === undefined && points.length === 1;
+  let folded = false;
   const snapshot = stamp.snapshot
     ? points.flatMap((p, i) => {
         const seq = seqOf(i, stamp);
@@ -107,22 +126,16 @@ export async function writeWithinBudget(
           at: stamp.now,
         };
         // A trim's bytes count only if its delete removed the snapshot: an eviction may have been first.
-        const uncount = (s: Write): Write => ({ ...s, ifDeleted: countBytes(deps, account, -trimBytes[i]!) });
-        return snapshotWrites(deps, plan, record).map((s) => ("delete" in s && trimBytes[i]! > 0 ? uncount(s) : s));
+        const trim = trimBytes[i]!;
+        const counted = (s: Write): Write => {
+          if (!fold) return { ...s, ifDeleted: countBytes(deps, account, -trim) };
+          folded = true;
+          return { ...s, ifDeleted: moved(added - trim), ifNoneDeleted: moved(added) };
+        };
+        return snapshotWrites(deps, plan, record).map((s) => ("delete" in s && trim > 0 ? counted(s) : s));
       })
     : [];
-  const added = stateDelta + (stamp.snapshot ? snapshotBytes : 0);
-  // Growth past the account's reservation reserves more first: a chunk ahead, so the next growths
-  // touch no environment document (environment-budget.ts); exactly what is missing when that fails.
-  const missing = added > 0 ? used + added - trimTotal() - reserved : 0;
-  const envBudget = deps.plans[plan].storage.bytesPerEnvironmentAccounts;
-  const reserve =
-    missing > 0
-      ? { bytes: envTry === "chunk" ? Math.max(chunkOf(deps, plan), missing) : missing, atMost: envBudget }
-      : undefined;
-  // A sync that changes no byte moves no count: no write for it (on FerretDB, a lease and three commands).
-  const countWrites = added === 0 && stateDelta === 0 ? [] : countBytes(deps, account, added, stateDelta, reserve);
-  const writes = [...snapshot, ...countWrites];
+  const writes = folded ? snapshot : [...snapshot, ...countWrites];
   // Concurrent writes each judged against the count before the others: past half the budget, the
   // count is read again once written, and what they passed it by together is evicted. A shrink that
   // leaves too much reserved unused gives some back.

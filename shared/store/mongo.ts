@@ -4,6 +4,7 @@ import { type Lease, withLease } from "./mongo-lease.ts";
 import { recycleWhenStuck } from "./mongo-recycle.ts";
 import { replicaSetMismatch } from "./mongo-replica-set.ts";
 import {
+  afterDelete,
   type Collection,
   checkField,
   type Doc,
@@ -12,7 +13,6 @@ import {
   type FindOptions,
   FollowerFailedError,
   type Index,
-  ifDeletedOf,
   type Quota,
   QuotaExceededError,
   type Store,
@@ -64,7 +64,7 @@ async function follow(then: readonly Write[] | undefined, updated: unknown): Pro
 async function followOne(w: Write): Promise<void> {
   if ("insert" in w) await w.into.insert(w.insert);
   else if (!("delete" in w)) await (w.in as unknown as MongoDocs<Doc>).incrementAll(w.increment, w.by, w.init);
-  else if ((await w.from.delete(w.delete)) > 0) for (const f of ifDeletedOf(w)) await followOne(f);
+  else for (const f of afterDelete(w, (await w.from.delete(w.delete)) > 0)) await followOne(f);
 }
 
 class MongoDocs<T extends Doc> implements Collection<T> {

@@ -33,8 +33,17 @@ export interface FindOptions<T extends Doc> {
 // `Doc`: a follower may go to any collection of the same store.
 export type Write =
   | { insert: Doc; into: Collection<Doc> }
-  /** With `ifDeleted`: those writes too, only when this delete removed a document (a count that must not go twice). */
-  | { delete: Filter<Doc>; from: Collection<Doc>; ifDeleted?: Write | readonly Write[] }
+  /**
+   * With `ifDeleted`: those writes too, only when this delete removed a document (a count that must not go
+   * twice); with `ifNoneDeleted`, those instead when it removed none. A count that moves either way is then
+   * one write, not two of the same document.
+   */
+  | {
+      delete: Filter<Doc>;
+      from: Collection<Doc>;
+      ifDeleted?: Write | readonly Write[];
+      ifNoneDeleted?: readonly Write[];
+    }
   /**
    * `increment` of document `increment`, each field by its number: counters that move in the commit of
    * the write they count. With `atMost`, a budget: when a named field would end above its number, the
@@ -52,9 +61,14 @@ export type Write =
       atMost?: Record<string, number>;
     };
 
-/** A delete's `ifDeleted` as a list. */
-export const ifDeletedOf = (w: { ifDeleted?: Write | readonly Write[] }): readonly Write[] =>
-  w.ifDeleted === undefined ? [] : "length" in w.ifDeleted ? w.ifDeleted : [w.ifDeleted as Write];
+/** What a delete's followers are once it is known whether it removed a document. */
+export const afterDelete = (
+  w: { ifDeleted?: Write | readonly Write[]; ifNoneDeleted?: readonly Write[] },
+  removed: boolean,
+): readonly Write[] => {
+  if (!removed) return w.ifNoneDeleted ?? [];
+  return w.ifDeleted === undefined ? [] : "length" in w.ifDeleted ? w.ifDeleted : [w.ifDeleted as Write];
+};
 
 /**
  * A counter an insert is admitted under: `field` of document `increment` in `in` goes up by one, and the

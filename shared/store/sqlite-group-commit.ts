@@ -1,10 +1,10 @@
 import type { Database, Statement } from "bun:sqlite";
 import {
+  afterDelete,
   BudgetExceededError,
   type Doc,
   DuplicateKeyError,
   type Filter,
-  ifDeletedOf,
   type Quota,
   QuotaExceededError,
   type Write,
@@ -165,7 +165,7 @@ function applyAll(writes: readonly Write[] | undefined): void {
   for (const w of writes) {
     if ("insert" in w) (w.into as unknown as NowCollection).insertNow(w.insert);
     else if ("delete" in w) {
-      if ((w.from as unknown as NowCollection).deleteNow(w.delete) > 0 && w.ifDeleted) applyAll(ifDeletedOf(w));
+      applyAll(afterDelete(w, (w.from as unknown as NowCollection).deleteNow(w.delete) > 0));
     } else incrementWithin(w);
   }
 }

@@ -100,6 +100,7 @@ if (process.env.BENCH_BASELINE_DIR) {
     rounds,
     out: process.env.BENCH_OUT ?? join(import.meta.dir, "results"),
     onServerCore,
+    only: process.env.BENCH_ROWS?.split(",").map((id) => id.trim()),
   });
   process.exit(0);
 }

@@ -27,6 +27,8 @@ export interface RegressionSettings {
   out: string;
   /** Runs `start` with what it spawns on the server core (NATS, FerretDB). */
   onServerCore: <T>(start: () => Promise<T>) => Promise<T>;
+  /** BENCH_ROWS: only these rows (ids, comma-separated), for a change that touches one path; else all. */
+  only?: readonly string[];
 }
 
 interface Load {
@@ -79,8 +81,9 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
     return { server, key: await tenant(server.base) };
   };
 
+  const chosen = (loads: Load[]) => loads.filter((l) => !s.only || s.only.includes(l.id));
   const run = async (loads: Load[], newer: Awaited<ReturnType<typeof side>>, older: typeof newer) => {
-    for (const load of loads) {
+    for (const load of chosen(loads)) {
       const one = (x: typeof newer, seconds: number) =>
         measure(x.server.pids, s.clients, seconds, load.make(x.server.base, x.key));
       if (s.warmup > 0) {
@@ -129,36 +132,37 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
 
     // The distributed path where an old commit can run it too: the all-in-one process on NATS and
     // FerretDB (each side its own NATS, so neither serves the other's requests; one FerretDB, two databases).
-    try {
-      const ferret = await s.onServerCore(() => startFerretOnPostgres());
-      stops.push(ferret.stop);
-      const natsNew = await s.onServerCore(() => startNats());
-      const natsOld = await s.onServerCore(() => startNats());
-      stops.push(natsNew.stop, natsOld.stop);
-      const db = (label: string) => `bench_${label}_${crypto.randomUUID().slice(0, 8)}`;
-      // Keys a distributed process requires (newer commits refuse to start without them); older ones ignore them.
-      const secrets = { SAVEPOINT_TRANSFER_SECRET: "t".repeat(43), SAVEPOINT_LINK_SECRET: "l".repeat(43) };
-      const env = (nats: string, label: string) => ({
-        NATS_URL: nats,
-        // A small pool a side: the PostgreSQL behind FerretDB is shared, and its connections run out first.
-        MONGODB_URL: `${ferret.url}?maxPoolSize=8`,
-        MONGODB_DB: db(label),
-        ...secrets,
-      });
-      let dNew: Awaited<ReturnType<typeof side>> | undefined;
-      let dOld: typeof dNew;
+    if (chosen(distributedLoads).length > 0)
       try {
-        dNew = await side(s.root, env(natsNew.url, "new"));
-        stops.push(dNew.server.stop);
-        dOld = await side(s.baselineDir, env(natsOld.url, "old"));
-        stops.push(dOld.server.stop);
+        const ferret = await s.onServerCore(() => startFerretOnPostgres());
+        stops.push(ferret.stop);
+        const natsNew = await s.onServerCore(() => startNats());
+        const natsOld = await s.onServerCore(() => startNats());
+        stops.push(natsNew.stop, natsOld.stop);
+        const db = (label: string) => `bench_${label}_${crypto.randomUUID().slice(0, 8)}`;
+        // Keys a distributed process requires (newer commits refuse to start without them); older ones ignore them.
+        const secrets = { SAVEPOINT_TRANSFER_SECRET: "t".repeat(43), SAVEPOINT_LINK_SECRET: "l".repeat(43) };
+        const env = (nats: string, label: string) => ({
+          NATS_URL: nats,
+          // A small pool a side: the PostgreSQL behind FerretDB is shared, and its connections run out first.
+          MONGODB_URL: `${ferret.url}?maxPoolSize=8`,
+          MONGODB_DB: db(label),
+          ...secrets,
+        });
+        let dNew: Awaited<ReturnType<typeof side>> | undefined;
+        let dOld: typeof dNew;
+        try {
+          dNew = await side(s.root, env(natsNew.url, "new"));
+          stops.push(dNew.server.stop);
+          dOld = await side(s.baselineDir, env(natsOld.url, "old"));
+          stops.push(dOld.server.stop);
+        } catch (e) {
+          for (const l of distributedLoads) skipped[l.id] = (e as Error).message;
+        }
+        if (dNew && dOld) await run(distributedLoads, dNew, dOld);
       } catch (e) {
-        for (const l of distributedLoads) skipped[l.id] = (e as Error).message;
+        for (const l of distributedLoads) skipped[l.id] ??= (e as Error).message;
       }
-      if (dNew && dOld) await run(distributedLoads, dNew, dOld);
-    } catch (e) {
-      for (const l of distributedLoads) skipped[l.id] ??= (e as Error).message;
-    }
     for (const [id, why] of Object.entries(skipped)) console.log(`${id.padEnd(13)} not measured: ${why}`);
   } finally {
     for (const stop of stops.reverse()) await stop();

@@ -268,6 +268,14 @@ for (const [name, open] of adapters) {
       // No match, no followers.
       expect(await items.update({ _id: doc._id, version: 9 }, { version: 10 }, then)).toBeNull();
       expect((await counters.get(counterId))?.n).toBe(80);
+      // One count either way: the delete's, or the other one when it removed nothing.
+      const other = item({ owner: doc._id });
+      await items.insert(other);
+      const either = [{ delete: { _id: other._id }, from: items, ifDeleted: count(-7), ifNoneDeleted: [count(1000)] }];
+      expect((await items.update({ _id: doc._id, version: 3 }, { version: 4 }, either))?.version).toBe(4);
+      expect([(await counters.get(counterId))?.n, await items.get(other._id)]).toEqual([73, null]);
+      expect((await items.update({ _id: doc._id, version: 4 }, { version: 5 }, either))?.version).toBe(5);
+      expect((await counters.get(counterId))?.n).toBe(1073);
     });
 
     test(

@@ -18,6 +18,8 @@ type Sync<T extends AccountDoc | SlotDoc> = {
   doc: T;
   changes: Partial<T>;
   payload: unknown;
+  /** `payload` as JSON, when the caller has it already. */
+  json?: string;
   bytesOf: (fields: Partial<T>) => number;
 };
 
@@ -34,9 +36,9 @@ export async function commitSync<T extends AccountDoc | SlotDoc>(
   recordId: IdempotencyRecordId,
   sync: Sync<T>,
 ): Promise<SyncAcceptedResponse | null> {
-  const { collection, doc, changes, payload, bytesOf } = sync;
+  const { collection, doc, changes, payload, json, bytesOf } = sync;
   const filter = { _id: doc._id, version: doc.version, status: "active" } as Filter<T>;
-  const write = { owner: doc, before: bytesOf(doc), after: bytesOf(changes), payload, version: doc.version + 1 };
+  const write = { owner: doc, before: bytesOf(doc), after: bytesOf(changes), payload, json, version: doc.version + 1 };
   return withinEnvironment(deps, tenant.plan, async (envTry) => {
     const { stamp, writes, settle } = await writeWithinBudget(
       deps,

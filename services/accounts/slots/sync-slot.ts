@@ -33,11 +33,17 @@ export async function syncSlot(
   return syncFrom(slot, body.baseVersion, {
     commit() {
       const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
+      const changes = {
+        slotInfo: body.slotInfo ? JSON.stringify(slotInfo) : slot.slotInfo,
+        data: JSON.stringify(body.data),
+      };
       return commitSync(deps, tenant, account, key, {
         collection: repo.slots,
         doc: slot,
-        changes: { slotInfo: JSON.stringify(slotInfo), data: JSON.stringify(body.data) },
+        changes,
         payload: { slotInfo, data: body.data },
+        // The restore point's JSON from the texts just made: the data is not encoded a second time.
+        json: `{"slotInfo":${changes.slotInfo},"data":${changes.data}}`,
         bytesOf: slotFieldBytes,
       });
     },
