@@ -52,36 +52,36 @@ export function createCors() {
   // Requests refused for their origin: their answer must not let the page read it.
   const refused = new WeakSet<Request>();
 
-  const plugin = new Elysia({ name: "cors" })
-    .onRequest(({ request, set }) => {
-      if (!isRuntimePath(new URL(request.url).pathname)) return;
-      const origin = request.headers.get("origin");
-      if (request.method === "OPTIONS") {
-        const headers: Record<string, string> = {
-          vary: "Origin, Access-Control-Request-Headers",
-          "access-control-allow-methods": allowMethods,
-          "access-control-allow-headers": allowedRequestHeaders(request.headers.get("access-control-request-headers")),
-          "access-control-max-age": String(maxAgeSeconds),
-          "x-request-id": requestIdOf(request.headers),
-        };
-        if (origin) headers["access-control-allow-origin"] = origin;
-        return new Response(null, { status: 204, headers });
-      }
-      // Elysia adds these to whatever answers the request, the error handler's answers included.
-      set.headers.vary = "Origin";
-      if (origin) {
-        set.headers["access-control-allow-origin"] = origin;
-        set.headers["access-control-expose-headers"] = exposeHeaders;
-      }
-    })
-    .onAfterHandle({ as: "global" }, ({ request, set }) => {
-      if (!refused.has(request)) return;
-      delete set.headers["access-control-allow-origin"];
-      delete set.headers["access-control-expose-headers"];
-    });
+  // A preflight is answered before anything else runs.
+  const plugin = new Elysia({ name: "cors" }).onRequest(({ request }) => {
+    if (request.method !== "OPTIONS" || !isRuntimePath(new URL(request.url).pathname)) return;
+    const origin = request.headers.get("origin");
+    const headers: Record<string, string> = {
+      vary: "Origin, Access-Control-Request-Headers",
+      "access-control-allow-methods": allowMethods,
+      "access-control-allow-headers": allowedRequestHeaders(request.headers.get("access-control-request-headers")),
+      "access-control-max-age": String(maxAgeSeconds),
+      "x-request-id": requestIdOf(request.headers),
+    };
+    if (origin) headers["access-control-allow-origin"] = origin;
+    return new Response(null, { status: 204, headers });
+  });
 
   return {
     plugin,
+    /**
+     * A runtime answer's CORS headers, the error envelope's included, set on the answer itself: a header
+     * given to Elysia's `set` instead makes it copy every response it sends.
+     */
+    decorate(request: Request, response: Response): void {
+      if (request.method === "OPTIONS" || !isRuntimePath(new URL(request.url).pathname)) return;
+      const headers = response.headers;
+      if (!headers.has("vary")) headers.set("vary", "Origin");
+      const origin = request.headers.get("origin");
+      if (!origin || refused.has(request)) return;
+      headers.set("access-control-allow-origin", origin);
+      headers.set("access-control-expose-headers", exposeHeaders);
+    },
     /** Refuses a request whose Origin the key's environment does not allow, before anything is done. */
     admit(tenant: Tenant, request: Request): void {
       const origin = request.headers.get("origin");

@@ -16,6 +16,7 @@ export interface NowCollection {
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): Doc[];
   incrementNow(id: string, field: string, by: number, init: object): Doc;
   incrementAllNow(id: string, by: Record<string, number>, init: object): Doc;
+  incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
   deleteNow(filter: Filter<Doc>): number;
 }
 
@@ -173,8 +174,9 @@ function applyAll(writes: readonly Write[] | undefined): void {
 /** A follower's increments; past its `atMost` the write's savepoint rolls back (port.ts, Write). */
 function incrementWithin(w: Extract<Write, { increment: string }>): void {
   if (Object.keys(w.by).length === 0) return;
-  const counter = (w.in as unknown as NowCollection).incrementAllNow(w.increment, w.by, w.init);
-  if (!w.atMost) return;
+  const c = w.in as unknown as NowCollection;
+  if (!w.atMost) return c.incrementAllNow(w.increment, w.by, w.init, false);
+  const counter = c.incrementAllNow(w.increment, w.by, w.init);
   for (const [field, most] of Object.entries(w.atMost)) {
     if (Number(counter[field] ?? 0) <= most) continue;
     const before = Object.fromEntries(

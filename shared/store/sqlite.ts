@@ -151,7 +151,9 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // One statement for every field: the adds happen inside SQLite, never as a read here and a write later,
   // and the document's JSON is rewritten and read back once, not once per field. A missing document is
   // seeded as field-by-field increments would leave it: the first field at its `by`, the others added to `init`'s.
-  incrementAllNow(id: string, by: Record<string, number>, init: object): T {
+  incrementAllNow(id: string, by: Record<string, number>, init: object): T;
+  incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
+  incrementAllNow(id: string, by: Record<string, number>, init: object, answer = true): T | undefined {
     const fields = Object.keys(by);
     const seed: Record<string, unknown> = { _id: id, ...init };
     for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
@@ -159,13 +161,17 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
       const at = `'$.${checkField(f)}'`;
       return `${at}, coalesce(json_extract(doc, ${at}), 0) + ?`;
     });
+    // A follower without a budget needs no answer: no document read back and parsed.
     const sql =
       `INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?) ` +
-      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${sets.join(", ")}) RETURNING doc`;
-    const row = this.db
-      .query<{ doc: string }, SQLQueryBindings[]>(sql)
-      .get(id, JSON.stringify(withoutUndefined(seed)), ...fields.map((f) => by[f]!))!;
-    return JSON.parse(row.doc) as T;
+      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${sets.join(", ")})${answer ? " RETURNING doc" : ""}`;
+    const args = [id, JSON.stringify(withoutUndefined(seed)), ...fields.map((f) => by[f]!)];
+    const statement = this.db.query<{ doc: string }, SQLQueryBindings[]>(sql);
+    if (!answer) {
+      statement.run(...args);
+      return undefined;
+    }
+    return JSON.parse(statement.get(...args)!.doc) as T;
   }
 
   deleteNow(filter: Filter<Doc>): number {
