@@ -175,7 +175,10 @@ function applyAll(writes: readonly Write[] | undefined): void {
 function incrementWithin(w: Extract<Write, { increment: string }>): void {
   if (Object.keys(w.by).length === 0) return;
   const c = w.in as unknown as NowCollection;
-  if (!w.atMost) return c.incrementAllNow(w.increment, w.by, w.init, false);
+  if (!w.atMost) {
+    c.incrementAllNow(w.increment, w.by, w.init, false);
+    return;
+  }
   const counter = c.incrementAllNow(w.increment, w.by, w.init);
   for (const [field, most] of Object.entries(w.atMost)) {
     if (Number(counter[field] ?? 0) <= most) continue;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { buildIdleGame, sources } from "../../sdk-unity/scripts/build.ts";
+import { buildIdleGame, sources } from "../../sdk-unity/Tools~/build.ts";
 import { admin, newTenant } from "../helpers/api.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir } from "../helpers/infra.ts";

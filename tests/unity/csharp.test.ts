@@ -206,4 +206,31 @@ describe("C# client (sdk-unity)", () => {
         if (!r.ok) throw new Error(r.message);
       });
   }
+  // The README's one command: it builds the game, starts its own server and plays; a restart resumes.
+  test("`npm run sdk-unity:example` plays the idle game against its own server, and a second run resumes its saves", async () => {
+    const dir = join(out, "example");
+    const play = async () => {
+      const p = Bun.spawn(["npm", "run", "sdk-unity:example"], {
+        cwd: root,
+        env: { ...process.env, SAVEPOINT_IDLE_DIR: dir, SAVEPOINT_IDLE_TICKS: "3" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [text, errors, code] = await Promise.all([
+        new Response(p.stdout).text(),
+        new Response(p.stderr).text(),
+        p.exited,
+      ]);
+      return { code, text: `${text}${errors}` };
+    };
+    const first = await play();
+    expect({ code: first.code, tail: first.text.slice(-600) }).toMatchObject({ code: 0 });
+    expect(first.text).toContain("tick 3:");
+    const coins = (text: string) => Number(/quit: \w+, server has coins (\d+)/.exec(text)?.[1]);
+    expect(coins(first.text)).toBeGreaterThan(0);
+    // SAVEPOINT_IDLE_DIR keeps the device and the server: the second run goes on from the first one's coins.
+    const second = await play();
+    expect(second.code).toBe(0);
+    expect(coins(second.text)).toBeGreaterThan(coins(first.text));
+  }, 240_000);
 });

@@ -26,6 +26,45 @@ namespace Savepoint.Tests
             Assert.IsTrue(File.Exists(Path.Combine(Root, "link.xml")));
         }
 
+        /// <summary>
+        /// Unity ignores an asset without its .meta in a read-only package (one added from a git URL): every
+        /// file and folder Unity imports has one, with a GUID of its own, and no .meta is left without its asset.
+        /// Folders ending in ~ and dot files are not imported.
+        /// </summary>
+        [Test]
+        public void EveryAssetHasItsMeta()
+        {
+            var guids = new System.Collections.Generic.Dictionary<string, string>();
+            Assert.Greater(CheckMetas(Root, guids), 30);
+        }
+
+        /// <summary>The assets under `dir` checked, with their .meta files; how many there were.</summary>
+        static int CheckMetas(string dir, System.Collections.Generic.Dictionary<string, string> guids)
+        {
+            var seen = 0;
+            foreach (var entry in Directory.GetFileSystemEntries(dir))
+            {
+                var name = Path.GetFileName(entry);
+                if (name.StartsWith(".") || name.EndsWith("~")) continue;
+                if (name.EndsWith(".meta"))
+                {
+                    var asset = entry.Substring(0, entry.Length - ".meta".Length);
+                    Assert.IsTrue(File.Exists(asset) || Directory.Exists(asset), "a .meta without its asset: " + entry);
+                    continue;
+                }
+                var meta = entry + ".meta";
+                Assert.IsTrue(File.Exists(meta), "no .meta for " + entry + " (npm run sdk-unity:meta writes it)");
+                var guid = File.ReadAllLines(meta).Select(l => l.Trim()).First(l => l.StartsWith("guid: ")).Substring(6);
+                StringAssert.IsMatch("^[0-9a-f]{32}$", guid, meta);
+                Assert.IsFalse(guids.ContainsKey(guid), "the GUID of " + meta + " is taken");
+                guids[guid] = meta;
+                StringAssert.Contains(Directory.Exists(entry) ? "folderAsset: yes" : "Importer:", File.ReadAllText(meta), meta);
+                seen++;
+                if (Directory.Exists(entry)) seen += CheckMetas(entry, guids);
+            }
+            return seen;
+        }
+
         [Test]
         public void CoreAsmdefHasNoEngineReferences()
         {
@@ -45,7 +84,7 @@ namespace Savepoint.Tests
             var core = Directory.GetFiles(Path.Combine(Root, "Runtime", "Core"), "*.cs", SearchOption.AllDirectories);
             Assert.Greater(core.Length, 10);
             foreach (var f in core) StringAssert.DoesNotContain("UnityEngine", File.ReadAllText(f), f);
-            // Every .cs under Runtime/ is in one of the two assemblies, and every one has its .meta-free layout.
+            // Every .cs under Runtime/ is in one of the two assemblies.
             var all = Directory.GetFiles(Path.Combine(Root, "Runtime"), "*.cs", SearchOption.AllDirectories);
             Assert.IsTrue(all.All(f => f.Contains(Path.DirectorySeparatorChar + "Core" + Path.DirectorySeparatorChar)
                 || f.Contains(Path.DirectorySeparatorChar + "Unity" + Path.DirectorySeparatorChar)));
