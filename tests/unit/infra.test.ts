@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
+import { metrics } from "../../shared/observe/metrics.ts";
 import { startEmbedded } from "../helpers/deployments.ts";
 import { tempDir, trackChild } from "../helpers/infra.ts";
 import { freePort, waitForPort } from "../helpers/ports.ts";
@@ -510,6 +511,24 @@ describe("infra: services", () => {
     for (const job of config.scrape_configs)
       for (const sd of job.dns_sd_configs ?? []) for (const n of sd.names) scraped.set(n, sd.port);
     for (const [name] of appServices) expect(scraped.get(name), name).toBe(9091);
+  });
+
+  test("Prometheus loads the alert rules, and each rule names only series the processes export", () => {
+    const config = Bun.YAML.parse(read("infra/prometheus/prometheus.yml")) as { rule_files?: string[] };
+    expect(config.rule_files).toEqual(["alerts.yml"]);
+    expect(services.prometheus!.volumes).toContain("./prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro");
+    const rules = (
+      Bun.YAML.parse(read("infra/prometheus/alerts.yml")) as { groups: { rules: { alert: string; expr: string }[] }[] }
+    ).groups.flatMap((g) => g.rules);
+    const alerts = rules.map((r) => r.alert);
+    for (const named of ["SavepointIdempotencyCapReached", "SavepointServerErrors", "SavepointDatabaseDown"])
+      expect(alerts).toContain(named);
+    const exported = new Set(Object.values(metrics).map((m) => m.name));
+    for (const r of rules)
+      for (const [series] of r.expr.matchAll(/\b(?:savepoint|process)_[a-z_]+/g)) {
+        const base = series.replace(/_(bucket|count|sum)$/, "");
+        expect(exported.has(series) || exported.has(base), `${r.alert}: ${series}`).toBe(true);
+      }
   });
 
   test("the secrets are required, and every ${VAR} compose reads is in .env.example", () => {
