@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compileCs, sources } from "../../sdk-unity/Tools~/build.ts";
 import { admin, newTenant } from "../helpers/api.ts";
 import { adminToken, startEmbedded } from "../helpers/deployments.ts";
 import { mint, newSigner, startKeyServer, testProviders } from "../helpers/identity-providers.ts";
@@ -16,23 +17,6 @@ const root = join(import.meta.dir, "..", "..");
 const pkg = join(root, "sdk-unity");
 const tools = monoTools();
 const out = mkdtempSync(join(tmpdir(), "savepoint-cs-"));
-const cs = (dir: string) =>
-  readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => f.endsWith(".cs"))
-    .map((f) => join(dir, f));
-
-function run(cmd: string[], env: Record<string, string> = {}) {
-  // A stuck suite is killed (and reported) rather than holding the whole test run.
-  const r = Bun.spawnSync(cmd, {
-    cwd: out,
-    env: { ...process.env, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 150_000,
-  });
-  return { code: r.exitCode, text: `${r.stdout.toString()}${r.stderr.toString()}` };
-}
 
 /** The NUnit run is asynchronous: the embedded server it talks to answers from this process's event loop. */
 async function runAsync(cmd: string[], env: Record<string, string>) {
@@ -47,21 +31,8 @@ async function runAsync(cmd: string[], env: Record<string, string>) {
   return { code, text: `${stdout}${stderr}` };
 }
 
-function compile(name: string, target: "library" | "exe", sources: string[], refs: string[]) {
-  const r = run([
-    tools!.mcs,
-    "-langversion:7.2",
-    "-nologo",
-    "-warnaserror-",
-    `-target:${target}`,
-    `-out:${join(out, name)}`,
-    "-r:System.Net.Http",
-    "-r:System.Numerics",
-    ...refs.map((x) => `-r:${x}`),
-    ...sources,
-  ]);
-  return { ok: r.code === 0, text: r.text };
-}
+const compile = (name: string, target: "library" | "exe", files: string[], refs: string[]) =>
+  compileCs(tools!.mcs, out, { target, name, files, refs });
 
 type Result = { name: string; ok: boolean; skipped: boolean; message: string };
 let results: Result[] = [];
@@ -74,25 +45,25 @@ if (tools) {
   const core = join(out, "Savepoint.Client.dll");
   const stub = join(out, "UnityEngine.dll");
   built = {
-    core: compile("Savepoint.Client.dll", "library", cs(join(pkg, "Runtime", "Core")), [newtonsoft]),
-    stub: compile("UnityEngine.dll", "library", cs(join(import.meta.dir, "unity-stub")), []),
+    core: compile("Savepoint.Client.dll", "library", sources(join(pkg, "Runtime", "Core")), [newtonsoft]),
+    stub: compile("UnityEngine.dll", "library", sources(join(import.meta.dir, "unity-stub")), []),
   };
-  built.unity = compile("Savepoint.Client.Unity.dll", "library", cs(join(pkg, "Runtime", "Unity")), [
+  built.unity = compile("Savepoint.Client.Unity.dll", "library", sources(join(pkg, "Runtime", "Unity")), [
     newtonsoft,
     core,
     stub,
   ]);
-  built.sampleScene = compile("IdleGameScene.dll", "library", cs(join(pkg, "Samples~", "IdleGame", "Unity")), [
+  built.sampleScene = compile("IdleGameScene.dll", "library", sources(join(pkg, "Samples~", "IdleGame", "Unity")), [
     newtonsoft,
     core,
     stub,
     join(out, "Savepoint.Client.Unity.dll"),
   ]);
-  built.sampleGame = compile("IdleGame.exe", "exe", cs(join(pkg, "Samples~", "IdleGame", "Console")), [
+  built.sampleGame = compile("IdleGame.exe", "exe", sources(join(pkg, "Samples~", "IdleGame", "Console")), [
     newtonsoft,
     core,
   ]);
-  built.tests = compile("Savepoint.Tests.dll", "library", cs(join(import.meta.dir, "cs")), [
+  built.tests = compile("Savepoint.Tests.dll", "library", sources(join(import.meta.dir, "cs")), [
     newtonsoft,
     core,
     stub,
