@@ -5,6 +5,11 @@ import { requestIdOf } from "./request-id.ts";
 
 /** The runtime API, which browser games call from their own origins; nothing else answers CORS. */
 const isRuntimePath = (path: string) => path === "/healthz" || path === "/api/v1" || path.startsWith("/api/v1/");
+/** A request to the runtime API. One whose Host cannot be a host has no URL to read (host.ts): it is none. */
+const isRuntimeRequest = (request: Request) => {
+  const url = URL.parse(request.url);
+  return url !== null && isRuntimePath(url.pathname);
+};
 
 const allowMethods = "GET, POST, PUT, PATCH, DELETE";
 const allowHeaders = [
@@ -54,7 +59,7 @@ export function createCors() {
 
   // A preflight is answered before anything else runs.
   const plugin = new Elysia({ name: "cors" }).onRequest(({ request }) => {
-    if (request.method !== "OPTIONS" || !isRuntimePath(new URL(request.url).pathname)) return;
+    if (request.method !== "OPTIONS" || !isRuntimeRequest(request)) return;
     const origin = request.headers.get("origin");
     const headers: Record<string, string> = {
       vary: "Origin, Access-Control-Request-Headers",
@@ -74,7 +79,7 @@ export function createCors() {
      * given to Elysia's `set` instead makes it copy every response it sends.
      */
     decorate(request: Request, response: Response): void {
-      if (request.method === "OPTIONS" || !isRuntimePath(new URL(request.url).pathname)) return;
+      if (request.method === "OPTIONS" || !isRuntimeRequest(request)) return;
       const headers = response.headers;
       if (!headers.has("vary")) headers.set("vary", "Origin");
       const origin = request.headers.get("origin");
