@@ -1,9 +1,9 @@
 import type { AccountResponse, AccountSlotSummary, SlotResponse } from "../../shared/contract/accounts.ts";
 import type { AccountStatus } from "../../shared/contract/internal.ts";
-import type { PlanName } from "../../shared/contract/plans.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import type { Collection, Store } from "../../shared/store/port.ts";
 import type { Versioned } from "../../shared/store/versioned.ts";
+import type { Point } from "../../shared/synced/restore-points.ts";
 import { JsonText } from "../../shared/util/json-text.ts";
 import type { AccountUsageDoc } from "./environment-budget.ts";
 import { giveLegacySlotsSeats } from "./slots/seats.ts";
@@ -96,18 +96,8 @@ export type SessionDoc = {
  * `plan`, `expiresAt` and `expiresDay` are fixed when it is written (history.ts); snapshots written
  * before they were recorded lack them until the pruner gives them an expiry.
  */
-export type SnapshotDoc = {
-  _id: string;
-  ownerId: string;
+export type SnapshotDoc = Point & {
   accountId: string;
-  seq: number;
-  version: number;
-  payload: string;
-  createdAt: string;
-  /** The workspace's plan at the write: operator routes carry no tenant to ask. */
-  plan?: PlanName;
-  /** Past this instant the snapshot is no longer a restore point. */
-  expiresAt?: string;
   /** `YYYY-MM-DD`, the first UTC day starting at or after `expiresAt`: what pruning deletes by. */
   expiresDay?: string;
 };

@@ -3,6 +3,7 @@ import type { Save } from "../../shared/contract/runtime.ts";
 import { type HitDoc, hitIndexes } from "../../shared/limits/window-counter.ts";
 import { type CollectionsOf, collection, openCollections } from "../../shared/store/collections.ts";
 import type { Store } from "../../shared/store/port.ts";
+import type { Point } from "../../shared/synced/restore-points.ts";
 
 /**
  * One save per id and environment (`_id` is `<envId>/<saveId>`): a stage key never sees a prod save.
@@ -27,17 +28,7 @@ export type SaveDoc = {
 };
 
 /** A restore point of a save (`_id` is `<historyId>:<seq>`); `payload` is `{metadata, state}` as JSON. */
-export type SaveSnapshotDoc = {
-  _id: string;
-  ownerId: string;
-  seq: number;
-  version: number;
-  payload: string;
-  createdAt: string;
-  /** The workspace's plan at the write: operator routes carry no tenant to ask. */
-  plan: PlanName;
-  expiresAt: string;
-};
+export type SaveSnapshotDoc = Point & { plan: PlanName; expiresAt: string };
 
 /** An environment's saves' stored bytes (metadata and state), moved by increments with each write. */
 export type SaveUsageDoc = { _id: string; bytes: number };
