@@ -13,6 +13,17 @@ function ephemeralRange(): [number, number] {
 const handedOut = new Set<number>();
 
 /**
+ * The part of the range this process hands out from: `npm test` runs shards of the suite at once
+ * (SAVEPOINT_TEST_SHARD `i/n`, tests/run.ts), and two of them must never pick the same port.
+ */
+function shareOf(floor: number, low: number): [number, number] {
+  const [i, n] = (process.env.SAVEPOINT_TEST_SHARD ?? "0/1").split("/").map(Number);
+  if (!n || n <= 1 || i === undefined || !(i >= 0 && i < n)) return [floor, low];
+  const size = Math.floor((low - floor) / n);
+  return [floor + i * size, floor + (i + 1) * size];
+}
+
+/**
  * A free TCP port on loopback for a process to listen on, below the kernel's ephemeral range: a port
  * the kernel hands out (port 0) is also what it gives the next outgoing connection (to NATS, to the
  * store), which can take it before the process binds it ("Is port in use?"). Never the same port twice
@@ -20,9 +31,9 @@ const handedOut = new Set<number>();
  */
 export function freePort(): number {
   const [low] = ephemeralRange();
-  const floor = Math.min(10_000, low - 1_000);
+  const [from, to] = shareOf(Math.min(10_000, low - 1_000), low);
   for (let tries = 0; tries < 1_000; tries++) {
-    const port = floor + Math.floor(Math.random() * (low - floor));
+    const port = from + Math.floor(Math.random() * (to - from));
     if (handedOut.has(port)) continue;
     try {
       Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true);
@@ -32,7 +43,7 @@ export function freePort(): number {
     handedOut.add(port);
     return port;
   }
-  throw new Error(`no free port below ${low}`);
+  throw new Error(`no free port from ${from} to ${to}`);
 }
 
 /** Resolves once something accepts TCP connections on the port; rejects after `timeoutMs`. */

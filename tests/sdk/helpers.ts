@@ -42,6 +42,9 @@ export function testClient(d: AnyServer, key: string, o: Partial<ClientOptions> 
   return { client, clock: clock as ReturnType<typeof manualClock> };
 }
 
-let built: ReturnType<typeof buildSdk> | undefined;
-/** `sdk/dist`, built once for every suite that reads it in this test process. */
-export const builtSdk = () => (built ??= buildSdk());
+let built: Promise<unknown> | undefined;
+/**
+ * `sdk/dist`, built once for every suite that reads it in this test process, or once for the whole run
+ * when `npm test` built it before starting its shards (SAVEPOINT_SDK_BUILT, tests/run.ts).
+ */
+export const builtSdk = () => (built ??= process.env.SAVEPOINT_SDK_BUILT ? Promise.resolve() : buildSdk());
