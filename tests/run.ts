@@ -35,6 +35,14 @@ const shards = Array.from({ length: shardCount }, (_, i) =>
   shardCount === 1 ? given : files.filter((_, n) => n % shardCount === i),
 );
 
+// Everything this prints goes through one queue of awaited writes: a shard's output, printed in one
+// piece, must come before the summary line that ends the log.
+let printing: Promise<unknown> = Promise.resolve();
+const print = (text: string, to: typeof Bun.stdout = Bun.stdout) => {
+  printing = printing.then(() => Bun.write(to, text));
+  return printing;
+};
+
 /** One `bun test` over `args`; its output as it comes (the first shard's live, the others' when they end). */
 async function runShard(args: string[], shard: number) {
   // Integration suites start real NATS, FerretDB and service processes: allow a minute per test.
@@ -51,25 +59,25 @@ async function runShard(args: string[], shard: number) {
   });
   let output = "";
   const live = shard === 0;
-  async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
+  async function pump(stream: ReadableStream<Uint8Array>, sink: typeof Bun.stdout) {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });
       output += text;
-      if (live) sink.write(text);
+      if (live) print(text, sink);
     }
   }
-  const pumps = Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+  const pumps = Promise.all([pump(proc.stdout, Bun.stdout), pump(proc.stderr, Bun.stderr)]);
   const code = await proc.exited;
   // A stray grandchild may still hold the pipes open: the summary is written by now, so stop waiting.
   await Promise.race([pumps, Bun.sleep(2_000)]);
-  if (!live) process.stdout.write(`\n--- shard ${shard + 1} of ${shardCount} ---\n${output}`);
+  if (!live) await print(`\n--- shard ${shard + 1} of ${shardCount} ---\n${output}`);
   return { code, output };
 }
 
 const results = await Promise.all(shards.map((args, i) => runShard(args, i)));
 const left = dropRunDatabases(run);
-if (left.length > 0) console.log(`dropped ${left.length} test database(s) the suites left behind`);
+if (left.length > 0) await print(`dropped ${left.length} test database(s) the suites left behind\n`);
 
 const count = (output: string, word: string) =>
   Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? NaN);
@@ -84,11 +92,14 @@ for (const { output } of results) {
   skipped += Number.isNaN(skips) ? 0 : skips;
 }
 // The log's tail is what CI keeps: repeat every such error there, with where the run was when it came.
-for (const { output } of results) for (const block of unhandledErrors(output)) console.log(block);
+for (const { output } of results) for (const block of unhandledErrors(output)) await print(`${block}\n`);
 if (Number.isNaN(passed) || Number.isNaN(failed)) {
-  console.log(`0 passed, 1 failed`);
-  console.error(`a bun test shard exited without a readable summary (exit codes ${results.map((r) => r.code)})`);
+  await print(
+    `a bun test shard exited without a readable summary (exit codes ${results.map((r) => r.code)})\n`,
+    Bun.stderr,
+  );
+  await print("0 passed, 1 failed\n");
   process.exit(1);
 }
-console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
+await print(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
 process.exit(failed > 0 || results.some((r) => r.code !== 0) ? 1 : 0);

@@ -272,6 +272,16 @@ async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
 }
 
 /**
+ * PostgreSQL connections one FerretDB may hold: its own default (50) in a run alone; a share of that
+ * when `npm test` runs shards at once (SAVEPOINT_TEST_SHARD `i/n`), each with its own FerretDBs, so that
+ * together they stay under PostgreSQL's default of 100 clients.
+ */
+function poolMaxConns(): number {
+  const shards = Number((process.env.SAVEPOINT_TEST_SHARD ?? "0/1").split("/")[1]) || 1;
+  return Math.max(10, Math.floor(50 / shards) - 5);
+}
+
+/**
  * FerretDB (the binary `npm test` builds) on a fresh PostgreSQL database at 127.0.0.1:5432 (trust
  * auth), on a free loopback port. Falls back to the SQLite handler when PostgreSQL does not answer,
  * and says so (`handler`, `note`). `stop()` drops the database.
@@ -298,7 +308,8 @@ export async function startFerretOnPostgres(): Promise<FerretServer> {
     if (!created.ok) throw new Error(`could not create PostgreSQL database ${database}: ${created.output}`);
     handler = "postgresql";
     note = `FerretDB on PostgreSQL ${pgHost}:${pgPort}, database ${database}`;
-    backend = ["--handler", "postgresql", "--postgresql-url", `postgres://${pgUser}@${pgHost}:${pgPort}/${database}`];
+    const url = `postgres://${pgUser}@${pgHost}:${pgPort}/${database}?pool_max_conns=${poolMaxConns()}`;
+    backend = ["--handler", "postgresql", "--postgresql-url", url];
   } else {
     handler = "sqlite";
     note = `PostgreSQL at ${pgHost}:${pgPort} is out of reach (${probe.output.split("\n")[0]}): FerretDB on SQLite instead`;
