@@ -24,14 +24,12 @@ export async function syncSlot(
   const { repo } = deps;
   const { tenant, body } = msg;
   const { accountId } = msg.session;
-  // The account holds the storage count: read side by side with the slot, it costs no extra wait.
-  const [slot, account] = await Promise.all([
-    activeSlotForWrite(repo, accountId, msg.params.slotId),
-    repo.accounts.get(accountId),
-  ]);
-  if (!account) throw fail.notFound("Account");
+  const slot = await activeSlotForWrite(repo, accountId, msg.params.slotId);
   return syncFrom(slot, body.baseVersion, {
-    commit() {
+    // The account holds the storage count: read only for a write, so a stale base costs one read (issue 30).
+    async commit() {
+      const account = await repo.accounts.get(accountId);
+      if (!account) throw fail.notFound("Account");
       const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
       const changes = {
         slotInfo: body.slotInfo ? JSON.stringify(slotInfo) : slot.slotInfo,
