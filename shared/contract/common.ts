@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isJsonObject, jsonByteLength, unfaithfulJson } from "../util/json.ts";
+import { isJsonObject, requestJson, unfaithfulJson } from "../util/json.ts";
 
 /** Byte limits of free-form fields (docs/api-rules.md#sizes-and-free-form-json). */
 export const Limits = {
@@ -51,7 +51,7 @@ export function freeForm(maxBytes?: number) {
       const problem = unfaithfulJson(value);
       if (problem) return ctx.addIssue({ code: "custom", message: problem });
       if (maxBytes === undefined) return;
-      const actualBytes = jsonByteLength(value);
+      const actualBytes = Buffer.byteLength(requestJson(value), "utf8");
       if (actualBytes > maxBytes) {
         const params: TooLargeParams = { tooLarge: true, limitBytes: maxBytes, actualBytes };
         ctx.addIssue({ code: "custom", message: `must be at most ${maxBytes} bytes as JSON`, params });

@@ -11,6 +11,23 @@ export function jsonByteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
 }
 
+/** The JSON of free-form objects a request carried, as their schema measured it (common.ts, freeForm). */
+const requestTexts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify` of a free-form object of a request, encoded once: its schema measures it, and the
+ * handler that stores it as text takes the same text instead of encoding it again (issue 30). Only for
+ * values nobody changes after they were validated: a request's body as parsed.
+ */
+export function requestJson(value: object): string {
+  let text = requestTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    requestTexts.set(value, text);
+  }
+  return text;
+}
+
 /** A JSON object: not null, not an array. Its own keys may be anything, `__proto__` included. */
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -21,15 +38,25 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
  * written back as `null`).
  */
 export function unfaithfulJson(value: unknown): string | undefined {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v === "number" && !Number.isFinite(v))
-      return "must not contain numbers outside the range of a double (such as 1e309)";
-    if (typeof v !== "object" || v === null) continue;
+  const infinite = "must not contain numbers outside the range of a double (such as 1e309)";
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : infinite;
+  if (typeof value !== "object" || value === null) return undefined;
+  // Objects and their depths on two stacks, numbers checked where they are found: a save is mostly
+  // numbers, and this runs on every sync (issue 30).
+  const objects: object[] = [value];
+  const depths: number[] = [1];
+  while (objects.length > 0) {
+    const v = objects.pop()!;
+    const depth = depths.pop()!;
     if (depth > maxJsonDepth) return `must not nest deeper than ${maxJsonDepth} levels`;
-    for (const child of Object.values(v))
-      if (typeof child === "object" || typeof child === "number") stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === "number") {
+        if (!Number.isFinite(child)) return infinite;
+      } else if (typeof child === "object" && child !== null) {
+        objects.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return undefined;
 }

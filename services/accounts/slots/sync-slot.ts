@@ -5,6 +5,7 @@ import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import type { IdempotencyRecordId } from "../../../shared/serving/idempotency.ts";
 import { type Conflict, conflict as conflictReply, type Replayed } from "../../../shared/serving/reply.ts";
 import { syncFrom } from "../../../shared/synced/sync-flow.ts";
+import { requestJson } from "../../../shared/util/json.ts";
 import { slotFieldBytes } from "../account-bytes.ts";
 import type { Deps } from "../deps.ts";
 import { commitSync } from "../history/commit-sync.ts";
@@ -32,8 +33,9 @@ export async function syncSlot(
       if (!account) throw fail.notFound("Account");
       const slotInfo = body.slotInfo ?? JSON.parse(slot.slotInfo);
       const changes = {
-        slotInfo: body.slotInfo ? JSON.stringify(slotInfo) : slot.slotInfo,
-        data: JSON.stringify(body.data),
+        // The texts the body's schema measured (shared/util/json.ts, requestJson): not encoded again.
+        slotInfo: body.slotInfo ? requestJson(body.slotInfo) : slot.slotInfo,
+        data: requestJson(body.data),
       };
       return commitSync(deps, tenant, account, key, {
         collection: repo.slots,
