@@ -10,6 +10,7 @@ import { ownStamp, stampChanges } from "../../shared/serving/write-stamp.ts";
 import { DuplicateKeyError, FollowerFailedError } from "../../shared/store/port.ts";
 import { inRounds, type LostRound, lostRound } from "../../shared/store/versioned.ts";
 import { syncFrom } from "../../shared/synced/sync-flow.ts";
+import { requestJson } from "../../shared/util/json.ts";
 import { saveBudget, saveBytes, usageOf } from "./budget.ts";
 import type { Deps } from "./deps.ts";
 import { historyIdOf, type SaveDoc, type SaveUsageDoc, saveDocId, toSave } from "./repo.ts";
@@ -95,8 +96,9 @@ async function commitSave(
   }
   const next = body.baseVersion + 1;
   const stored = {
-    metadata: body.metadata !== undefined ? JSON.stringify(body.metadata) : current.metadata,
-    state: body.state !== undefined ? JSON.stringify(body.state) : current.state,
+    // The texts the body's schema measured (shared/util/json.ts, requestJson): not encoded again.
+    metadata: body.metadata !== undefined ? requestJson(body.metadata) : current.metadata,
+    state: body.state !== undefined ? requestJson(body.state) : current.state,
   };
   const count = saveBudget(
     deps,
@@ -149,8 +151,8 @@ async function createSave(
     envId,
     saveId: msg.params.saveId,
     externalUserId: body.externalUserId,
-    metadata: JSON.stringify(body.metadata ?? {}),
-    state: JSON.stringify(body.state ?? {}),
+    metadata: requestJson(body.metadata ?? {}),
+    state: requestJson(body.state ?? {}),
     version: 1,
     createdAt: at,
     updatedAt: at,
