@@ -2,6 +2,7 @@ import { appendFileSync, closeSync, mkdirSync, openSync, writeFileSync } from "n
 import { join } from "node:path";
 import { tempDir, trackChild } from "./infra.ts";
 import { freePort, waitForPort } from "./ports.ts";
+import { testShard } from "./shard.ts";
 import { dropOrphanDatabases, newDatabaseName, pgTarget } from "./test-databases.ts";
 import { ferretdbBin, natsServerBin } from "./tools.ts";
 
@@ -277,8 +278,8 @@ async function psql(sql: string): Promise<{ ok: boolean; output: string }> {
  * together they stay under PostgreSQL's default of 100 clients.
  */
 function poolMaxConns(): number {
-  const shards = Number((process.env.SAVEPOINT_TEST_SHARD ?? "0/1").split("/")[1]) || 1;
-  return Math.max(10, Math.floor(50 / shards) - 5);
+  const { count } = testShard();
+  return count === 1 ? 50 : Math.max(10, Math.floor(50 / count) - 5);
 }
 
 /**

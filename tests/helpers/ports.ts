@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { testShard } from "./shard.ts";
 
 /** The kernel's range for the local ends of outgoing connections (its default, where it cannot be read). */
 function ephemeralRange(): [number, number] {
@@ -17,10 +18,9 @@ const handedOut = new Set<number>();
  * (SAVEPOINT_TEST_SHARD `i/n`, tests/run.ts), and two of them must never pick the same port.
  */
 function shareOf(floor: number, low: number): [number, number] {
-  const [i, n] = (process.env.SAVEPOINT_TEST_SHARD ?? "0/1").split("/").map(Number);
-  if (!n || n <= 1 || i === undefined || !(i >= 0 && i < n)) return [floor, low];
-  const size = Math.floor((low - floor) / n);
-  return [floor + i * size, floor + (i + 1) * size];
+  const { index, count } = testShard();
+  const size = Math.floor((low - floor) / count);
+  return [floor + index * size, floor + (index + 1) * size];
 }
 
 /**
