@@ -130,7 +130,23 @@ export function createClaims(bus: Bus, log: Logger, options: ClaimOptions = {}) 
     }
   }
 
+  /** A unit from a block already granted, without waiting; undefined when none is left to take so. */
+  function takeHeld(l: Lease, limit: number): Unit | undefined {
+    const range = l.held[0];
+    if (!range || l.claiming || alone || range[0] >= limit - l.lowered) return undefined;
+    const unit = range[0];
+    if (++range[0] === range[1]) l.held.shift();
+    return unit;
+  }
+
   return {
+    /**
+     * `take` for the usual request, whose units are all in blocks already granted: taken at once, with
+     * no promise; undefined for a window that has none left (then `take` it).
+     */
+    takeHeld(scope: string, window: string, limit: number): Unit | undefined {
+      return takeHeld(lease(scope, window), limit);
+    },
     /**
      * One unit of `limit` for the scope's window, or null once the window's limit is used up. `less`
      * names a window whose granted units lower the limit (the previous minute, for a shared burst).

@@ -7,10 +7,20 @@ const label = "[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?";
 /** A DNS name or IPv4 address (dot-separated labels), or a bracketed IPv6 address; then an optional port. */
 const hostAndPort = new RegExp(`^(?:${label}(?:\\.${label})*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::(\\d{1,5}))?$`);
 
+// A server is reached under a few names: each is checked once, not on every request. Bounded, so a
+// client sending ever new names only costs the check again.
+const checked = new Map<string, boolean>();
+const checkedAtMost = 256;
+
 /** Whether `authority` (`host[:port]`) can name a server. */
 export function isHostAndPort(authority: string): boolean {
+  let ok = checked.get(authority);
+  if (ok !== undefined) return ok;
   const match = authority.length <= 260 ? hostAndPort.exec(authority) : null;
-  return !!match && (match[1] === undefined || Number(match[1]) <= 65535);
+  ok = !!match && (match[1] === undefined || Number(match[1]) <= 65535);
+  if (checked.size >= checkedAtMost) checked.clear();
+  checked.set(authority, ok);
+  return ok;
 }
 
 /**

@@ -7,11 +7,17 @@ type Labels = Record<string, string | number>;
 
 const escapeLabel = (v: string) =>
   /[\\\n"]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"') : v;
-// On every request: a plain loop, no intermediate arrays.
 const labelText = (labels: Labels) => {
   let text = "";
   for (const k in labels) text += `${text ? "," : "{"}${k}="${escapeLabel(String(labels[k]))}"`;
   return text ? `${text}}` : "";
+};
+// On every request a series is looked up by its labels: a key made by plain concatenation (control
+// characters apart, no label holds), the exposition's escaped text only once, when the series is made.
+const seriesKey = (labels: Labels) => {
+  let key = "";
+  for (const k in labels) key += `${k}\u0001${labels[k]}\u0002`;
+  return key;
 };
 
 interface Metric {
@@ -19,24 +25,24 @@ interface Metric {
 }
 
 class Counter implements Metric {
-  private readonly series = new Map<string, { labels: Labels; value: number }>();
+  private readonly series = new Map<string, { text: string; value: number }>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
+    const key = seriesKey(labels);
     const s = this.series.get(key);
     if (s) s.value += by;
-    else this.series.set(key, { labels, value: by });
+    else this.series.set(key, { text: labelText(labels), value: by });
   }
 
   render() {
     return [
       `# HELP ${this.name} ${this.help}`,
       `# TYPE ${this.name} counter`,
-      ...[...this.series].map(([k, s]) => `${this.name}${k} ${s.value}`),
+      ...[...this.series.values()].map((s) => `${this.name}${s.text} ${s.value}`),
     ];
   }
 }
@@ -50,13 +56,16 @@ class Histogram implements Metric {
   ) {}
 
   observe(labels: Labels, seconds: number): void {
-    const key = labelText(labels);
+    const key = seriesKey(labels);
     let s = this.series.get(key);
     if (!s) {
       s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.series.set(key, s);
     }
-    for (let i = 0; i < this.buckets.length; i++) if (seconds <= this.buckets[i]!) s.counts[i]!++;
+    // Only the first bucket that holds it is counted here; the exposition's buckets are cumulative (render).
+    let i = 0;
+    while (i < this.buckets.length && seconds > this.buckets[i]!) i++;
+    if (i < this.buckets.length) s.counts[i]!++;
     s.sum += seconds;
     s.count++;
   }
@@ -64,8 +73,9 @@ class Histogram implements Metric {
   render() {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
+      let below = 0;
       for (const [i, le] of this.buckets.entries())
-        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${s.counts[i]}`);
+        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${(below += s.counts[i]!)}`);
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: "+Inf" })} ${s.count}`);
       lines.push(
         `${this.name}_sum${labelText(s.labels)} ${s.sum}`,
