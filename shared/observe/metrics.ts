@@ -74,8 +74,10 @@ class Histogram implements Metric {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
       let below = 0;
-      for (const [i, le] of this.buckets.entries())
-        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${(below += s.counts[i]!)}`);
+      for (const [i, le] of this.buckets.entries()) {
+        below += s.counts[i]!;
+        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le })} ${below}`);
+      }
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: "+Inf" })} ${s.count}`);
       lines.push(
         `${this.name}_sum${labelText(s.labels)} ${s.sum}`,
