@@ -5,7 +5,14 @@ export type Lease = { _id: string; owner: string; expiresAt: number };
 
 // Long enough for one conditional write on a loaded server; short, because a holder killed mid-write
 // leaves its lease behind and every writer of that document waits it out.
-const leaseMs = 3_000;
+export const leaseMs = 3_000;
+/**
+ * How long a writer waits its turn, in leases. A conditional update gives up sooner, as soon as its
+ * version moved on. An increment always applies, and is most often the follower of a write that
+ * already stands (a save's byte count): giving up would lose the count, so it waits through a long
+ * queue of holders of a hot document (an environment's count, moved by every save) on a loaded server.
+ */
+const waitLeases = { conditional: 2, increment: 10 };
 
 /**
  * Per-document mutual exclusion through a unique `_id` insert, for servers whose findAndModify is not
@@ -19,10 +26,10 @@ export async function withLease<R>(
   leases: MongoCollection<Lease>,
   key: string,
   work: () => Promise<R>,
-  stillWanted: () => Promise<boolean> = async () => true,
+  stillWanted?: () => Promise<boolean>,
 ): Promise<R | null> {
   const owner = randomBase62(12);
-  const deadline = Date.now() + 2 * leaseMs;
+  const deadline = Date.now() + (stillWanted ? waitLeases.conditional : waitLeases.increment) * leaseMs;
   for (let attempt = 0; ; attempt++) {
     try {
       await leases.insertOne({ _id: key, owner, expiresAt: Date.now() + leaseMs });
@@ -31,7 +38,7 @@ export async function withLease<R>(
       if ((err as { code?: number }).code !== 11000) throw err;
       const held = await leases.findOne({ _id: key });
       if (held && held.expiresAt < Date.now()) await leases.deleteOne({ _id: key, owner: held.owner });
-      if (!(await stillWanted())) return null;
+      if (stillWanted && !(await stillWanted())) return null;
       if (Date.now() > deadline) throw new Error(`lease on ${key} not acquired`);
       // Backing off: waiters that spin make every write of the server slower.
       await Bun.sleep((5 + Math.min(attempt * 5, 100)) * Math.random());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
+import { leaseMs } from "../../shared/store/mongo-lease.ts";
 import {
   type FerretServer,
   type NatsCluster,
@@ -142,7 +143,6 @@ async function leaseContention(from: number, startWall: number): Promise<string>
  * milliseconds), and block their documents until they expire (shared/store/mongo-lease.ts).
  */
 async function storeLeftovers(what: string, faultWall: number): Promise<string[]> {
-  const leaseMs = 10_000; // leaseMs of shared/store/mongo-lease.ts
   const client = new MongoClient(ferret.url, { serverSelectionTimeoutMS: 3_000 });
   try {
     const db = client.db(d.db);

@@ -1,0 +1,49 @@
+import { expect, test } from "bun:test";
+import { MongoClient } from "mongodb";
+import { createMongoStore } from "../../shared/store/mongo.ts";
+import { leaseMs } from "../../shared/store/mongo-lease.ts";
+import { mongo, uniqueDb } from "../helpers/infra.ts";
+
+type Usage = { _id: string; bytes: number };
+
+/**
+ * A hot document's lease (FerretDB: shared/store/mongo-lease.ts) held by one writer after another for
+ * longer than a conditional update waits: an increment, the byte count of a save that already stands,
+ * waits its turn and applies, instead of failing and leaving the count short (a save race of the
+ * distributed suite once ended with an environment's count at -114 bytes so).
+ */
+test("an increment waits through a queue of lease holders longer than a conditional update would, and applies", async () => {
+  const { url } = await mongo();
+  const db = uniqueDb("lease");
+  const store = await createMongoStore(url, db);
+  const client = new MongoClient(url);
+  try {
+    const usage = await store.collection<Usage>("usage");
+    await usage.insert({ _id: "env", bytes: 100 });
+    // Other writers hold the lease in turn, each renewing it before it expires, for longer than a
+    // conditional update waits (the waiter never sees it expired): only a patient increment gets it.
+    const leases = client.db(db).collection<{ _id: string; owner: string; expiresAt: number }>("_leases");
+    const key = "usage:env";
+    const queueMs = 3 * leaseMs;
+    await leases.insertOne({ _id: key, owner: "others", expiresAt: Date.now() + leaseMs });
+    const renew = setInterval(
+      () => void leases.updateOne({ _id: key }, { $set: { expiresAt: Date.now() + leaseMs } }).catch(() => {}),
+      leaseMs / 4,
+    );
+    const released = Bun.sleep(queueMs).then(async () => {
+      clearInterval(renew);
+      await leases.deleteOne({ _id: key, owner: "others" });
+    });
+    const counted = usage.increment("env", "bytes", -114, {});
+    await released;
+    await counted;
+    expect((await usage.get("env"))?.bytes).toBe(-14);
+  } finally {
+    await client
+      .db(db)
+      .dropDatabase()
+      .catch(() => {});
+    await client.close();
+    await store.close();
+  }
+}, 60_000);
