@@ -19,7 +19,7 @@ const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
  * this copy counted alone.
  */
 export function createLimits(claims: Claims, now: () => number = Date.now) {
-  let forgotten = "";
+  let windows = { minute: Number.NaN, month: "", this: "", last: "" };
   const running = new Map<string, number>();
 
   /** Takes one of the account's places in this copy, or refuses at once (and counts nothing). */
@@ -69,20 +69,17 @@ export function createLimits(claims: Claims, now: () => number = Date.now) {
     const { monthlyRequests, perMinute } = tenant.entitlements;
     const t = now();
     const env = `env:${tenant.envId}`;
-    const month = `month:${monthOf(t)}`;
     const minute = minuteOf(t);
-    const thisMinute = `minute:${minute}`;
-    const lastMinute = `minute:${minute - 1}`;
-    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
-    // Windows end once a minute: forget the ended ones then, not on every request.
-    if (forgotten !== thisMinute) {
-      forgotten = thisMinute;
-      claims.forgetExcept(new Set([month, thisMinute]));
+    // Windows end once a minute: name them and forget the ended ones then, not on every request.
+    if (windows.minute !== minute) {
+      windows = { minute, month: `month:${monthOf(t)}`, this: `minute:${minute}`, last: `minute:${minute - 1}` };
+      claims.forgetExcept(new Set([windows.month, windows.this]));
     }
 
     // Each limit takes a unit this copy claimed, all three at once: they do not depend on each other, so a
     // request waits for billing once at most (claims.ts). A refusal gives back the units the others took.
     const perAccount = tenant.settings.rateLimits.sessionRequestsPerMinute;
+    const { month, this: thisMinute, last: lastMinute } = windows;
     const wanted: [string, string, number, number, string?][] = [];
     if (monthlyRequests !== null) wanted.push([env, month, monthlyRequests, keep.month]);
     // The current and the previous minute together may use two minutes' worth.
@@ -104,6 +101,7 @@ export function createLimits(claims: Claims, now: () => number = Date.now) {
     for (const [i, unit] of units.entries()) if (unit !== null) claims.giveBack(wanted[i]![0], wanted[i]![1], unit);
     // The first refusal in the order month, minute, account answers, as when they were taken in turn.
     const [scope, window] = wanted[refused]!;
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - t) / 1000));
     if (window === month)
       throw fail.monthlyQuotaExceeded(tenant.plan, claims.claimed(env, month, monthlyRequests!), monthlyRequests!);
     if (scope === env) {
