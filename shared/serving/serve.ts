@@ -48,10 +48,11 @@ function routeParser<R extends Route>(bus: Bus, r: R): (data: unknown) => RouteM
     if (!withTenant) return checked ? (data as RouteMessage<R>) : parse(schema, data);
     const { tenant, tenantRef } = (data ?? {}) as { tenant?: unknown; tenantRef?: unknown };
     if (tenant === undefined && typeof tenantRef === "string") {
-      const rest = checked ? withoutRef(data as RouteMessage<R>) : parse(withoutTenant, data);
+      const rest = checked ? (data as object) : parse(withoutTenant, data);
       const found = known.get(tenantRef);
       if (!found) throw fail.tenantUnknown(tenantRef);
-      return { ...rest, tenant: found } as RouteMessage<R>;
+      // Copied once: the reference a vouched message holds is left undefined, not cut out in a copy of its own.
+      return { ...rest, tenantRef: undefined, tenant: found } as unknown as RouteMessage<R>;
     }
     const message = checked ? (data as RouteMessage<R>) : parse(schema, data);
     return { ...withoutRef(message), tenant: known.add(message.tenant as Tenant) } as RouteMessage<R>;
