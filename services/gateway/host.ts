@@ -14,9 +14,10 @@ const checkedAtMost = 256;
 
 /** Whether `authority` (`host[:port]`) can name a server. */
 export function isHostAndPort(authority: string): boolean {
+  if (authority.length > 260) return false;
   let ok = checked.get(authority);
   if (ok !== undefined) return ok;
-  const match = authority.length <= 260 ? hostAndPort.exec(authority) : null;
+  const match = hostAndPort.exec(authority);
   ok = !!match && (match[1] === undefined || Number(match[1]) <= 65535);
   if (checked.size >= checkedAtMost) checked.clear();
   checked.set(authority, ok);

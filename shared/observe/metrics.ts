@@ -64,7 +64,7 @@ class Histogram implements Metric {
     }
     // Only the first bucket that holds it is counted here; the exposition's buckets are cumulative (render).
     let i = 0;
-    while (i < this.buckets.length && seconds > this.buckets[i]!) i++;
+    while (i < this.buckets.length && !(seconds <= this.buckets[i]!)) i++;
     if (i < this.buckets.length) s.counts[i]!++;
     s.sum += seconds;
     s.count++;

@@ -11,8 +11,9 @@ export const leaseMs = 3_000;
  * version moved on. An increment always applies, and is most often the follower of a write that
  * already stands (a save's byte count): giving up would lose the count, so it waits through a long
  * queue of holders of a hot document (an environment's count, moved by every save) on a loaded server.
+ * Bounded still: a service's shutdown waits for its handlers, and a deployment gives it 30 s at most.
  */
-const waitLeases = { conditional: 2, increment: 10 };
+const waitLeases = { conditional: 2, increment: 5 };
 
 /**
  * Per-document mutual exclusion through a unique `_id` insert, for servers whose findAndModify is not

@@ -30,13 +30,18 @@ test("an increment waits through a queue of lease holders longer than a conditio
       () => void leases.updateOne({ _id: key }, { $set: { expiresAt: Date.now() + leaseMs } }).catch(() => {}),
       leaseMs / 4,
     );
+    let beforeRelease: number | undefined;
     const released = Bun.sleep(queueMs).then(async () => {
       clearInterval(renew);
+      beforeRelease = (await usage.get("env"))?.bytes;
       await leases.deleteOne({ _id: key, owner: "others" });
     });
     const counted = usage.increment("env", "bytes", -114, {});
     await released;
     await counted;
+    // FerretDB's increment waited for the lease; MongoDB's, atomic without one, did not.
+    const leased = "ferretdbVersion" in (await client.db(db).admin().command({ buildInfo: 1 }));
+    expect({ leased, beforeRelease }).toEqual({ leased, beforeRelease: leased ? 100 : -14 });
     expect((await usage.get("env"))?.bytes).toBe(-14);
   } finally {
     await client

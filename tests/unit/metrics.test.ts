@@ -7,9 +7,10 @@ const linesOf = (name: string, mark: string) =>
     .split("\n")
     .filter((l) => l.startsWith(name) && l.includes(mark));
 
-test("a histogram's buckets are cumulative, each counting every observation at or below its bound", () => {
+test("a histogram's buckets are cumulative, each counting every observation at or below its bound (NaN in none but +Inf)", () => {
   const mark = `unit-${crypto.randomUUID()}`;
-  for (const seconds of [0.0001, 0.0005, 0.003, 0.003, 0.2, 30]) metrics.handled.observe({ subject: mark }, seconds);
+  for (const seconds of [0.0001, 0.0005, 0.003, 0.003, 0.2, 30, Number.NaN])
+    metrics.handled.observe({ subject: mark }, seconds);
   const bucket = (le: string) =>
     linesOf("savepoint_handler_duration_seconds_bucket", mark)
       .find((l) => l.includes(`le="${le}"`))
@@ -20,10 +21,10 @@ test("a histogram's buckets are cumulative, each counting every observation at o
     "4",
     "5",
     "5",
-    "6",
+    "7",
   ]);
   const count = linesOf("savepoint_handler_duration_seconds_count", mark)[0];
-  expect(count?.split(" ")[1]).toBe("6");
+  expect(count?.split(" ")[1]).toBe("7");
 });
 
 test("series are told apart by their labels' names and values, and rendered with escaped values", () => {
