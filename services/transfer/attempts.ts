@@ -42,7 +42,10 @@ export function attemptLimits(deps: Deps, tenant: Tenant, ip: string) {
   return {
     /** Counts this attempt as a guess unless it is released; throws 429 when a limit is used up. */
     async reserve(): Promise<Reservation> {
-      const ipSeat = await counter.take(ipScope.scope, ipScope.windowSeconds, ipScope.limit, true);
+      // Any free seat, not the lowest: one client's burst spreads over its seats instead of queueing on
+      // one after another (500 concurrent guesses made 10 rounds of reads and inserts each). Whether this
+      // is its first attempt is told by the count below, never by a seat's number.
+      const ipSeat = await counter.take(ipScope.scope, ipScope.windowSeconds, ipScope.limit);
       if (ipSeat === null) throw refusal(ipScope);
       const keySeat = await counter.take(keyScope.scope, keyScope.windowSeconds, keyScope.limit);
       // Its first attempt is alone in its count. Counted after taking its own seat, so of concurrent ones at most one is.
