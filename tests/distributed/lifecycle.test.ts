@@ -40,7 +40,17 @@ describe("process lifecycle (distributed)", () => {
       stderr: "pipe",
     });
     trackChild(proc);
-    await Bun.sleep(1_500);
+    // NATS starts once the service says it is waiting for it: a fixed pause was shorter than a slow
+    // machine's start of the service, which then found NATS up and had nothing to wait for.
+    let log = "";
+    const lines = (async () => {
+      for await (const chunk of proc.stderr.pipeThrough(new TextDecoderStream())) log += chunk;
+    })();
+    await eventually(
+      async () => log,
+      (text) => text.includes("waiting for NATS"),
+    );
+    await Bun.sleep(500);
     expect(proc.exitCode).toBeNull(); // still waiting, not given up
     const nats = Bun.spawn(
       ["nats-server", "-a", "127.0.0.1", "-p", String(natsPort), "-js", "-sd", tempDir("late-nats")],
@@ -55,7 +65,7 @@ describe("process lifecycle (distributed)", () => {
       expect(ready.body).toEqual({ ready: true, bus: "ok", store: "ok" });
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
-      const log = await new Response(proc.stderr).text();
+      await lines;
       expect(log).toContain("waiting for NATS");
       expect(log).toContain("saves service ready");
     } finally {
