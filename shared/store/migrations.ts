@@ -15,16 +15,23 @@ export interface Migration {
 const baseline: Migration = { version: 1, name: "baseline", up: async () => {} };
 
 /**
+ * Version 2: on SQLite, each indexed field kept in a column of its own (sqlite.ts), made as each
+ * collection is opened with its indexes. Nothing to do here: the version is what makes an older server
+ * refuse the store, since its writes would leave the columns behind (and unique keys no longer unique).
+ */
+const indexColumns: Migration = { version: 2, name: "SQLite indexes on columns", up: async () => {} };
+
+/**
  * Each service's migrations, oldest first, numbered 1, 2, 3... A new one goes at the end of its
  * service's list (and in CHANGELOG.md); the last number is the schema this server writes.
  */
 export const migrations: Record<string, readonly Migration[]> = {
-  config: [baseline],
-  accounts: [baseline],
-  transfer: [baseline],
-  "auth-bridge": [baseline],
-  billing: [baseline],
-  saves: [baseline],
+  config: [baseline, indexColumns],
+  accounts: [baseline, indexColumns],
+  transfer: [baseline, indexColumns],
+  "auth-bridge": [baseline, indexColumns],
+  billing: [baseline, indexColumns],
+  saves: [baseline, indexColumns],
 };
 
 /** The migrations of `service` (a service without its own list has the baseline alone). */

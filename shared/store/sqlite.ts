@@ -14,10 +14,25 @@ import {
 } from "./port.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
 
-const path = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
-const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
+/**
+ * The fields a table's indexes are on, each kept in a column of its own (`ix_<field>`) beside the
+ * document: an index on an expression over the document is computed again, for the old row and the
+ * new, on every write of the row, also when its key did not change, and a slot's document carries its
+ * data as escaped JSON text (issue 30). A write sets only the columns of the fields it names, so an
+ * index whose fields it leaves alone is not touched. One set per table, shared by its every handle.
+ */
+type Columns = Set<string>;
 
-function where(filter: Filter<Doc>): { sql: string; args: SQLQueryBindings[] } {
+const jsonPath = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
+const column = (field: string) => `"ix_${checkField(field)}"`;
+/** Where a field's value is read from in SQL: its column when it has one. */
+const path = (field: string, columns: Columns) => (columns.has(field) ? column(field) : jsonPath(field));
+const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
+/** A field's value as its column holds it: what `json_extract` answers for it (JSON text for an object). */
+const columnValue = (v: unknown): SQLQueryBindings =>
+  v === undefined || v === null ? null : typeof v === "object" ? JSON.stringify(v) : bind(v);
+
+function where(filter: Filter<Doc>, columns: Columns): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
   const args: SQLQueryBindings[] = [];
   for (const field in filter) {
@@ -27,9 +42,9 @@ function where(filter: Filter<Doc>): { sql: string; args: SQLQueryBindings[] } {
       parts.push("_id = ?");
       args.push(value as string);
     } else if (value === null) {
-      parts.push(`${path(field)} IS NULL`);
+      parts.push(`${path(field, columns)} IS NULL`);
     } else {
-      parts.push(`${path(field)} = ?`);
+      parts.push(`${path(field, columns)} = ?`);
       args.push(bind(value));
     }
   }
@@ -57,6 +72,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     private readonly db: Database,
     private readonly table: string,
     private readonly writer: GroupCommit,
+    private readonly columns: Columns,
   ) {
     this.byId = db.prepare(`SELECT doc FROM "${table}" WHERE _id = ?`);
     this.insertRow = db.prepare(`INSERT INTO "${table}" (_id, doc) VALUES (?, ?)`);
@@ -80,17 +96,18 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}) {
-    const w = where(filter as Filter<Doc>);
+    const w = where(filter as Filter<Doc>, this.columns);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
     // _id breaks ties, so pages of one listing never overlap or skip a row.
-    const order = options.sort ? `ORDER BY ${path(options.sort.field)} ${direction}, _id ${direction}` : "";
+    const sorted = options.sort && path(options.sort.field, this.columns);
+    const order = sorted ? `ORDER BY ${sorted} ${direction}, _id ${direction}` : "";
     // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
     const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
     return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
   async count(filter: Filter<T>, upTo?: number) {
-    const w = where(filter as Filter<Doc>);
+    const w = where(filter as Filter<Doc>, this.columns);
     const rows =
       upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
     return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
@@ -130,16 +147,32 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // slip between a filter's match and its write.
 
   insertNow(doc: Doc): void {
-    this.insertRow.run(doc._id, JSON.stringify(withoutUndefined(doc)));
+    const json = JSON.stringify(withoutUndefined(doc));
+    if (this.columns.size === 0) {
+      this.insertRow.run(doc._id, json);
+      return;
+    }
+    const fields = [...this.columns];
+    const names = fields.map(column).join(", ");
+    this.db
+      .query(`INSERT INTO "${this.table}" (_id, doc, ${names}) VALUES (?, ?${", ?".repeat(fields.length)})`)
+      .run(doc._id, json, ...fields.map((f) => columnValue(doc[f])));
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
-    const w = where(filter);
+    const w = where(filter, this.columns);
     const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${many ? "" : "LIMIT 1"}`, w.args);
     const set = withoutUndefined(changes);
+    const touched = this.columns.size === 0 ? [] : Object.keys(set).filter((f) => this.columns.has(f));
+    const write =
+      touched.length === 0
+        ? this.writeRow
+        : this.db.query(
+            `UPDATE "${this.table}" SET doc = ?${touched.map((f) => `, ${column(f)} = ?`).join("")} WHERE _id = ?`,
+          );
     for (let i = 0; i < matched.length; i++) {
       const next = Object.assign(matched[i]!, set);
-      this.writeRow.run(JSON.stringify(next), next._id);
+      write.run(JSON.stringify(next), ...touched.map((f) => columnValue(next[f])), next._id);
     }
     return matched;
   }
@@ -155,27 +188,35 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer = true): T | undefined {
     const fields = Object.keys(by);
-    const seed: Record<string, unknown> = { _id: id, ...init };
-    for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
-    const sets = fields.map((f) => {
-      const at = `'$.${checkField(f)}'`;
-      return `${at}, coalesce(json_extract(doc, ${at}), 0) + ?`;
-    });
+    const added = (f: string) => `coalesce(json_extract(doc, '$.${checkField(f)}'), 0) + ?`;
+    const sets = fields.map((f) => `'$.${checkField(f)}', ${added(f)}`);
+    const touched = fields.filter((f) => this.columns.has(f));
+    const columnSets = touched.map((f) => `, ${column(f)} = ${added(f)}`).join("");
+    // The document is there nearly always (an account's count, an environment's): updated first, and
+    // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
     // A follower without a budget needs no answer: no document read back and parsed.
-    const sql =
-      `INSERT INTO "${this.table}" (_id, doc) VALUES (?, ?) ` +
-      `ON CONFLICT(_id) DO UPDATE SET doc = json_set(doc, ${sets.join(", ")})${answer ? " RETURNING doc" : ""}`;
-    const args = [id, JSON.stringify(withoutUndefined(seed)), ...fields.map((f) => by[f]!)];
-    const statement = this.db.query<{ doc: string }, SQLQueryBindings[]>(sql);
+    const returning = answer ? " RETURNING doc" : "";
+    const update = this.db.query<{ doc: string }, SQLQueryBindings[]>(
+      `UPDATE "${this.table}" SET doc = json_set(doc, ${sets.join(", ")})${columnSets} WHERE _id = ?${returning}`,
+    );
+    const args = [...fields.map((f) => by[f]!), ...touched.map((f) => by[f]!), id];
+    const seeded = () => {
+      const seed: Record<string, unknown> = { _id: id, ...init };
+      for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
+      const doc = withoutUndefined(seed) as Doc;
+      this.insertNow(doc);
+      return doc as T;
+    };
     if (!answer) {
-      statement.run(...args);
+      if (update.run(...args).changes === 0) seeded();
       return undefined;
     }
-    return JSON.parse(statement.get(...args)!.doc) as T;
+    const row = update.get(...args);
+    return row ? (JSON.parse(row.doc) as T) : seeded();
   }
 
   deleteNow(filter: Filter<Doc>): number {
-    const w = where(filter);
+    const w = where(filter, this.columns);
     return this.db.query(`DELETE FROM "${this.table}" ${w.sql}`).run(...w.args).changes;
   }
 }
@@ -208,21 +249,48 @@ export function createSqliteStore(file: string): Store {
   // batch's copies are a few hundred KiB at most, freed at its commit.
   db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
+  const tableColumns = new Map<string, Columns>();
+  const columnsOf = (table: string): Columns => {
+    let columns = tableColumns.get(table);
+    if (!columns) {
+      const names = db.query<{ name: string }, []>(`PRAGMA table_info("${table}")`).all();
+      columns = new Set(names.filter((c) => c.name.startsWith("ix_")).map((c) => c.name.slice(3)));
+      tableColumns.set(table, columns);
+    }
+    return columns;
+  };
+  /**
+   * The index, on columns: a field without one gets it, filled from every stored document, and an index
+   * of that name still on expressions (a store from before columns) is made again on them.
+   */
+  const indexOn = (table: string, index: Index, columns: Columns) => {
+    const name = `${table}_${checkField(index.name)}`;
+    if (index.dropped) {
+      db.exec(`DROP INDEX IF EXISTS "${name}"`);
+      return;
+    }
+    for (const field of index.fields) {
+      if (field === "_id" || columns.has(field)) continue;
+      db.exec(`ALTER TABLE "${table}" ADD COLUMN ${column(field)}`);
+      db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
+      columns.add(field);
+    }
+    const made = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(name);
+    if (made?.sql.includes("json_extract")) db.exec(`DROP INDEX "${name}"`);
+    const keys = index.fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
+    db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON "${table}" (${keys})`);
+  };
   const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-      for (const index of indexes) {
-        if (index.dropped) {
-          db.exec(`DROP INDEX IF EXISTS "${table}_${checkField(index.name)}"`);
-          continue;
-        }
-        const columns = index.fields.map(path).join(", ");
-        db.exec(
-          `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${table}_${checkField(index.name)}" ON "${table}" (${columns})`,
-        );
-      }
-      return new SqliteCollection<T>(db, table, writer) as Collection<T>;
+      const columns = columnsOf(table);
+      // One step: a crash midway leaves neither a column nobody filled nor an index dropped and not made.
+      if (indexes.length > 0)
+        db.transaction(() => {
+          for (const index of indexes) indexOn(table, index, columns);
+        }).immediate();
+      return new SqliteCollection<T>(db, table, writer, columns) as Collection<T>;
     },
     async ping() {
       db.query("SELECT 1").get();

@@ -75,18 +75,23 @@ function syncStatements(
   db: Database,
   slot: (s: number, version: number) => string,
   snapshot: (s: number, seq: number) => string,
+  /** The values of the restore points' indexed columns (shared/store/sqlite.ts), where the table has them. */
+  snapshotColumns?: { names: string[]; values: (s: number, seq: number) => (string | number)[] },
 ): number {
   const insert = db.prepare("INSERT INTO slots (_id, doc) VALUES (?, ?)");
   for (let s = 0; s < 16; s++) insert.run(`s${s}`, slot(s, 1));
   const read = db.prepare<{ doc: string }, [string]>("SELECT doc FROM slots WHERE _id = ?");
   const update = db.prepare("UPDATE slots SET doc = ? WHERE _id = ? AND json_extract(doc, '$.version') = ?");
-  const keep = db.prepare("INSERT INTO snapshots (_id, doc) VALUES (?, ?)");
+  const names = snapshotColumns?.names ?? [];
+  const keep = db.prepare(
+    `INSERT INTO snapshots (_id, doc${names.map((n) => `, "ix_${n}"`).join("")}) VALUES (?, ?${", ?".repeat(names.length)})`,
+  );
   const trim = db.prepare("DELETE FROM snapshots WHERE _id = ?");
   const batch = db.transaction(() => {
     for (let s = 0; s < 16; s++) {
       const { version } = JSON.parse(read.get(`s${s}`)!.doc) as { version: number };
       update.run(slot(s, version + 1), `s${s}`, version);
-      keep.run(`s${s}:${version + 1}`, snapshot(s, version + 1));
+      keep.run(`s${s}:${version + 1}`, snapshot(s, version + 1), ...(snapshotColumns?.values(s, version + 1) ?? []));
       trim.run(`s${s}:${version - 99}`);
     }
   });
@@ -134,7 +139,7 @@ const kinds: Record<string, () => Promise<number>> = {
     return ops;
   },
   // G6 on the accounts service's own schema: the same statements with documents of the service's
-  // shape, in tables (and expression indexes) made by the service's own repo, so index upkeep counts.
+  // shape, in tables (and indexed columns) made by the service's own repo, so index upkeep counts.
   async "sqlite-sync-statements-schema"() {
     const dir = mkdtempSync(join(tmpdir(), "savepoint-raw-"));
     const file = join(dir, "accounts.sqlite");
@@ -174,10 +179,20 @@ const kinds: Record<string, () => Promise<number>> = {
       expiresAt: at,
       expiresDay: at.slice(0, 10),
     });
+    // The columns the service's store keeps its indexed fields in, filled as its insert fills them.
+    const columns = db
+      .query<{ name: string }, []>("PRAGMA table_info(snapshots)")
+      .all()
+      .filter((c) => c.name.startsWith("ix_"))
+      .map((c) => c.name.slice(3));
     const ops = syncStatements(
       db,
       (s, version) => JSON.stringify(slot(s, version)),
       (s, seq) => JSON.stringify(snapshot(s, seq)),
+      {
+        names: columns,
+        values: (s, seq) => columns.map((c) => (snapshot(s, seq) as unknown as Record<string, string | number>)[c]!),
+      },
     );
     db.close();
     rmSync(dir, { recursive: true, force: true });
