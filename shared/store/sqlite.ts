@@ -12,25 +12,8 @@ import {
   type Store,
   type Write,
 } from "./port.ts";
+import { bind, type Columns, column, columnValue, indexedColumns, path } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
-
-/**
- * The fields a table's indexes are on, each kept in a column of its own (`ix_<field>`) beside the
- * document: an index on an expression over the document is computed again, for the old row and the
- * new, on every write of the row, also when its key did not change, and a slot's document carries its
- * data as escaped JSON text (issue 30). A write sets only the columns of the fields it names, so an
- * index whose fields it leaves alone is not touched. One set per table, shared by its every handle.
- */
-type Columns = Set<string>;
-
-const jsonPath = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
-const column = (field: string) => `"ix_${checkField(field)}"`;
-/** Where a field's value is read from in SQL: its column when it has one. */
-const path = (field: string, columns: Columns) => (columns.has(field) ? column(field) : jsonPath(field));
-const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
-/** A field's value as its column holds it: what `json_extract` answers for it (JSON text for an object). */
-const columnValue = (v: unknown): SQLQueryBindings =>
-  v === undefined || v === null ? null : typeof v === "object" ? JSON.stringify(v) : bind(v);
 
 function where(filter: Filter<Doc>, columns: Columns): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
@@ -249,37 +232,7 @@ export function createSqliteStore(file: string): Store {
   // batch's copies are a few hundred KiB at most, freed at its commit.
   db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
-  const tableColumns = new Map<string, Columns>();
-  const columnsOf = (table: string): Columns => {
-    let columns = tableColumns.get(table);
-    if (!columns) {
-      const names = db.query<{ name: string }, []>(`PRAGMA table_info("${table}")`).all();
-      columns = new Set(names.filter((c) => c.name.startsWith("ix_")).map((c) => c.name.slice(3)));
-      tableColumns.set(table, columns);
-    }
-    return columns;
-  };
-  /**
-   * The index, on columns: a field without one gets it, filled from every stored document, and an index
-   * of that name still on expressions (a store from before columns) is made again on them.
-   */
-  const indexOn = (table: string, index: Index, columns: Columns) => {
-    const name = `${table}_${checkField(index.name)}`;
-    if (index.dropped) {
-      db.exec(`DROP INDEX IF EXISTS "${name}"`);
-      return;
-    }
-    for (const field of index.fields) {
-      if (field === "_id" || columns.has(field)) continue;
-      db.exec(`ALTER TABLE "${table}" ADD COLUMN ${column(field)}`);
-      db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
-      columns.add(field);
-    }
-    const made = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(name);
-    if (made?.sql.includes("json_extract")) db.exec(`DROP INDEX "${name}"`);
-    const keys = index.fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
-    db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON "${table}" (${keys})`);
-  };
+  const { columnsOf, indexOn } = indexedColumns(db);
   const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);

@@ -1,0 +1,58 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { checkField, type Index } from "./port.ts";
+
+/**
+ * The fields a table's indexes are on, each kept in a column of its own (`ix_<field>`) beside the
+ * document: an index on an expression over the document is computed again, for the old row and the
+ * new, on every write of the row, also when its key did not change, and a slot's document carries its
+ * data as escaped JSON text (issue 30). A write sets only the columns of the fields it names, so an
+ * index whose fields it leaves alone is not touched. One set per table, shared by its every handle.
+ */
+export type Columns = Set<string>;
+
+const jsonPath = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
+export const column = (field: string) => `"ix_${checkField(field)}"`;
+/** Where a field's value is read from in SQL: its column when it has one. */
+export const path = (field: string, columns: Columns) => (columns.has(field) ? column(field) : jsonPath(field));
+export const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? (v ? 1 : 0) : (v as SQLQueryBindings));
+/** A field's value as its column holds it: what `json_extract` answers for it (JSON text for an object). */
+export const columnValue = (v: unknown): SQLQueryBindings =>
+  v === undefined || v === null ? null : typeof v === "object" ? JSON.stringify(v) : bind(v);
+
+/** A store's tables' columns, read from each table once, and its indexes made on them. */
+export function indexedColumns(db: Database) {
+  const tableColumns = new Map<string, Columns>();
+  return {
+    columnsOf(table: string): Columns {
+      let columns = tableColumns.get(table);
+      if (!columns) {
+        const names = db.query<{ name: string }, []>(`PRAGMA table_info("${table}")`).all();
+        columns = new Set(names.filter((c) => c.name.startsWith("ix_")).map((c) => c.name.slice(3)));
+        tableColumns.set(table, columns);
+      }
+      return columns;
+    },
+
+    /**
+     * The index, on columns: a field without one gets it, filled from every stored document, and an index
+     * of that name still on expressions (a store from before columns) is made again on them.
+     */
+    indexOn(table: string, index: Index, columns: Columns): void {
+      const name = `${table}_${checkField(index.name)}`;
+      if (index.dropped) {
+        db.exec(`DROP INDEX IF EXISTS "${name}"`);
+        return;
+      }
+      for (const field of index.fields) {
+        if (field === "_id" || columns.has(field)) continue;
+        db.exec(`ALTER TABLE "${table}" ADD COLUMN ${column(field)}`);
+        db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
+        columns.add(field);
+      }
+      const made = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(name);
+      if (made?.sql.includes("json_extract")) db.exec(`DROP INDEX "${name}"`);
+      const keys = index.fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
+      db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON "${table}" (${keys})`);
+    },
+  };
+}
