@@ -15,7 +15,7 @@ export interface Migration {
 const baseline: Migration = { version: 1, name: "baseline", up: async () => {} };
 
 /**
- * Version 2: on SQLite, each indexed field kept in a column of its own (sqlite.ts), made as each
+ * Version 2: on SQLite, each indexed field kept in a column of its own (sqlite-columns.ts), made as each
  * collection is opened with its indexes. Nothing to do here: the version is what makes an older server
  * refuse the store, since its writes would leave the columns behind (and unique keys no longer unique).
  */
