@@ -260,6 +260,10 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
   reconnected(): Promise<void> {
     return this.engine.reconnected();
   }
+  /** The network went away (browsers: the `offline` event): a failed sync then waits for `reconnected()`, not a timer. */
+  disconnected(): void {
+    this.engine.disconnected();
+  }
 
   /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
   async pull(): Promise<void> {

@@ -79,6 +79,7 @@ export class SyncEngine {
       lastRemoteSyncAt: known(this.lastRemoteSyncAt),
       lastForcedAt: known(this.lastForcedAt),
       pending: this.pending(),
+      networkDown: !this.online,
       ...extra,
     };
     const { onCooldown, retryBaseMs, retryMaxMs, random } = this.d;
@@ -223,6 +224,8 @@ export class SyncEngine {
         }
       }
       this.failures = 0;
+      // An answer came: whatever the platform said, the network is there.
+      this.online = true;
       this.lastError = refused;
       this.lastSyncAt = this.d.clock.now();
       this.setState(refused ? (refused.code === "conflict" ? "conflict" : "error") : this.pending() ? "dirty" : "idle");
@@ -269,9 +272,6 @@ export class SyncEngine {
   disconnected(): void {
     this.online = false;
     this.setState("offline");
-  }
-  get isOnline() {
-    return this.online;
   }
 
   /** A new policy: the next push is planned on its interval (a backoff after a failure stays as it is). */

@@ -16,7 +16,11 @@ export interface LifecycleHooks {
  * (README, Policy flags). Elsewhere the app calls `background()` and `foreground()` itself.
  */
 export function attachBrowserLifecycle(hooks: LifecycleHooks): () => void {
-  const g = globalThis as unknown as { window?: Target; document?: Target & { visibilityState?: string } };
+  const g = globalThis as unknown as {
+    window?: Target;
+    document?: Target & { visibilityState?: string };
+    navigator?: { onLine?: boolean };
+  };
   if (!g.window || !g.document) return () => {};
   const doc = g.document;
   const visibility = () => (doc.visibilityState === "hidden" ? hooks.background() : hooks.foreground());
@@ -27,6 +31,8 @@ export function attachBrowserLifecycle(hooks: LifecycleHooks): () => void {
     [g.window, "offline", () => hooks.offline()],
   ];
   for (const [t, name, l] of pairs) t.addEventListener(name, l);
+  // A page opened without a network hears no `offline` event; its `online` event still comes.
+  if (g.navigator?.onLine === false) hooks.offline();
   return () => {
     for (const [t, name, l] of pairs) t.removeEventListener(name, l);
   };

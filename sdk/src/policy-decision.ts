@@ -29,6 +29,8 @@ export interface PolicyState {
   failures?: number;
   /** The failed answer's Retry-After, in seconds ("failed"). */
   retryAfterSeconds?: number;
+  /** The platform said the network is gone (the `offline` event) and has not said it is back. */
+  networkDown?: boolean;
 }
 
 export interface PolicyOptions {
@@ -86,8 +88,9 @@ export function decide(
     case "reconnected":
       return policy.syncOnReconnect ? { action: "push" } : { action: "nothing" };
     case "failed": {
-      // Full jitter under a doubling ceiling, never sooner than Retry-After; off: the next trigger retries.
-      if (!policy.syncOnReconnect) return { action: "nothing" };
+      // Full jitter under a doubling ceiling, never sooner than Retry-After; off: the next trigger retries. With
+      // the network known to be gone, a timer would only fail again: the platform's `online` retries instead.
+      if (!policy.syncOnReconnect || state.networkDown) return { action: "nothing" };
       const ceiling = Math.min(o.retryMaxMs, o.retryBaseMs * 2 ** ((state.failures ?? 1) - 1));
       const wait = Math.max(o.random() * ceiling, (state.retryAfterSeconds ?? 0) * 1000);
       return { action: "defer", until: now + wait };

@@ -85,6 +85,10 @@ describe("sdk in headless Chromium", () => {
 
     await context.setOffline(true);
     await sp("await sp.save('main', { log: [1, 2] }); await sp.sync({ force: true }); await sp.settled();");
+    // Told the network is gone, the client waits for the online event: no retry timer flips it back to syncing.
+    await sp("window.states = []; sp.on('status', (s) => window.states.push(s.state));");
+    await Bun.sleep(800); // longer than the page's reconnectBackoff.maxMs, 500
+    expect(await sp<string[]>("return window.states;")).toEqual([]);
     expect(await sp<string>("return sp.status().state;")).toBe("offline");
     await page.goto(gameUrl);
     expect(await sp<unknown>("return sp.load('main');")).toEqual({ log: [1, 2] });

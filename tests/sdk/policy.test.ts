@@ -165,6 +165,24 @@ forEachDeployment("sdk: the server's sync policy", ({ d: deployed }) => {
     });
   }
 
+  test("syncOnReconnect with the network known to be gone: no retry timer, the network's return pushes", async () => {
+    const s = await setup({ minRemoteSyncIntervalSeconds: 1 }, { reconnectBackoff: { baseMs: 1_000, maxMs: 8_000 } });
+    s.net.state.online = false;
+    s.client.disconnected();
+    await s.client.save("main", { n: 1 });
+    await s.tick(0);
+    expect(s.client.status().state).toBe("offline");
+    const tried = s.counted.writes().length;
+    expect(tried).toBeGreaterThan(0); // a save still tries: the platform may be wrong
+    await s.tick(60_000);
+    expect(s.counted.writes().length).toBe(tried);
+    expect(s.client.status().state).toBe("offline");
+    s.net.state.online = true;
+    await s.client.reconnected();
+    expect(await s.version()).toBe(1);
+    expect(s.client.status().state).toBe("idle");
+  });
+
   test("maxQueuedLocalSnapshots: a ring of the newest local saves per slot, which doubles as local undo", async () => {
     const s = await setup({ minRemoteSyncIntervalSeconds: 3600, maxQueuedLocalSnapshots: 3 });
     for (let n = 1; n <= 5; n++) await s.client.save("main", { n });

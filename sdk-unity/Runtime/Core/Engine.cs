@@ -38,6 +38,7 @@ namespace Savepoint
         Task running;
         bool again;
         int failures;
+        bool networkDown;
         SyncState state = SyncState.Idle;
         SavepointException lastError;
         long? lastSyncAt;
@@ -207,6 +208,8 @@ namespace Savepoint
                 lock (gate)
                 {
                     failures = 0;
+                    // An answer came: whatever the platform said, the network is there.
+                    networkDown = false;
                     lastError = refused;
                     lastSyncAt = d.Clock.Now();
                     next = refused != null ? (refused.Code == "conflict" ? SyncState.Conflict : SyncState.Error) : Pending() ? SyncState.Dirty : SyncState.Idle;
@@ -234,14 +237,10 @@ namespace Savepoint
             d.Error(new ErrorEvent { Error = error });
             SetState(SyncState.Offline);
             // A failed sync is retried on the syncOnReconnect flag's terms: with backoff, or on the next trigger.
-            if (!d.Policy().SyncOnReconnect) return;
-            long wait;
-            lock (gate)
-            {
-                failures++;
-                wait = Retry.Backoff(failures, d.RetryBaseMs, d.RetryMaxMs, d.Random(), error);
-            }
-            Schedule(d.Clock.Now() + wait);
+            var next = Decide("failed", d.Clock.Now(), error);
+            if (next.Action != "defer") return;
+            lock (gate) failures++;
+            Schedule(next.Until.Value);
         }
     }
 }

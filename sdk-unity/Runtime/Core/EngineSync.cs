@@ -65,8 +65,11 @@ namespace Savepoint
             }
         }
 
-        /// <summary>The policy decision (PolicyDecide, the shared vectors' rules) on the engine's own state.</summary>
-        public PolicyDecision Decide(string ev, long now)
+        /// <summary>
+        /// The policy decision (PolicyDecide, the shared vectors' rules) on the engine's own state; <paramref name="failure"/>: the
+        /// "failed" event's error, counted as one more failure in a row.
+        /// </summary>
+        public PolicyDecision Decide(string ev, long now, SavepointException failure = null)
         {
             lock (gate)
             {
@@ -74,7 +77,8 @@ namespace Savepoint
                 {
                     LastRemoteSyncAt = lastRemoteSyncAt == long.MinValue ? (long?)null : lastRemoteSyncAt,
                     LastForcedAt = lastForcedAt == long.MinValue ? (long?)null : lastForcedAt, Pending = Pending(), HasSession = d.HasSession(),
-                    Stopped = stopped, Failures = System.Math.Max(1, failures),
+                    Stopped = stopped, Failures = failure != null ? failures + 1 : System.Math.Max(1, failures),
+                    RetryAfterSeconds = failure?.RetryAfterSeconds ?? 0, NetworkDown = networkDown,
                 };
                 return PolicyDecide.Decide(d.Policy(), s, ev, now, d.OnCooldown, d.RetryBaseMs, d.RetryMaxMs, d.Random);
             }

@@ -26,11 +26,13 @@ namespace Savepoint
         /// <summary>The network is back.</summary>
         public Task Reconnected()
         {
+            lock (gate) networkDown = false;
             return Decide("reconnected", d.Clock.Now()).Action == "push" ? Flush() : Task.CompletedTask;
         }
 
         public void Disconnected()
         {
+            lock (gate) networkDown = true;
             SetState(SyncState.Offline);
         }
 

@@ -15,6 +15,8 @@ namespace Savepoint
         /// <summary>Failed syncs in a row, this one included ("failed").</summary>
         public int Failures = 1;
         public double RetryAfterSeconds;
+        /// <summary>The platform said the network is gone (Disconnected) and has not said it is back.</summary>
+        public bool NetworkDown;
     }
 
     /// <summary>push (Keepalive: the app may be closing), defer (Until), refuse (RetryAt), refresh (read the policy), pull (then push) or nothing.</summary>
@@ -62,8 +64,9 @@ namespace Savepoint
                 case "reconnected":
                     return p.SyncOnReconnect ? new PolicyDecision { Action = "push" } : new PolicyDecision { Action = "nothing" };
                 case "failed":
-                    // Full jitter under a doubling ceiling, never sooner than Retry-After; off: the next trigger retries.
-                    if (!p.SyncOnReconnect) return new PolicyDecision { Action = "nothing" };
+                    // Full jitter under a doubling ceiling, never sooner than Retry-After; off: the next trigger retries. With
+                    // the network known to be gone, a timer would only fail again: the platform's Reconnected retries instead.
+                    if (!p.SyncOnReconnect || s.NetworkDown) return new PolicyDecision { Action = "nothing" };
                     var e = new SavepointException("network_error", "failed", 0, null, s.RetryAfterSeconds);
                     return new PolicyDecision { Action = "defer", Until = now + Retry.Backoff(s.Failures, retryBaseMs, retryMaxMs, random(), e) };
                 default:

@@ -56,7 +56,10 @@ namespace Savepoint
             return engine.Reconnected();
         }
 
-        /// <summary>The network went away: the status says offline until it is back.</summary>
+        /// <summary>
+        /// The network went away: the status says offline, and a failed sync waits for <see cref="ReconnectedAsync"/> instead of
+        /// retrying on a timer (a save still tries, in case the platform was wrong).
+        /// </summary>
         public void Disconnected()
         {
             engine.Disconnected();

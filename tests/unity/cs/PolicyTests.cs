@@ -159,6 +159,29 @@ namespace Savepoint.Tests
         }
 
         [Test]
+        public async Task AfterDisconnectedAFailedSyncWaitsForReconnected()
+        {
+            var net = new SwitchableTransport();
+            var (c, clock, key) = await Signed("{\"minRemoteSyncIntervalSeconds\":1}", o =>
+            {
+                o.Transport = net;
+                o.ReconnectBaseMs = 1000;
+                o.Retry = new RetryOptions { Attempts = 1, Random = () => 0.5 };
+            });
+            net.Online = false;
+            c.Disconnected();
+            c.Save("main", new JObject { ["n"] = 1 });
+            await Advance(c, clock, 0);
+            Assert.AreEqual(SyncState.Offline, c.Status.State);
+            Assert.IsNull(c.NextPushAt, "no retry timer while the network is known to be gone");
+            net.Online = true;
+            await c.ReconnectedAsync();
+            await c.SettledAsync();
+            Assert.AreEqual(1, await ServerVersion(c, key));
+            Assert.AreEqual(SyncState.Idle, c.Status.State);
+        }
+
+        [Test]
         public async Task MaxQueuedLocalSnapshotsBoundsTheLocalRing()
         {
             var (c, clock, key) = await Signed("{\"maxQueuedLocalSnapshots\":3,\"minRemoteSyncIntervalSeconds\":3600}");

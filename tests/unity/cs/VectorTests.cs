@@ -106,6 +106,7 @@ namespace Savepoint.Tests
             {
                 Pending = (bool)s["pending"], HasSession = (bool)s["hasSession"], Stopped = (bool)s["stopped"], LastRemoteSyncAt = (long?)s["lastRemoteSyncAt"],
                 LastForcedAt = (long?)s["lastForcedAt"], Failures = (int?)s["failures"] ?? 1, RetryAfterSeconds = (double?)s["retryAfterSeconds"] ?? 0,
+                NetworkDown = (bool?)s["networkDown"] ?? false,
             };
             var random = (double)o["random"];
             var d = PolicyDecide.Decide(policy, state, (string)c["event"], (long)c["now"], (string)o["onCooldown"], (long)o["retryBaseMs"],
