@@ -9,6 +9,7 @@ import {
   QuotaExceededError,
   type Write,
 } from "./port.ts";
+import { ReadTurn } from "./sqlite-read-turn.ts";
 
 /** A collection's writes as they run inside the batch's transaction (sqlite.ts, the *Now methods). */
 export interface NowCollection {
@@ -52,6 +53,8 @@ type Queued = Op & { resolve(value: unknown): void; reject(err: unknown): void }
 export class GroupCommit {
   /** COMMITs that returned: each one fsync under `synchronous=FULL` (commitsOf). */
   commits = 0;
+  /** The reads between writes: ended before each batch's transaction begins. */
+  readonly reads: ReadTurn;
   private queue: Queued[] = [];
   private scheduled = false;
   private readonly begin: Statement;
@@ -62,6 +65,7 @@ export class GroupCommit {
   private readonly undo: Statement;
 
   constructor(private readonly db: Database) {
+    this.reads = new ReadTurn(db);
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
@@ -97,6 +101,7 @@ export class GroupCommit {
     this.queue = [];
     const results: unknown[] = new Array(batch.length);
     const failed: (unknown | undefined)[] = new Array(batch.length);
+    this.reads.close();
     try {
       this.begin.run();
     } catch (err) {

@@ -70,6 +70,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async get(id: string) {
+    this.writer.reads.enter();
     const row = this.byId.get(id);
     return row ? (JSON.parse(row.doc) as T) : null;
   }
@@ -79,6 +80,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}) {
+    this.writer.reads.enter();
     const w = where(filter as Filter<Doc>, this.columns);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
     // _id breaks ties, so pages of one listing never overlap or skip a row.
@@ -90,6 +92,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async count(filter: Filter<T>, upTo?: number) {
+    this.writer.reads.enter();
     const w = where(filter as Filter<Doc>, this.columns);
     const rows =
       upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
@@ -236,6 +239,7 @@ export function createSqliteStore(file: string): Store {
   const store: Store = {
     async collection<T extends Doc>(name: string, indexes: Index[] = []) {
       const table = checkField(name);
+      writer.reads.close(); // what follows writes, outside any read
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       const columns = columnsOf(table);
       // One step: a crash midway leaves neither a column nobody filled nor an index dropped and not made.
@@ -250,6 +254,7 @@ export function createSqliteStore(file: string): Store {
     },
     async close() {
       writer.flush();
+      writer.reads.close();
       db.close();
     },
   };
