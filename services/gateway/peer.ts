@@ -18,6 +18,6 @@ export function peerOf(request: Request, server: Server<unknown> | null, trusted
   const forwardedFor = request.headers.get("x-forwarded-for");
   const viaProxy = direct !== undefined && trustedProxies.has(clientIp(direct, null, trustedProxies));
   const https =
-    new URL(request.url).protocol === "https:" || (viaProxy && request.headers.get("x-forwarded-proto") === "https");
+    request.url.startsWith("https:") || (viaProxy && request.headers.get("x-forwarded-proto") === "https");
   return { ip: clientIp(direct, forwardedFor, trustedProxies), https };
 }
