@@ -17,7 +17,6 @@ export function peerOf(request: Request, server: Server<unknown> | null, trusted
   const direct = server?.requestIP(request)?.address;
   const forwardedFor = request.headers.get("x-forwarded-for");
   const viaProxy = direct !== undefined && trustedProxies.has(clientIp(direct, null, trustedProxies));
-  const https =
-    request.url.startsWith("https:") || (viaProxy && request.headers.get("x-forwarded-proto") === "https");
+  const https = request.url.startsWith("https:") || (viaProxy && request.headers.get("x-forwarded-proto") === "https");
   return { ip: clientIp(direct, forwardedFor, trustedProxies), https };
 }
