@@ -257,13 +257,9 @@ export class SavepointClient<S extends SlotTypes<S> = AnySlots, A extends JsonFi
     await this.engine.flush();
   }
   /** The network came back (browsers: the `online` event). */
-  reconnected(): Promise<void> {
-    return this.engine.reconnected();
-  }
+  reconnected = (): Promise<void> => this.engine.reconnected();
   /** The network went away (browsers: the `offline` event): a failed sync then waits for `reconnected()`, not a timer. */
-  disconnected(): void {
-    this.engine.disconnected();
-  }
+  disconnected = (): void => this.engine.disconnected();
 
   /** Reads the server's state of the account data and every slot; records with unsent saves keep them (a push will merge). */
   async pull(): Promise<void> {
