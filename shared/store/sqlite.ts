@@ -48,7 +48,8 @@ const withoutUndefined = <T extends object>(o: T): T => {
 
 class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   private readonly byId: Statement<{ doc: string }, [string]>;
-  private readonly insertRow: Statement;
+  /** The insert with the table's columns, made again only when the table gains one. */
+  private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
 
   constructor(
@@ -58,7 +59,6 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     private readonly columns: Columns,
   ) {
     this.byId = db.prepare(`SELECT doc FROM "${table}" WHERE _id = ?`);
-    this.insertRow = db.prepare(`INSERT INTO "${table}" (_id, doc) VALUES (?, ?)`);
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
   }
 
@@ -133,16 +133,15 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // slip between a filter's match and its write.
 
   insertNow(doc: Doc): void {
-    const json = JSON.stringify(withoutUndefined(doc));
-    if (this.columns.size === 0) {
-      this.insertRow.run(doc._id, json);
-      return;
+    if (this.inserting?.size !== this.columns.size) {
+      const fields = [...this.columns];
+      const names = fields.map((f) => `, ${column(f)}`).join("");
+      const values = `?, ?${", ?".repeat(fields.length)}`;
+      const statement = this.db.prepare(`INSERT INTO "${this.table}" (_id, doc${names}) VALUES (${values})`);
+      this.inserting = { size: this.columns.size, fields, statement };
     }
-    const fields = [...this.columns];
-    const names = fields.map(column).join(", ");
-    this.db
-      .query(`INSERT INTO "${this.table}" (_id, doc, ${names}) VALUES (?, ?${", ?".repeat(fields.length)})`)
-      .run(doc._id, json, ...fields.map((f) => columnValue(doc[f])));
+    const { fields, statement } = this.inserting;
+    statement.run(doc._id, JSON.stringify(withoutUndefined(doc)), ...fields.map((f) => columnValue(doc[f])));
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
