@@ -35,7 +35,10 @@ export function indexedColumns(db: Database) {
 
     /**
      * The index, on columns: a field without one gets it, filled from every stored document, and an index
-     * of that name still on expressions (a store from before columns) is made again on them.
+     * of that name made otherwise by an earlier version (on expressions, or with other keys) is made again.
+     * A last key `_id` is left out: it orders ties for MongoDB, and SQLite ends every index in the rowid,
+     * its own order of ties (sqlite.ts, find). An index of days and ids was thus filled at random places
+     * by each day's new documents; ended in the rowid, it is filled at its end (issue 30).
      */
     indexOn(table: string, index: Index, columns: Columns): void {
       const name = `${table}_${checkField(index.name)}`;
@@ -49,10 +52,14 @@ export function indexedColumns(db: Database) {
         db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
         columns.add(field);
       }
+      const fields = index.fields.at(-1) === "_id" && !index.unique ? index.fields.slice(0, -1) : index.fields;
+      const keys = fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
+      // As SQLite records it in sqlite_master.
+      const wanted = `CREATE ${index.unique ? "UNIQUE " : ""}INDEX "${name}" ON "${table}" (${keys})`;
       const made = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(name);
-      if (made?.sql.includes("json_extract")) db.exec(`DROP INDEX "${name}"`);
-      const keys = index.fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
-      db.exec(`CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${name}" ON "${table}" (${keys})`);
+      if (made?.sql === wanted) return;
+      if (made) db.exec(`DROP INDEX "${name}"`);
+      db.exec(wanted);
     },
   };
 }

@@ -83,9 +83,10 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     this.writer.reads.enter();
     const w = where(filter as Filter<Doc>, this.columns);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
-    // _id breaks ties, so pages of one listing never overlap or skip a row.
+    // The rowid breaks ties, so pages of one listing never overlap or skip a row: every index ends in
+    // it, so a sort on an indexed field is read off the index (sqlite-columns.ts, indexOn).
     const sorted = options.sort && path(options.sort.field, this.columns);
-    const order = sorted ? `ORDER BY ${sorted} ${direction}, _id ${direction}` : "";
+    const order = sorted ? `ORDER BY ${sorted} ${direction}, rowid ${direction}` : "";
     // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
     const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
     return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
