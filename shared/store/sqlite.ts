@@ -76,10 +76,14 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   async findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null> {
-    return (await this.find(filter, { sort, limit: 1 }))[0] ?? null;
+    return this.findNow(filter, { sort, limit: 1 })[0] ?? null;
   }
 
   async find(filter: Filter<T>, options: FindOptions<T> = {}) {
+    return this.findNow(filter, options);
+  }
+
+  private findNow(filter: Filter<T>, options: FindOptions<T>): T[] {
     this.writer.reads.enter();
     const w = where(filter as Filter<Doc>, this.columns);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";

@@ -226,6 +226,36 @@ forEachDeployment(
       for (const id of ids) expect((await slotHistory(d, acc, id))[0]?.version).toBe(7);
     });
 
+    test("well within the budget, concurrent syncs that each trim a restore point are counted exactly", async () => {
+      // 3 restore points kept: from the fourth sync of a slot on, each trims one.
+      const t = await newTenant(d, "starter");
+      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+        rateLimits: { sessionRequestsPerMinute: 100_000 },
+      });
+      const acc = await newAccount(d, t.key);
+      const ids = Array.from({ length: 8 }, (_, i) => `w${i}`);
+      for (const id of ids)
+        expect(
+          (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: id, data: { id } } })).status,
+        ).toBe(201);
+      // Sizes that grow past the account's reservations and shrink again, so no trim frees what its point adds.
+      const size = (i: number, round: number) => 200 + 503 * ((i * 7 + round * 5) % 11) + (round % 3 === 0 ? 4_000 : 0);
+      for (let round = 1; round <= 8; round++) {
+        const answers = await Promise.all(
+          ids.map((id, i) => slotSync(acc, id, round, blob(size(i, round), `${round}`))),
+        );
+        expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+      }
+      const counted = await recount(d, acc, ids);
+      expect(counted.total).toBeLessThan(budget / 2);
+      expect(await storageOf(d, acc)).toMatchObject({
+        storedBytes: counted.total,
+        currentStateBytes: counted.current,
+        historyBytes: counted.history,
+      });
+      for (const id of ids) expect((await slotHistory(d, acc, id)).map((s) => s.version)).toEqual([9, 8, 7]);
+    });
+
     test("saves: over the environment's budget a new or larger save is refused, and nothing changes", async () => {
       const t = await newTenant(d);
       const sync = (saveId: string, baseVersion: number, state: unknown) =>
