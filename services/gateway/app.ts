@@ -116,7 +116,7 @@ export function createGateway(options: GatewayOptions) {
   /** Every answer's last step: HSTS over TLS, then the request's log line. */
   const finish = (request: Request, route: string | undefined, response: Response) => {
     if (options.tls) response.headers.set("strict-transport-security", hsts);
-    cors.decorate(request, response);
+    cors.decorate(request, response, route);
     requests.finish(request, route, response);
     return response;
   };

@@ -76,10 +76,13 @@ export function createCors() {
     plugin,
     /**
      * A runtime answer's CORS headers, the error envelope's included, set on the answer itself: a header
-     * given to Elysia's `set` instead makes it copy every response it sends.
+     * given to Elysia's `set` instead makes it copy every response it sends. `route`: the template the
+     * request matched, when it matched one.
      */
-    decorate(request: Request, response: Response): void {
-      if (request.method === "OPTIONS" || !isRuntimeRequest(request)) return;
+    decorate(request: Request, response: Response, route?: string): void {
+      // The matched route's template says it without parsing the URL again (issue 30).
+      const runtime = route ? isRuntimePath(route) : isRuntimeRequest(request);
+      if (request.method === "OPTIONS" || !runtime) return;
       const headers = response.headers;
       if (!headers.has("vary")) headers.set("vary", "Origin");
       const origin = request.headers.get("origin");

@@ -24,55 +24,94 @@ interface Metric {
   render(): string[];
 }
 
+/** One labelled series of a counter: a caller that counts on it often keeps it (Counter.series). */
+export class CounterSeries {
+  value = 0;
+  constructor(readonly text: string) {}
+  inc(by = 1): void {
+    this.value += by;
+  }
+}
+
 class Counter implements Metric {
-  private readonly series = new Map<string, { text: string; value: number }>();
+  private readonly all = new Map<string, CounterSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
-  inc(labels: Labels = {}, by = 1): void {
+  /** The series of `labels`, made on first use. */
+  series(labels: Labels = {}): CounterSeries {
     const key = seriesKey(labels);
-    const s = this.series.get(key);
-    if (s) s.value += by;
-    else this.series.set(key, { text: labelText(labels), value: by });
+    let s = this.all.get(key);
+    if (!s) {
+      s = new CounterSeries(labelText(labels));
+      this.all.set(key, s);
+    }
+    return s;
+  }
+
+  inc(labels: Labels = {}, by = 1): void {
+    this.series(labels).inc(by);
   }
 
   render() {
     return [
       `# HELP ${this.name} ${this.help}`,
       `# TYPE ${this.name} counter`,
-      ...[...this.series.values()].map((s) => `${this.name}${s.text} ${s.value}`),
+      ...[...this.all.values()].map((s) => `${this.name}${s.text} ${s.value}`),
     ];
   }
 }
 
+/** One labelled series of a histogram (Histogram.series). */
+export class HistogramSeries {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(
+    readonly labels: Labels,
+    private readonly buckets: readonly number[],
+  ) {
+    this.counts = buckets.map(() => 0);
+  }
+
+  observe(seconds: number): void {
+    // Only the first bucket that holds it is counted here; the exposition's buckets are cumulative (render).
+    let i = 0;
+    while (i < this.buckets.length && !(seconds <= this.buckets[i]!)) i++;
+    if (i < this.buckets.length) this.counts[i]!++;
+    this.sum += seconds;
+    this.count++;
+  }
+}
+
 class Histogram implements Metric {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly all = new Map<string, HistogramSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
     readonly buckets: readonly number[],
   ) {}
 
-  observe(labels: Labels, seconds: number): void {
+  /** The series of `labels`, made on first use. */
+  series(labels: Labels): HistogramSeries {
     const key = seriesKey(labels);
-    let s = this.series.get(key);
+    let s = this.all.get(key);
     if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
+      s = new HistogramSeries(labels, this.buckets);
+      this.all.set(key, s);
     }
-    // Only the first bucket that holds it is counted here; the exposition's buckets are cumulative (render).
-    let i = 0;
-    while (i < this.buckets.length && !(seconds <= this.buckets[i]!)) i++;
-    if (i < this.buckets.length) s.counts[i]!++;
-    s.sum += seconds;
-    s.count++;
+    return s;
+  }
+
+  observe(labels: Labels, seconds: number): void {
+    this.series(labels).observe(seconds);
   }
 
   render() {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const s of this.series.values()) {
+    for (const s of this.all.values()) {
       let below = 0;
       for (const [i, le] of this.buckets.entries()) {
         below += s.counts[i]!;
