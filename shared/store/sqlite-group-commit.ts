@@ -46,9 +46,9 @@ type Queued = Op & { resolve(value: unknown): void; reject(err: unknown): void }
 /**
  * Group commit on one connection. Writes queue during a turn of the event loop and commit together
  * in one transaction on the next (requests that arrived while the previous commit's fsync held the
- * loop make up the next batch). Each write runs in its own savepoint, so one that fails rolls back
- * alone; each promise settles only after the COMMIT that holds its write has returned, which under
- * `synchronous=FULL` means it is on disk.
+ * loop make up the next batch). A write that fails rolls back alone (flush); each promise settles
+ * only after the COMMIT that holds its write has returned, which under `synchronous=FULL` means it is
+ * on disk.
  */
 export class GroupCommit {
   /** COMMITs that returned: each one fsync under `synchronous=FULL` (commitsOf). */
@@ -84,7 +84,6 @@ export class GroupCommit {
     });
   }
 
-  /** Commits what is queued now (at close: nothing queued is dropped). */
   /** Whether a transaction is open; none once the database is closed (a store taken down). */
   private inTransaction(): boolean {
     try {
@@ -94,22 +93,44 @@ export class GroupCommit {
     }
   }
 
+  /** Commits what is queued now (at close: nothing queued is dropped). */
   flush(): void {
     this.scheduled = false;
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    this.reads.close();
+    // First as one transaction without savepoints: a savepoint keeps a copy of every page its write
+    // first changes, about one page per index a save's restore point touches, and nearly no batch has a
+    // write that fails (issue 30). When one does, nothing of the batch is kept, and it runs again with
+    // each write in a savepoint of its own, so that write fails alone.
+    if (!this.commitBatch(batch, false)) this.commitBatch(batch, true);
+  }
+
+  /**
+   * Runs the batch in one transaction and settles every write of it. Without savepoints (`isolated`
+   * false), a write that fails rolls the whole batch back unsettled: false, to run it again isolated.
+   */
+  private commitBatch(batch: Queued[], isolated: boolean): boolean {
     const results: unknown[] = new Array(batch.length);
     const failed: (unknown | undefined)[] = new Array(batch.length);
-    this.reads.close();
     try {
       this.begin.run();
     } catch (err) {
       for (const q of batch) q.reject(err);
-      return;
+      return true;
     }
     try {
       for (let i = 0; i < batch.length; i++) {
+        if (!isolated) {
+          try {
+            results[i] = apply(batch[i]!);
+          } catch {
+            if (this.inTransaction()) this.rollback.run();
+            return false;
+          }
+          continue;
+        }
         this.savepoint.run();
         try {
           results[i] = apply(batch[i]!);
@@ -131,12 +152,13 @@ export class GroupCommit {
       // (a setImmediate callback), it would leave the writes unanswered and be an uncaught error.
       if (this.inTransaction()) this.rollback.run();
       for (const q of batch) q.reject(err);
-      return;
+      return true;
     }
     for (let i = 0; i < batch.length; i++) {
       if (failed[i] !== undefined) batch[i]!.reject(failed[i]);
       else batch[i]!.resolve(results[i]);
     }
+    return true;
   }
 }
 

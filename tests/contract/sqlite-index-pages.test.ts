@@ -114,15 +114,15 @@ describe("SQLite store: an index of days and ids", () => {
       const points = await store.collection<Point>("points", indexes);
       await Promise.all(randomIds(4000).map((id) => points.insert(point(id))));
       const pages = walPages(file);
-      await Promise.all(randomIds(20).map((id) => points.insert(point(id))));
+      await Promise.all(randomIds(40).map((id) => points.insert(point(id))));
       const written = pages();
       await store.close();
       return written;
     };
     const without = await cost([]);
-    // In (day, _id) order the 20 entries landed on about as many leaf pages (19 to 24 more than without
-    // the index, measured); in (day, rowid) order on its last few.
-    expect(await cost(byDay)).toBeLessThanOrEqual(without + 8);
+    // In (day, _id) order the 40 entries landed on about as many leaf pages (27 to 38 more than without
+    // the index, measured); in (day, rowid) order on its last few (2 to 9 more: the other ids are random too).
+    expect(await cost(byDay)).toBeLessThanOrEqual(without + 18);
   });
 
   test("a store whose index still ends in _id gets it made again, and sorts by day read it in order", async () => {

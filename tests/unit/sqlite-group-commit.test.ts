@@ -38,3 +38,35 @@ test("a write whose error ended the whole transaction fails its batch, every wri
   await writer.submit({ kind: "insert", c, doc: { _id: "d" } });
   expect(db.query("SELECT _id FROM items").all()).toEqual([{ _id: "d" }]);
 });
+
+test("a write that fails after writing part of itself fails alone: the batch's others commit, once, and it leaves nothing", async () => {
+  const db = new Database(":memory:");
+  db.exec("CREATE TABLE items (_id TEXT PRIMARY KEY)");
+  const writer = new GroupCommit(db);
+  const c = items(db);
+  // Its first row is written, then it fails: a follower that fails after its first write.
+  const halfway: NowCollection = {
+    ...c,
+    insertNow: (doc) => {
+      c.insertNow(doc);
+      throw new Error("follower failed");
+    },
+  };
+  const writes = [
+    writer.submit({ kind: "insert", c, doc: { _id: "a" } }),
+    writer.submit({ kind: "insert", c: halfway, doc: { _id: "b" } }),
+    writer.submit({ kind: "insert", c, doc: { _id: "c" } }),
+    // A duplicate of a row written earlier in the same batch.
+    writer.submit({ kind: "insert", c, doc: { _id: "a" } }),
+  ];
+  const outcomes = await Promise.allSettled(writes);
+  expect(outcomes.map((o) => (o.status === "rejected" ? (o.reason as Error).constructor.name : o.status))).toEqual([
+    "fulfilled",
+    "Error",
+    "fulfilled",
+    "DuplicateKeyError",
+  ]);
+  expect(db.query("SELECT _id FROM items ORDER BY _id").all()).toEqual([{ _id: "a" }, { _id: "c" }]);
+  expect(writer.commits).toBe(1);
+  expect(db.inTransaction).toBe(false);
+});
