@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { requestJson } from "../util/json.ts";
+import { JsonText } from "../util/json-text.ts";
 import { AccountId, DeviceLabel, freeForm, Limits, SlotId, SyncPolicy, Timestamp, Version } from "./common.ts";
 
 /** An active slot without its `data`: what listings carry, so an account view stays small. */
@@ -197,6 +199,9 @@ type Wire<T extends { details: object }> = Omit<T, "details"> & { details: { rea
 export type AccountConflictWire = Wire<AccountConflictResponse>;
 export type SlotConflictWire = Wire<SlotConflictResponse>;
 
+/** What the client sent, as the text its schema measured: spliced into the answer, not encoded again (json-text.ts). */
+const asSent = <T extends object>(value: T): T => new JsonText(requestJson(value)) as unknown as T;
+
 export const completeAccountConflict = (
   wire: AccountConflictWire,
   body: SyncAccountDataRequest,
@@ -206,7 +211,7 @@ export const completeAccountConflict = (
     ...wire.details,
     serverAccountData: wire.account.accountData,
     ...(body.accountData !== undefined
-      ? { clientAccountData: body.accountData }
+      ? { clientAccountData: asSent(body.accountData) }
       : { clientAccountDataPatch: body.accountDataPatch }),
   },
 });
@@ -216,7 +221,7 @@ export const completeSlotConflict = (wire: SlotConflictWire, body: SyncAccountSl
   details: {
     ...wire.details,
     serverSlot: { slotInfo: wire.slot.slotInfo, data: wire.slot.data },
-    clientSlot: { ...(body.slotInfo !== undefined ? { slotInfo: body.slotInfo } : {}), data: body.data },
+    clientSlot: { ...(body.slotInfo !== undefined ? { slotInfo: body.slotInfo } : {}), data: asSent(body.data) },
   },
 });
 
