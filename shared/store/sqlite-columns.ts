@@ -52,7 +52,8 @@ export function indexedColumns(db: Database) {
         db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
         columns.add(field);
       }
-      const fields = index.fields.at(-1) === "_id" && !index.unique ? index.fields.slice(0, -1) : index.fields;
+      const tie = index.fields.length > 1 && index.fields.at(-1) === "_id" && !index.unique;
+      const fields = tie ? index.fields.slice(0, -1) : index.fields;
       const keys = fields.map((f) => (f === "_id" ? "_id" : column(f))).join(", ");
       // As SQLite records it in sqlite_master.
       const wanted = `CREATE ${index.unique ? "UNIQUE " : ""}INDEX "${name}" ON "${table}" (${keys})`;

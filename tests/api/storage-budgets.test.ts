@@ -55,6 +55,40 @@ async function recount(d: Deployment, acc: Account, slotIds: string[]) {
 const storageOf = async (d: Deployment, acc: Account) =>
   (await admin(d, "GET", `/admin/v1/accounts/${acc.accountId}`)).body.storage;
 
+/** An account of a new `starter` tenant (3 restore points kept) with 8 slots, `<prefix>0` to `<prefix>7`. */
+async function starterSlots(d: Deployment, prefix: string) {
+  const t = await newTenant(d, "starter");
+  await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
+    rateLimits: { sessionRequestsPerMinute: 100_000 },
+  });
+  const acc = await newAccount(d, t.key);
+  const ids = Array.from({ length: 8 }, (_, i) => `${prefix}${i}`);
+  for (const id of ids)
+    expect(
+      (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: id, data: { id } } })).status,
+    ).toBe(201);
+  return { acc, ids };
+}
+
+/** `rounds` rounds of every slot synced at once, slot i of round r `size(i, r)` bytes; every one accepted. */
+async function syncRounds(acc: Account, ids: string[], rounds: number, size: (i: number, round: number) => number) {
+  for (let round = 1; round <= rounds; round++) {
+    const answers = await Promise.all(ids.map((id, i) => slotSync(acc, id, round, blob(size(i, round), `${round}`))));
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+  }
+}
+
+/** The account's counts, as the admin view shows them, equal a recount through the API; the recount. */
+async function countedExactly(d: Deployment, acc: Account, ids: string[]) {
+  const counted = await recount(d, acc, ids);
+  expect(await storageOf(d, acc)).toMatchObject({
+    storedBytes: counted.total,
+    currentStateBytes: counted.current,
+    historyBytes: counted.history,
+  });
+  return counted;
+}
+
 forEachDeployment(
   "storage budgets",
   { env, tenant: { rateLimits: { sessionRequestsPerMinute: 100_000 } }, timeoutMs: 120_000 },
@@ -199,60 +233,24 @@ forEachDeployment(
     });
 
     test("at the budget, concurrent syncs whose trims and evictions race are still counted exactly", async () => {
-      const t = await newTenant(d, "starter");
-      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
-        rateLimits: { sessionRequestsPerMinute: 100_000 },
-      });
-      const acc = await newAccount(d, t.key);
-      const ids = Array.from({ length: 8 }, (_, i) => `r${i}`);
-      for (const id of ids)
-        expect(
-          (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: id, data: { id } } })).status,
-        ).toBe(201);
-      for (let round = 1; round <= 6; round++) {
-        const answers = await Promise.all(
-          ids.map((id, i) => slotSync(acc, id, round, blob(50_000 + 1000 * i, String(round)))),
-        );
-        expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
-      }
-      const counted = await recount(d, acc, ids);
-      expect(counted.total).toBeLessThanOrEqual(budget);
-      expect(await storageOf(d, acc)).toMatchObject({
-        storedBytes: counted.total,
-        currentStateBytes: counted.current,
-        historyBytes: counted.history,
-      });
+      const { acc, ids } = await starterSlots(d, "r");
+      await syncRounds(acc, ids, 6, (i) => 50_000 + 1000 * i);
+      expect((await countedExactly(d, acc, ids)).total).toBeLessThanOrEqual(budget);
       // Each slot keeps its newest restore point at least.
       for (const id of ids) expect((await slotHistory(d, acc, id))[0]?.version).toBe(7);
     });
 
     test("well within the budget, concurrent syncs that each trim a restore point are counted exactly", async () => {
       // 3 restore points kept: from the fourth sync of a slot on, each trims one.
-      const t = await newTenant(d, "starter");
-      await admin(d, "PUT", `/admin/v1/projects/${t.projectId}/settings`, {
-        rateLimits: { sessionRequestsPerMinute: 100_000 },
-      });
-      const acc = await newAccount(d, t.key);
-      const ids = Array.from({ length: 8 }, (_, i) => `w${i}`);
-      for (const id of ids)
-        expect(
-          (await acc.call("POST", "/api/v1/accounts/{acc}/slots", { body: { slotId: id, data: { id } } })).status,
-        ).toBe(201);
+      const { acc, ids } = await starterSlots(d, "w");
       // Sizes that grow past the account's reservations and shrink again, so no trim frees what its point adds.
-      const size = (i: number, round: number) => 200 + 503 * ((i * 7 + round * 5) % 11) + (round % 3 === 0 ? 4_000 : 0);
-      for (let round = 1; round <= 8; round++) {
-        const answers = await Promise.all(
-          ids.map((id, i) => slotSync(acc, id, round, blob(size(i, round), `${round}`))),
-        );
-        expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
-      }
-      const counted = await recount(d, acc, ids);
-      expect(counted.total).toBeLessThan(budget / 2);
-      expect(await storageOf(d, acc)).toMatchObject({
-        storedBytes: counted.total,
-        currentStateBytes: counted.current,
-        historyBytes: counted.history,
-      });
+      await syncRounds(
+        acc,
+        ids,
+        8,
+        (i, round) => 200 + 503 * ((i * 7 + round * 5) % 11) + (round % 3 === 0 ? 4_000 : 0),
+      );
+      expect((await countedExactly(d, acc, ids)).total).toBeLessThan(budget / 2);
       for (const id of ids) expect((await slotHistory(d, acc, id)).map((s) => s.version)).toEqual([9, 8, 7]);
     });
 

@@ -10,11 +10,15 @@ const items = (db: Database): NowCollection => ({
   deleteNow: () => 0,
 });
 
-test("a write whose error ended the whole transaction fails its batch, every write of it, and nothing is stored", async () => {
+/** A writer on an in-memory table of ids, and the collection of it. */
+function itemsWriter() {
   const db = new Database(":memory:");
   db.exec("CREATE TABLE items (_id TEXT PRIMARY KEY)");
-  const writer = new GroupCommit(db);
-  const c = items(db);
+  return { db, writer: new GroupCommit(db), c: items(db) };
+}
+
+test("a write whose error ended the whole transaction fails its batch, every write of it, and nothing is stored", async () => {
+  const { db, writer, c } = itemsWriter();
   // As SQLite does after some I/O errors: the transaction is rolled back under the write that failed.
   const ending: NowCollection = {
     ...c,
@@ -40,10 +44,7 @@ test("a write whose error ended the whole transaction fails its batch, every wri
 });
 
 test("a write that fails after writing part of itself fails alone: the batch's others commit, once, and it leaves nothing", async () => {
-  const db = new Database(":memory:");
-  db.exec("CREATE TABLE items (_id TEXT PRIMARY KEY)");
-  const writer = new GroupCommit(db);
-  const c = items(db);
+  const { db, writer, c } = itemsWriter();
   // Its first row is written, then it fails: a follower that fails after its first write.
   const halfway: NowCollection = {
     ...c,
