@@ -3,8 +3,8 @@ import { type CounterSeries, type HistogramSeries, metrics } from "../../shared/
 
 type HttpSeries = { requests: CounterSeries; duration: HistogramSeries };
 
-// A route's series by status, kept on the route: a request counts itself without building the series'
-// label key twice, once for the count and once for the duration (issue 30).
+// Each route's series by status, looked up by the route object: a request counts itself without
+// building the series' label key twice, once for the count and once for the duration (issue 30).
 const byRoute = new Map<Route, Map<number, HttpSeries>>();
 
 /** The gateway's request count and duration series of one route and status. */
