@@ -1,6 +1,13 @@
 import { Limits } from "../../shared/contract/common.ts";
 import { AppError, fail } from "../../shared/contract/errors.ts";
-import { deeperThan, hasLoneSurrogate, maxJsonDepth } from "../../shared/util/json.ts";
+import {
+  bracketsUpTo,
+  deeperThan,
+  faithfulText,
+  hasLoneSurrogate,
+  maxJsonDepth,
+  vouchFor,
+} from "../../shared/util/json.ts";
 
 const tooLarge = (actualBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Limits.requestBodyBytes} bytes.`, {
@@ -54,8 +61,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) throw malformed("Content-Type must be application/json");
   // Free-form values may nest maxJsonDepth levels below the few levels of the request's own shape.
-  if (deeperThan(text, maxJsonDepth + requestShapeDepth))
-    throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
+  const limit = maxJsonDepth + requestShapeDepth;
+  const brackets = bracketsUpTo(text, limit);
+  if (deeperThan(text, limit, brackets)) throw malformed(`JSON must not nest deeper than ${maxJsonDepth} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,5 +74,6 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (text.includes("\\u") && hasLoneSurrogate(value)) {
     throw malformed("Strings must be valid Unicode: a lone surrogate such as \\ud800 cannot be stored faithfully");
   }
+  if (faithfulText(text, brackets)) vouchFor(value, requestShapeDepth);
   return value;
 }

@@ -150,8 +150,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
-    const w = where(filter, this.columns);
-    const matched = this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${many ? "" : "LIMIT 1"}`, w.args);
+    const matched = many ? this.matching(filter) : this.firstMatching(filter);
     const set = withoutUndefined(changes);
     const touched = this.columns.size === 0 ? [] : Object.keys(set).filter((f) => this.columns.has(f));
     const write =
@@ -165,6 +164,33 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
       write.run(JSON.stringify(next), ...touched.map((f) => columnValue(next[f])), next._id);
     }
     return matched;
+  }
+
+  private matching(filter: Filter<Doc>, limit = ""): T[] {
+    const w = where(filter, this.columns);
+    return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${limit}`, w.args);
+  }
+
+  /**
+   * A conditional update by id (a versioned write's `{_id, version}`) reads its row by the primary key and
+   * checks the rest here: in SQL, each field outside a column is a `json_extract` over the whole
+   * document, a slot's data included (issue 30). Scalars compare as `where` compares them.
+   */
+  private firstMatching(filter: Filter<Doc>): T[] {
+    const id = filter._id;
+    if (typeof id !== "string") return this.matching(filter, "LIMIT 1");
+    for (const field in filter)
+      if (typeof filter[field] === "object" && filter[field] !== null) return this.matching(filter, "LIMIT 1");
+    const row = this.byId.get(id);
+    if (!row) return [];
+    const doc = JSON.parse(row.doc) as T;
+    for (const field in filter) {
+      const wanted = filter[field];
+      const value = (doc as Doc)[field];
+      if (wanted === undefined) continue;
+      if (wanted === null ? value !== undefined && value !== null : value !== wanted) return [];
+    }
+    return [doc];
   }
 
   incrementNow(id: string, field: string, by: number, init: object): T {

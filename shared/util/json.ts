@@ -32,6 +32,32 @@ export function requestJson(value: object): string {
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Objects of request bodies whose whole text `faithfulText` cleared (vouchFor). */
+const vouched = new WeakSet<object>();
+
+/** Number literals that may overflow a double: an exponent of three digits or more, or 309 digits in a row. */
+const bigExponent = /\d[eE]\+?\d{3}/;
+const manyDigits = /\d{309}/;
+
+/**
+ * Whether JSON text with `brackets` opening brackets (bracketsUpTo) cannot hold what `unfaithfulJson`
+ * refuses: with no more than `maxJsonDepth` in all, nothing in it nests deeper, and no number literal in
+ * it could overflow. Text that might (a string that reads "1e100" counts too) is walked once parsed instead.
+ */
+export const faithfulText = (text: string, brackets: number): boolean =>
+  brackets <= maxJsonDepth && !bigExponent.test(text) && !manyDigits.test(text);
+
+/**
+ * Marks a parsed body whose text `faithfulText` cleared, and its objects `levels` below it, so that the
+ * schema of each free-form field it carries does not walk it again (issue 30). Only for values nobody
+ * changes after they were parsed, as `requestJson`.
+ */
+export function vouchFor(value: unknown, levels: number): void {
+  if (typeof value !== "object" || value === null) return;
+  vouched.add(value);
+  if (levels > 0) for (const child of Object.values(value)) vouchFor(child, levels - 1);
+}
+
 /**
  * Why `value` cannot be stored faithfully, or undefined when it can: nesting deeper than
  * `maxJsonDepth`, or a number that overflowed to infinity (`1e309` parses to Infinity and would be
@@ -40,7 +66,7 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 export function unfaithfulJson(value: unknown): string | undefined {
   const infinite = "must not contain numbers outside the range of a double (such as 1e309)";
   if (typeof value === "number") return Number.isFinite(value) ? undefined : infinite;
-  if (typeof value !== "object" || value === null) return undefined;
+  if (typeof value !== "object" || value === null || vouched.has(value)) return undefined;
   // Objects and their depths on two stacks, numbers checked where they are found: a save is mostly
   // numbers, and this runs on every sync (issue 30).
   const objects: object[] = [value];
@@ -81,17 +107,21 @@ export function hasLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
-/**
- * Whether JSON text nests deeper than `limit`. Text with no more than `limit` opening brackets cannot,
- * and counting them is a native search; only text with more is scanned character by character.
- */
-export function deeperThan(text: string, limit: number): boolean {
+/** How many opening brackets JSON text holds, counted up to `limit + 1` by a native search. */
+export function bracketsUpTo(text: string, limit: number): number {
   let opens = 0;
   for (const bracket of ["{", "["]) {
     for (let i = text.indexOf(bracket); i !== -1 && opens <= limit; i = text.indexOf(bracket, i + 1)) opens++;
   }
-  return opens > limit && textDepth(text) > limit;
+  return opens;
 }
+
+/**
+ * Whether JSON text nests deeper than `limit`. Text with no more than `limit` opening brackets cannot
+ * (`brackets`, from bracketsUpTo); only text with more is scanned character by character.
+ */
+export const deeperThan = (text: string, limit: number, brackets: number): boolean =>
+  brackets > limit && textDepth(text) > limit;
 
 /**
  * Nesting depth of JSON text, counted without parsing. A cheap guard run before `JSON.parse`, so

@@ -107,6 +107,9 @@ forEachDeployment("free-form JSON is stored faithfully or refused", { tenant: tr
       [`${base}/slots/s/sync`, '{"baseVersion":1,"data":{"big":1e309}}'],
       [`${base}/slots/s/sync`, '{"baseVersion":1,"data":{"v":1},"slotInfo":{"n":[-1e400]}}'],
       [`${base}/data/sync`, '{"baseVersion":1,"accountDataPatch":{"big":1e309}}'],
+      // Spelled every other way a literal can overflow: a capital E with a sign and leading zeros, 309 digits.
+      [`${base}/slots/s/sync`, '{"baseVersion":1,"data":{"big":[1.5E+0309]}}'],
+      [`${base}/slots/s/sync`, `{"baseVersion":1,"data":{"big":-2${"0".repeat(308)}.5}}`],
     ]) {
       const refused = await rawCall(acc, "POST", path!, body);
       expect([path, refused.status, JSON.parse(refused.text).error.code]).toEqual([path, 400, "invalid_request"]);

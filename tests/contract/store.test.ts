@@ -5,6 +5,7 @@ import {
   type Collection,
   DuplicateKeyError,
   FollowerFailedError,
+  type Filter,
   QuotaExceededError,
   type Store,
   StoreUnavailableError,
@@ -124,6 +125,26 @@ for (const [name, open] of adapters) {
       expect(updated).toEqual({ ...doc, version: 2, payload: "new" });
       expect(await items.update({ _id: doc._id, version: 1 }, { version: 3, payload: "stale" })).toBeNull();
       expect(await items.get(doc._id)).toEqual({ ...doc, version: 2, payload: "new" });
+    });
+
+    test("an update by id matches its other fields as find does: null for a missing field, booleans, unindexed fields", async () => {
+      const doc = item({ flag: false });
+      await items.insert(doc);
+      const mismatches: Filter<Item>[] = [
+        { _id: doc._id, flag: true },
+        { _id: doc._id, note: "x" },
+        { _id: doc._id, flag: null },
+        { _id: doc._id, version: 2 },
+        { _id: doc._id, owner: "o2" },
+      ];
+      for (const filter of mismatches) {
+        expect({ filter, matched: (await items.find(filter)).length }).toEqual({ filter, matched: 0 });
+        expect({ filter, updated: await items.update(filter, { payload: "no" }) }).toEqual({ filter, updated: null });
+      }
+      expect(await items.get(doc._id)).toEqual(doc);
+      const updated = await items.update({ _id: doc._id, flag: false, note: null, version: 1, owner: "o1" }, { note: "y" });
+      expect(updated).toEqual({ ...doc, note: "y" });
+      expect(await items.get(doc._id)).toEqual({ ...doc, note: "y" });
     });
 
     test("an update that takes a unique value in use is a DuplicateKeyError and changes nothing", async () => {
