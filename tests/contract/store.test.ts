@@ -4,8 +4,8 @@ import {
   BudgetExceededError,
   type Collection,
   DuplicateKeyError,
-  FollowerFailedError,
   type Filter,
+  FollowerFailedError,
   QuotaExceededError,
   type Store,
   StoreUnavailableError,
@@ -142,7 +142,10 @@ for (const [name, open] of adapters) {
         expect({ filter, updated: await items.update(filter, { payload: "no" }) }).toEqual({ filter, updated: null });
       }
       expect(await items.get(doc._id)).toEqual(doc);
-      const updated = await items.update({ _id: doc._id, flag: false, note: null, version: 1, owner: "o1" }, { note: "y" });
+      const updated = await items.update(
+        { _id: doc._id, flag: false, note: null, version: 1, owner: "o1" },
+        { note: "y" },
+      );
       expect(updated).toEqual({ ...doc, note: "y" });
       expect(await items.get(doc._id)).toEqual({ ...doc, note: "y" });
     });
