@@ -1,6 +1,7 @@
 import { type CleanupJob, internal, queues } from "../../shared/contract/internal.ts";
 import { failpoint } from "../../shared/observe/failpoint.ts";
 import { callEndpoint } from "../../shared/serving/call.ts";
+import { pointsOf } from "../../shared/synced/restore-points.ts";
 import type { Deps } from "./deps.ts";
 import { ensureEnvCount, envReserve } from "./environment-budget.ts";
 import { dropSnapshot } from "./evict-history.ts";
@@ -67,7 +68,7 @@ async function zeroCounts(deps: Deps, accountId: string): Promise<void> {
 /** Erases a slot's snapshots a page at a time, each one's bytes given back to its account. */
 async function dropAll(deps: Deps, ownerId: string): Promise<void> {
   for (;;) {
-    const page = await deps.repo.snapshots.find({ ownerId }, { limit: 20 });
+    const page = await deps.repo.snapshots.find(pointsOf(ownerId), { limit: 20 });
     if (page.length === 0) return;
     await Promise.all(page.map((s) => dropSnapshot(deps, s)));
   }

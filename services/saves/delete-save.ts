@@ -2,6 +2,7 @@ import { fail } from "../../shared/contract/errors.ts";
 import type { DeleteSaveResponse } from "../../shared/contract/save-history.ts";
 import { DuplicateKeyError } from "../../shared/store/port.ts";
 import { inRounds, lostRound } from "../../shared/store/versioned.ts";
+import { pointsOf } from "../../shared/synced/restore-points.ts";
 import { saveBytes } from "./budget.ts";
 import type { Deps } from "./deps.ts";
 import { historyIdOf, type SaveDoc } from "./repo.ts";
@@ -34,7 +35,7 @@ export async function deleteSave(deps: Deps, _id: string, saveId: string): Promi
     await repo.tombstones.update({ _id }, { deletedAt }); // an earlier generation of this id was deleted too
   }
   const removed = await removeGeneration(deps, first);
-  await repo.snapshots.delete({ ownerId: historyIdOf(first) });
+  await repo.snapshots.delete(pointsOf(historyIdOf(first)));
   if (!removed)
     return { saveId, deletedAt: (await repo.tombstones.get(_id))?.deletedAt ?? deletedAt, alreadyDeleted: true };
   // Only the delete that removed it gives its bytes back to the environment's budget (budget.ts).

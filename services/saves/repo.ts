@@ -38,7 +38,8 @@ export type SaveTombstoneDoc = { _id: string; deletedAt: string };
 
 const collections = {
   saves: collection<SaveDoc>("saves"),
-  snapshots: collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"] }]),
+  /** A save's points are found by their ids' prefix (shared/synced/restore-points.ts, pointsOf): no owner index. */
+  snapshots: collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"], dropped: true }]),
   tombstones: collection<SaveTombstoneDoc>("saveTombstones"),
   /** An environment's saves' stored bytes (docs/plans-and-limits.md#storage-budgets). */
   usage: collection<SaveUsageDoc>("saveUsage"),

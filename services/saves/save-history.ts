@@ -8,6 +8,7 @@ import {
   keptVersion,
   type PointRecord,
   pointDue,
+  pointsOf,
   pointWrites,
   replacedNeedsPoint,
   restoreSource,
@@ -80,7 +81,7 @@ export async function updateSave(
 export async function dropPointsIfErased(deps: Deps, written: SaveDoc): Promise<void> {
   const now = await deps.repo.saves.get(written._id);
   if (now && historyIdOf(now) === historyIdOf(written)) return;
-  await deps.repo.snapshots.delete({ ownerId: historyIdOf(written) });
+  await deps.repo.snapshots.delete(pointsOf(historyIdOf(written)));
 }
 
 /** The save's restore points, newest first, complete (the plan's count bounds them). */

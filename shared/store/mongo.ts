@@ -12,7 +12,9 @@ import {
   type Filter,
   type FindOptions,
   FollowerFailedError,
+  type IdPrefix,
   type Index,
+  idRange,
   type Quota,
   QuotaExceededError,
   type Store,
@@ -51,6 +53,19 @@ async function guard<R>(op: () => Promise<R>): Promise<R> {
 
 const clean = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
+/** A filter as MongoDB takes it: an `_id` prefix becomes a range of the `_id` index. */
+function query<T extends Doc>(filter: Filter<T>): Document {
+  const q: Document = clean(filter);
+  if (typeof q._id === "object" && q._id !== null) {
+    const { start, end } = idRange(q._id as IdPrefix);
+    q._id = { $gte: start, $lt: end };
+  }
+  return q;
+}
+
+/** The one document a filter names by its `_id`, if it does. */
+const namedId = <T extends Doc>(filter: Filter<T>) => (typeof filter._id === "string" ? filter._id : undefined);
+
 /** The followers of a first write, in order (port.ts, Write): two round trips at most for a sync. */
 async function follow(then: readonly Write[] | undefined, updated: unknown): Promise<void> {
   if (!then) return;
@@ -82,9 +97,10 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return (await this.find(filter, { sort, limit: 1 }))[0] ?? null;
   }
 
-  find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
+  async find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
+    const q = query(filter);
     return guard(() => {
-      let cursor = this.c.find(clean(filter));
+      let cursor = this.c.find(q);
       // _id breaks ties, so pages of one listing never overlap or skip a row.
       if (options.sort)
         cursor = cursor.sort({ [checkField(options.sort.field)]: options.sort.direction, _id: options.sort.direction });
@@ -94,8 +110,9 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     });
   }
 
-  count(filter: Filter<T>, upTo?: number) {
-    return guard(() => this.c.countDocuments(clean(filter), upTo === undefined ? {} : { limit: upTo }));
+  async count(filter: Filter<T>, upTo?: number) {
+    const q = query(filter);
+    return guard(() => this.c.countDocuments(q, upTo === undefined ? {} : { limit: upTo }));
   }
 
   async insert(doc: T, then?: readonly Write[], quota?: Quota) {
@@ -130,19 +147,20 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return updated;
   }
 
-  private updateOne(filter: Filter<T>, changes: Partial<T>) {
+  private async updateOne(filter: Filter<T>, changes: Partial<T>) {
+    query(filter); // a filter the store cannot take is the caller's error, not an outage
     const apply = (f: Filter<T>) =>
-      this.c.findOneAndUpdate(clean(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
+      this.c.findOneAndUpdate(query(f), { $set: clean(changes) }, { returnDocument: "after" }) as Promise<T | null>;
     const leases = this.leases;
     if (!leases) return guard(() => apply(filter));
     return guard(async () => {
       // The lease is per document: a filter that names it needs no read to find which one. A caller
       // that read it just before (a versioned round) would read it twice; a stale filter then finds
       // no match under the lease and answers null all the same.
-      const id = filter._id ?? (await this.c.findOne(clean(filter)))?._id;
+      const id = namedId(filter) ?? (await this.c.findOne(query(filter)))?._id;
       if (id === undefined || id === null) return null;
       const target = { ...filter, _id: id };
-      const matches = async () => (await this.c.findOne(clean(target))) !== null;
+      const matches = async () => (await this.c.findOne(query(target))) !== null;
       return withLease(leases, `${this.c.collectionName}:${id}`, () => apply(target), matches);
     });
   }
@@ -192,15 +210,17 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     return guard(() => (leases ? withLease(leases, `${this.c.collectionName}:${w.increment}`, apply) : apply()));
   }
 
-  updateMany(filter: Filter<T>, changes: Partial<T>) {
-    return guard(async () => (await this.c.updateMany(clean(filter), { $set: clean(changes) })).modifiedCount);
+  async updateMany(filter: Filter<T>, changes: Partial<T>) {
+    const q = query(filter);
+    return guard(async () => (await this.c.updateMany(q, { $set: clean(changes) })).modifiedCount);
   }
 
-  delete(filter: Filter<T>) {
-    const remove = async () => (await this.c.deleteMany(clean(filter))).deletedCount;
+  async delete(filter: Filter<T>) {
+    const q = query(filter);
+    const remove = async () => (await this.c.deleteMany(q)).deletedCount;
     const leases = this.leases;
-    const id = filter._id;
-    if (!leases || id === undefined || id === null) return guard(remove);
+    const id = namedId(filter);
+    if (!leases || id === undefined) return guard(remove);
     // A conditional update there reads, then writes by `_id`, under the document's lease: a delete of
     // that document between the two would remove the version the update is writing, not the one it named.
     return guard(async () => (await withLease(leases, `${this.c.collectionName}:${id}`, remove))!);

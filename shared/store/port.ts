@@ -6,8 +6,20 @@
  */
 export type Scalar = string | number | boolean | null;
 export type Doc = { _id: string } & { [field: string]: Scalar | undefined };
-/** Equality on every named field (`null` matches a missing or null field). */
-export type Filter<T extends Doc> = { [K in keyof T]?: T[K] | null };
+/** `_id` by its beginning: every id that starts with `startsWith`, a range of the ids' own index. */
+export type IdPrefix = { startsWith: string };
+/** Equality on every named field (`null` matches a missing or null field); `_id` also by its beginning. */
+export type Filter<T extends Doc> = { [K in keyof T]?: K extends "_id" ? string | IdPrefix : T[K] | null };
+
+/**
+ * The ids that start with `prefix`, as a range: at least `prefix` and below `end`, the prefix with its
+ * last character one up. That character must be ASCII, where UTF-8 and UTF-16 order strings alike.
+ */
+export function idRange({ startsWith: prefix }: IdPrefix): { start: string; end: string } {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (!(last < 0x7f)) throw new Error(`an id prefix must end in an ASCII character: ${prefix}`);
+  return { start: prefix, end: prefix.slice(0, -1) + String.fromCharCode(last + 1) };
+}
 
 export interface Index {
   name: string;

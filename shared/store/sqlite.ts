@@ -7,7 +7,9 @@ import {
   type Doc,
   type Filter,
   type FindOptions,
+  type IdPrefix,
   type Index,
+  idRange,
   type Quota,
   type Store,
   type Write,
@@ -21,7 +23,11 @@ function where(filter: Filter<Doc>, columns: Columns): { sql: string; args: SQLQ
   for (const field in filter) {
     const value = filter[field];
     if (value === undefined) continue;
-    if (field === "_id") {
+    if (field === "_id" && typeof value === "object" && value !== null) {
+      const { start, end } = idRange(value as IdPrefix);
+      parts.push("_id >= ? AND _id < ?");
+      args.push(start, end);
+    } else if (field === "_id") {
       parts.push("_id = ?");
       args.push(value as string);
     } else if (value === null) {

@@ -60,6 +60,24 @@ for (const [name, open] of adapters) {
       expect(await items.get("nope")).toBeNull();
     });
 
+    test("an _id prefix matches exactly the ids that begin with it, in find, count, update and delete", async () => {
+      const base = id();
+      const inside = [`${base}:`, `${base}:1`, `${base}:10`, `${base}:2:x`, `${base}:é~`];
+      const outside = [base, `${base};`, `${base}0:1`, `${base}:`.toUpperCase()];
+      for (const _id of [...inside, ...outside]) await items.insert(item({ _id }));
+      const prefix = { _id: { startsWith: `${base}:` } };
+      const ids = async () =>
+        (await items.find({ owner: "o1", ...prefix }, { sort: { field: "_id", direction: 1 } })).map((d) => d._id);
+      expect(await ids()).toEqual([...inside].sort());
+      expect(await items.count(prefix)).toBe(inside.length);
+      expect(await items.updateMany(prefix, { note: "in" })).toBe(inside.length);
+      expect(await items.findOne({ ...prefix, note: null })).toBeNull();
+      expect(await items.delete(prefix)).toBe(inside.length);
+      expect(await ids()).toEqual([]);
+      for (const _id of outside) expect(await items.get(_id)).toMatchObject({ _id });
+      expect(items.find({ _id: { startsWith: `${base}é` } })).rejects.toThrow("must end in an ASCII character");
+    });
+
     test("an index marked dropped is removed where it was made, and is never made", async () => {
       const name = `dropped_${n++}`;
       const before = await store.collection<Item>(name, [{ name: "key", fields: ["key"], unique: true }]);

@@ -4,6 +4,7 @@ import { fail } from "../../../shared/contract/errors.ts";
 import type { RouteMessage } from "../../../shared/contract/route.ts";
 import type { contractRoutes } from "../../../shared/contract/routes.ts";
 import { envIdOf } from "../../../shared/contract/tenant.ts";
+import { pointsOf } from "../../../shared/synced/restore-points.ts";
 import { deleteAccount } from "../delete-account.ts";
 import type { Deps } from "../deps.ts";
 import { restorePoint } from "../history/restore-points.ts";
@@ -63,7 +64,7 @@ export async function adminGetRestorePoint(deps: Deps, accountId: string, slotId
   await adminAccount(deps, accountId);
   const slot = await slotWithHistory(deps, accountId, slotId);
   const { payload } = await restorePoint(deps, slot, version);
-  const snapshot = await deps.repo.snapshots.findOne({ ownerId: slot._id, version });
+  const snapshot = await deps.repo.snapshots.findOne(pointsOf(slot._id, { version }));
   return {
     accountId,
     slotId,
