@@ -1,5 +1,6 @@
 import { fail } from "../../shared/contract/errors.ts";
 import type { PlanName } from "../../shared/contract/plans.ts";
+import { pointId } from "../../shared/store/history-ring.ts";
 import type { Write } from "../../shared/store/port.ts";
 import { sha256Hex } from "../../shared/util/crypto.ts";
 import { byteLength, countBytes, startCount } from "./account-bytes.ts";
@@ -63,7 +64,7 @@ export async function writeWithinBudget(
     ? await Promise.all(
         points
           .map((_, i) => seqOf(i, wanted) - kept)
-          .map((seq) => (seq >= 1 ? deps.repo.snapshots.get(`${w.owner._id}:${seq}`) : null)),
+          .map((seq) => (seq >= 1 ? deps.repo.snapshots.get(pointId(w.owner._id, seq)) : null)),
       )
     : [];
   const budget = deps.plans[plan].storage.bytesPerAccount;

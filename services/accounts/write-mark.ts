@@ -2,6 +2,7 @@ import type { SyncAcceptedResponse } from "../../shared/contract/accounts.ts";
 import type { IdempotencyRecordId } from "../../shared/serving/idempotency.ts";
 import { type Replayed, replayed } from "../../shared/serving/reply.ts";
 import { ownStamp } from "../../shared/serving/write-stamp.ts";
+import { pointId } from "../../shared/store/history-ring.ts";
 import type { Deps } from "./deps.ts";
 
 type Marked = { version: number; updatedAt: string; lastSnapshotAt?: string; snapshotSeq: number; lastWrite?: string };
@@ -20,7 +21,7 @@ export async function earlierAnswer(
   if (!mark) return undefined;
   // Retained when this write's snapshot exists: the one a write due for a snapshot numbered.
   const snapshot =
-    doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(`${ownerId}:${doc.snapshotSeq}`) : null;
+    doc.lastSnapshotAt === doc.updatedAt ? await deps.repo.snapshots.get(pointId(ownerId, doc.snapshotSeq)) : null;
   const historyRetained = snapshot?.version === doc.version;
   const warnings = mark.warnings ? { warnings: mark.warnings } : {};
   const answer: SyncAcceptedResponse = {

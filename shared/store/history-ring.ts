@@ -26,6 +26,12 @@ export function restorePointDue(everySeconds: number, lastAt: string | undefined
 }
 
 /**
+ * The id of restore point `seq` of an owner, `<ownerId>:<seq>`: every point of an owner begins with
+ * `pointId(ownerId, "")`, which is how its history is found (shared/synced/restore-points.ts, pointsOf).
+ */
+export const pointId = (ownerId: string, seq: number | "") => `${ownerId}:${seq}`;
+
+/**
  * The writes that record restore point `seq` of an owner and drop the one that falls out of a ring of
  * `kept`. Points are numbered per owner, so the one to drop is known without a read, and both ride
  * with the write they record.
@@ -36,7 +42,7 @@ export function restorePointWrites<T extends { _id: string; ownerId: string; seq
   kept: number,
 ): Write[] {
   const writes: Write[] = [{ insert: point, into }];
-  if (point.seq > kept) writes.push({ delete: { _id: `${point.ownerId}:${point.seq - kept}` }, from: into });
+  if (point.seq > kept) writes.push({ delete: { _id: pointId(point.ownerId, point.seq - kept) }, from: into });
   return writes;
 }
 

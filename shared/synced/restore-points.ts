@@ -1,6 +1,6 @@
 import { fail } from "../contract/errors.ts";
 import type { PlanCatalog, PlanName } from "../contract/plans.ts";
-import { expiryOf, replacedNeedsKeeping, restorePointDue, restorePointWrites } from "../store/history-ring.ts";
+import { expiryOf, pointId, replacedNeedsKeeping, restorePointDue, restorePointWrites } from "../store/history-ring.ts";
 import type { Collection, Filter, Write } from "../store/port.ts";
 
 /** A restore point as every synced document stores it: `<ownerId>:<seq>`, its content as JSON in `payload`. */
@@ -36,7 +36,7 @@ export interface History<P extends Point> {
  * owners is kept up to date on every write (issue 30). The owner is named too, for an id that holds a colon.
  */
 export const pointsOf = <P extends Point>(ownerId: string, more: Filter<P> = {}): Filter<P> =>
-  ({ ...more, _id: { startsWith: `${ownerId}:` }, ownerId }) as Filter<P>;
+  ({ ...more, _id: { startsWith: pointId(ownerId, "") }, ownerId }) as Filter<P>;
 
 /** Points read per page: a payload can be hundreds of KiB, so never a whole history at once. */
 const pageSize = 50;
@@ -66,7 +66,7 @@ export function pointWrites<P extends Point>(
 ): Write[] {
   const rules = history.plans[plan].snapshot;
   const record: PointRecord = {
-    _id: `${point.ownerId}:${point.seq}`,
+    _id: pointId(point.ownerId, point.seq),
     ownerId: point.ownerId,
     seq: point.seq,
     version: point.version,
