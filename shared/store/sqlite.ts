@@ -184,9 +184,8 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
    */
   private firstMatching(filter: Filter<Doc>): T[] {
     const id = filter._id;
+    // Only `_id` can be anything but a scalar (a prefix: port.ts, Filter).
     if (typeof id !== "string") return this.matching(filter, "LIMIT 1");
-    for (const field in filter)
-      if (typeof filter[field] === "object" && filter[field] !== null) return this.matching(filter, "LIMIT 1");
     const row = this.byId.get(id);
     if (!row) return [];
     const doc = JSON.parse(row.doc) as T;
