@@ -127,25 +127,33 @@ export interface Repo {
 export async function openRepo(store: Store): Promise<Repo> {
   return {
     creations: await store.collection<HitDoc>("accountCreations", hitIndexes),
-    accounts: await store.collection<AccountDoc>("accounts", [
-      { name: "cleanup", fields: ["cleanupPending"] },
-      { name: "env_player", fields: ["envId", "playerRef"] },
-      { name: "env_external", fields: ["envId", "externalProvider", "externalSubject"] },
-      // The dashboard's counts and its largest accounts (admin/overview.ts).
-      { name: "env_active_day", fields: ["envId", "activeDay"] },
-      { name: "env_created_day", fields: ["envId", "createdDay"] },
-      { name: "env_stored_bytes", fields: ["envId", "storedBytes"] },
-      // An operator's lookup in every environment (admin/admin-find.ts).
-      { name: "player_ref", fields: ["playerRef"] },
-      { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
-    ]),
+    accounts: await store.collection<AccountDoc>(
+      "accounts",
+      [
+        { name: "cleanup", fields: ["cleanupPending"] },
+        { name: "env_player", fields: ["envId", "playerRef"] },
+        { name: "env_external", fields: ["envId", "externalProvider", "externalSubject"] },
+        // The dashboard's counts and its largest accounts (admin/overview.ts).
+        { name: "env_active_day", fields: ["envId", "activeDay"] },
+        { name: "env_created_day", fields: ["envId", "createdDay"] },
+        { name: "env_stored_bytes", fields: ["envId", "storedBytes"] },
+        // An operator's lookup in every environment (admin/admin-find.ts).
+        { name: "player_ref", fields: ["playerRef"] },
+        { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
+      ],
+      ["accountData"],
+    ),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
-      store.collection<SlotDoc>("slots", [
-        { name: "active_key", fields: ["activeKey"], unique: true },
-        { name: "seat_key", fields: ["seatKey"], unique: true },
-        { name: "account_slot", fields: ["accountId", "slotId"] },
-        { name: "account_status", fields: ["accountId", "status"] },
-      ]),
+      store.collection<SlotDoc>(
+        "slots",
+        [
+          { name: "active_key", fields: ["activeKey"], unique: true },
+          { name: "seat_key", fields: ["seatKey"], unique: true },
+          { name: "account_slot", fields: ["accountId", "slotId"] },
+          { name: "account_status", fields: ["accountId", "status"] },
+        ],
+        ["data"],
+      ),
     ),
     sessions: await store.collection<SessionDoc>("sessions", [
       { name: "session_id", fields: ["sessionId"], unique: true },
@@ -154,18 +162,22 @@ export async function openRepo(store: Store): Promise<Repo> {
     ]),
     deadLetters: await store.collection<DeadLetterDoc>("deadLetters"),
     usage: await store.collection<AccountUsageDoc>("accountUsage"),
-    snapshots: await store.collection<SnapshotDoc>("snapshots", [
-      // An owner's points are found by their ids' prefix (shared/synced/restore-points.ts, pointsOf): an index
-      // of owners cost each save an entry written at a random place and one deleted (issue 30).
-      { name: "owner", fields: ["ownerId"], dropped: true },
-      // `account_age` serves every lookup by account: a second index on its first field only cost each
-      // save an index entry written and one deleted (issue 30).
-      { name: "account", fields: ["accountId"], dropped: true },
-      // The oldest of an account first, when its storage budget is full (evict-history.ts).
-      { name: "account_age", fields: ["accountId", "createdAt"] },
-      // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
-      { name: "expires_day", fields: ["expiresDay", "_id"] },
-    ]),
+    snapshots: await store.collection<SnapshotDoc>(
+      "snapshots",
+      [
+        // An owner's points are found by their ids' prefix (shared/synced/restore-points.ts, pointsOf): an index
+        // of owners cost each save an entry written at a random place and one deleted (issue 30).
+        { name: "owner", fields: ["ownerId"], dropped: true },
+        // `account_age` serves every lookup by account: a second index on its first field only cost each
+        // save an index entry written and one deleted (issue 30).
+        { name: "account", fields: ["accountId"], dropped: true },
+        // The oldest of an account first, when its storage budget is full (evict-history.ts).
+        { name: "account_age", fields: ["accountId", "createdAt"] },
+        // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
+        { name: "expires_day", fields: ["expiresDay", "_id"] },
+      ],
+      ["payload"],
+    ),
   };
 }
 

@@ -4,11 +4,17 @@ import type { Collection, Doc, Index, Store } from "./port.ts";
 export interface CollectionSpec<T extends Doc> {
   name: string;
   indexes?: Index[];
+  /** Its large JSON texts (Store.collection). */
+  texts?: readonly string[];
   /** Carries the document type only. */
   readonly doc?: T;
 }
 
-export const collection = <T extends Doc>(name: string, indexes?: Index[]): CollectionSpec<T> => ({ name, indexes });
+export const collection = <T extends Doc>(
+  name: string,
+  indexes?: Index[],
+  texts?: readonly (keyof T & string)[],
+): CollectionSpec<T> => ({ name, indexes, texts });
 
 /** A repo from its specs: each key is the opened collection (doc comments on the specs carry over). */
 export type CollectionsOf<S> = { [K in keyof S]: S[K] extends CollectionSpec<infer T> ? Collection<T> : never };
@@ -19,6 +25,7 @@ export async function openCollections<S extends Record<string, CollectionSpec<Do
   specs: S,
 ): Promise<CollectionsOf<S>> {
   const repo: Record<string, Collection<Doc>> = {};
-  for (const [key, spec] of Object.entries(specs)) repo[key] = await store.collection(spec.name, spec.indexes);
+  for (const [key, spec] of Object.entries(specs))
+    repo[key] = await store.collection(spec.name, spec.indexes, spec.texts);
   return repo as CollectionsOf<S>;
 }

@@ -123,8 +123,11 @@ export interface Collection<T extends Doc> {
 }
 
 export interface Store {
-  /** Opens a collection, creating it and its indexes when missing. */
-  collection<T extends Doc>(name: string, indexes?: Index[]): Promise<Collection<T>>;
+  /**
+   * Opens a collection, creating it and its indexes when missing. `texts` name string fields that hold
+   * large JSON texts (a slot's data): an adapter may keep them apart from the rest of the document.
+   */
+  collection<T extends Doc>(name: string, indexes?: Index[], texts?: readonly string[]): Promise<Collection<T>>;
   /** Throws StoreUnavailableError when the backing database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -16,8 +16,9 @@ import {
 } from "./port.ts";
 import { bind, type Columns, column, columnValue, indexedColumns, path } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
+import { type TextColumns, textColumn, textColumns, textOf } from "./sqlite-texts.ts";
 
-function where(filter: Filter<Doc>, columns: Columns): { sql: string; args: SQLQueryBindings[] } {
+function where(filter: Filter<Doc>, fieldSql: (field: string) => string): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
   const args: SQLQueryBindings[] = [];
   for (const field in filter) {
@@ -31,9 +32,9 @@ function where(filter: Filter<Doc>, columns: Columns): { sql: string; args: SQLQ
       parts.push("_id = ?");
       args.push(value as string);
     } else if (value === null) {
-      parts.push(`${path(field, columns)} IS NULL`);
+      parts.push(`${fieldSql(field)} IS NULL`);
     } else {
-      parts.push(`${path(field, columns)} = ?`);
+      parts.push(`${fieldSql(field)} = ?`);
       args.push(bind(value));
     }
   }
@@ -53,18 +54,21 @@ const withoutUndefined = <T extends object>(o: T): T => {
 };
 
 class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
-  private readonly byId: Statement<{ doc: string }, [string]>;
+  /** The read by id with the table's text columns, made again only when the table gains one. */
+  private reading?: { select: string; statement: Statement<{ doc: string }, [string]> };
   /** The insert with the table's columns, made again only when the table gains one. */
   private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
+  private readonly fieldSql = (field: string) =>
+    this.texts.has(field) ? textColumn(field) : path(field, this.columns);
 
   constructor(
     private readonly db: Database,
     private readonly table: string,
     private readonly writer: GroupCommit,
     private readonly columns: Columns,
+    private readonly texts: TextColumns,
   ) {
-    this.byId = db.prepare(`SELECT doc FROM "${table}" WHERE _id = ?`);
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
   }
 
@@ -72,13 +76,21 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     return this.db
       .query<{ doc: string }, SQLQueryBindings[]>(sql)
       .all(...args)
-      .map((r) => JSON.parse(r.doc) as T);
+      .map((r) => this.texts.docOf(r) as T);
+  }
+
+  private byId(id: string): T | null {
+    if (this.reading?.select !== this.texts.select) {
+      const select = this.texts.select;
+      this.reading = { select, statement: this.db.prepare(`SELECT ${select} FROM "${this.table}" WHERE _id = ?`) };
+    }
+    const row = this.reading.statement.get(id);
+    return row ? (this.texts.docOf(row) as T) : null;
   }
 
   async get(id: string) {
     this.writer.reads.enter();
-    const row = this.byId.get(id);
-    return row ? (JSON.parse(row.doc) as T) : null;
+    return this.byId(id);
   }
 
   async findOne(filter: Filter<T>, sort?: FindOptions<T>["sort"]): Promise<T | null> {
@@ -91,20 +103,20 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
 
   private findNow(filter: Filter<T>, options: FindOptions<T>): T[] {
     this.writer.reads.enter();
-    const w = where(filter as Filter<Doc>, this.columns);
+    const w = where(filter as Filter<Doc>, this.fieldSql);
     const direction = options.sort?.direction === -1 ? "DESC" : "ASC";
     // The rowid breaks ties, so pages of one listing never overlap or skip a row: every index ends in
     // it, so a sort on an indexed field is read off the index (sqlite-columns.ts, indexOn).
-    const sorted = options.sort && path(options.sort.field, this.columns);
+    const sorted = options.sort && this.fieldSql(options.sort.field);
     const order = sorted ? `ORDER BY ${sorted} ${direction}, rowid ${direction}` : "";
     // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
     const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
-    return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
+    return this.rows(`SELECT ${this.texts.select} FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
   async count(filter: Filter<T>, upTo?: number) {
     this.writer.reads.enter();
-    const w = where(filter as Filter<Doc>, this.columns);
+    const w = where(filter as Filter<Doc>, this.fieldSql);
     const rows =
       upTo === undefined ? `"${this.table}" ${w.sql}` : `(SELECT 1 FROM "${this.table}" ${w.sql} LIMIT ${int(upTo)})`;
     return this.db.query<{ n: number }, SQLQueryBindings[]>(`SELECT count(*) AS n FROM ${rows}`).get(...w.args)!.n;
@@ -144,37 +156,44 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // slip between a filter's match and its write.
 
   insertNow(doc: Doc): void {
-    if (this.inserting?.size !== this.columns.size) {
+    const size = this.columns.size + this.texts.fields.length;
+    if (this.inserting?.size !== size) {
       const fields = [...this.columns];
-      const names = fields.map((f) => `, ${column(f)}`).join("");
-      const values = `?, ?${", ?".repeat(fields.length)}`;
+      const names = [...fields.map(column), ...this.texts.fields.map(textColumn)].map((c) => `, ${c}`).join("");
+      const values = `?, ?${", ?".repeat(size)}`;
       const statement = this.db.prepare(`INSERT INTO "${this.table}" (_id, doc${names}) VALUES (${values})`);
-      this.inserting = { size: this.columns.size, fields, statement };
+      this.inserting = { size, fields, statement };
     }
     const { fields, statement } = this.inserting;
-    statement.run(doc._id, JSON.stringify(withoutUndefined(doc)), ...fields.map((f) => columnValue(doc[f])));
+    const row = this.texts.rowOf(doc);
+    statement.run(doc._id, row.json, ...fields.map((f) => columnValue(doc[f])), ...row.texts);
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
     const matched = many ? this.matching(filter) : this.firstMatching(filter);
     const set = withoutUndefined(changes);
     const touched = this.columns.size === 0 ? [] : Object.keys(set).filter((f) => this.columns.has(f));
+    // A text is written only by a write that changes it: a version's bump leaves a slot's data alone.
+    const texts = this.texts.fields.length === 0 ? [] : Object.keys(set).filter((f) => this.texts.has(f));
     const write =
-      touched.length === 0
+      touched.length + texts.length === 0
         ? this.writeRow
         : this.db.query(
-            `UPDATE "${this.table}" SET doc = ?${touched.map((f) => `, ${column(f)} = ?`).join("")} WHERE _id = ?`,
+            `UPDATE "${this.table}" SET doc = ?${[...touched.map(column), ...texts.map(textColumn)]
+              .map((c) => `, ${c} = ?`)
+              .join("")} WHERE _id = ?`,
           );
     for (let i = 0; i < matched.length; i++) {
       const next = Object.assign(matched[i]!, set);
-      write.run(JSON.stringify(next), ...touched.map((f) => columnValue(next[f])), next._id);
+      const row = this.texts.rowOf(next);
+      write.run(row.json, ...touched.map((f) => columnValue(next[f])), ...texts.map((f) => textOf(next[f])), next._id);
     }
     return matched;
   }
 
   private matching(filter: Filter<Doc>, limit = ""): T[] {
-    const w = where(filter, this.columns);
-    return this.rows(`SELECT doc FROM "${this.table}" ${w.sql} ${limit}`, w.args);
+    const w = where(filter, this.fieldSql);
+    return this.rows(`SELECT ${this.texts.select} FROM "${this.table}" ${w.sql} ${limit}`, w.args);
   }
 
   /**
@@ -186,9 +205,8 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     const id = filter._id;
     // Only `_id` can be anything but a scalar (a prefix: port.ts, Filter).
     if (typeof id !== "string") return this.matching(filter, "LIMIT 1");
-    const row = this.byId.get(id);
-    if (!row) return [];
-    const doc = JSON.parse(row.doc) as T;
+    const doc = this.byId(id);
+    if (!doc) return [];
     for (const field in filter) {
       const wanted = filter[field];
       const value = (doc as Doc)[field];
@@ -216,7 +234,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     // The document is there nearly always (an account's count, an environment's): updated first, and
     // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
     // A follower without a budget needs no answer: no document read back and parsed.
-    const returning = answer ? " RETURNING doc" : "";
+    const returning = answer ? ` RETURNING ${this.texts.select}` : "";
     const update = this.db.query<{ doc: string }, SQLQueryBindings[]>(
       `UPDATE "${this.table}" SET doc = json_set(doc, ${sets.join(", ")})${columnSets} WHERE _id = ?${returning}`,
     );
@@ -233,11 +251,11 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
       return undefined;
     }
     const row = update.get(...args);
-    return row ? (JSON.parse(row.doc) as T) : seeded();
+    return row ? (this.texts.docOf(row) as T) : seeded();
   }
 
   deleteNow(filter: Filter<Doc>): number {
-    const w = where(filter, this.columns);
+    const w = where(filter, this.fieldSql);
     return this.db.query(`DELETE FROM "${this.table}" ${w.sql}`).run(...w.args).changes;
   }
 }
@@ -271,18 +289,21 @@ export function createSqliteStore(file: string): Store {
   db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
   const { columnsOf, indexOn } = indexedColumns(db);
+  const { textsOf, textOn } = textColumns(db);
   const store: Store = {
-    async collection<T extends Doc>(name: string, indexes: Index[] = []) {
+    async collection<T extends Doc>(name: string, indexes: Index[] = [], texts: readonly string[] = []) {
       const table = checkField(name);
       writer.reads.close(); // what follows writes, outside any read
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       const columns = columnsOf(table);
+      const textColumns = textsOf(table);
       // One step: a crash midway leaves neither a column nobody filled nor an index dropped and not made.
-      if (indexes.length > 0)
+      if (indexes.length + texts.length > 0)
         db.transaction(() => {
           for (const index of indexes) indexOn(table, index, columns);
+          for (const field of texts) textOn(table, field, textColumns);
         }).immediate();
-      return new SqliteCollection<T>(db, table, writer, columns) as Collection<T>;
+      return new SqliteCollection<T>(db, table, writer, columns, textColumns) as Collection<T>;
     },
     async ping() {
       db.query("SELECT 1").get();

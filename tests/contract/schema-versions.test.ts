@@ -50,13 +50,13 @@ for (const [name, setup] of adapters) {
 
       const store = await openStore(env, "accounts", log);
       const meta = await (await store.collection<Meta>("_meta")).get("schema:accounts");
-      expect(meta?.version).toBe(2);
+      expect(meta?.version).toBe(3);
       expect(await (await store.collection("accounts")).get("acc_old")).toEqual({ _id: "acc_old", playerId: "p1" });
       await store.close();
 
       // A second start finds it recorded and changes nothing.
       const again = await openStore(env, "accounts", log);
-      expect((await (await again.collection<Meta>("_meta")).get("schema:accounts"))?.version).toBe(2);
+      expect((await (await again.collection<Meta>("_meta")).get("schema:accounts"))?.version).toBe(3);
       await again.close();
     });
 
@@ -75,7 +75,7 @@ for (const [name, setup] of adapters) {
       expect(err.message).not.toContain("\n");
       expect(err.message).toMatch(where);
       expect(err.message).toMatch(
-        /the accounts store .* is at schema version 7, but this server \(Savepoint 0\.1\.0\) knows schema 2 at most/,
+        /the accounts store .* is at schema version 7, but this server \(Savepoint 0\.1\.0\) knows schema 3 at most/,
       );
 
       // Refused, not rewritten: the newer server still finds its own version.
