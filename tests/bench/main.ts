@@ -96,7 +96,7 @@ if (process.env.BENCH_BASELINE_DIR) {
     server: { pin: cores("server"), startTimeoutMs, busTimeoutMs },
     clients,
     seconds,
-    warmup,
+    warmup: Number(process.env.BENCH_WARMUP ?? (smoke ? 0.2 : 20)),
     rounds,
     out: process.env.BENCH_OUT ?? join(import.meta.dir, "results"),
     onServerCore,

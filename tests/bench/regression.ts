@@ -12,8 +12,11 @@ import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workl
  * servers run at once (on the server core, one idle while the other is loaded), each started as
  * `bun services/main.ts` from its own checkout with only environment variables, so an old commit starts
  * the same way; the load is this checkout's, the same requests to both. Each row is measured
- * BENCH_ROUNDS times a side, interleaved (new, old, new, old, ...), after BENCH_WARMUP seconds of
- * that row's load on each. CPU per request is the server process's own (from /proc/<pid>/stat).
+ * BENCH_ROUNDS times a side, interleaved (new, old, old, new, ...), after BENCH_WARMUP seconds of
+ * that row's load on each: 20 s unless set. At b64fd82 the JIT's threads spent 106 µs of a save's
+ * 465 in the first 5 s of saves and 10 to 30 µs in the next 10 s (f3d500d's: 47, then 0 to 6), so a
+ * 10 s warm-up counted that compiling in the newer server's first rounds.
+ * CPU per request is the server process's own (from /proc/<pid>/stat), its JIT's threads included.
  */
 export interface RegressionSettings {
   root: string;
@@ -92,9 +95,12 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
       }
       const ns: Measured[] = [];
       const os: Measured[] = [];
+      // Each pair in the other order than the last (new, old, old, new, ...): a machine that drifts
+      // during a row favours neither side.
       for (let i = 0; i < s.rounds; i++) {
-        ns.push(await one(newer, s.seconds));
+        if (i % 2 === 0) ns.push(await one(newer, s.seconds));
         os.push(await one(older, s.seconds));
+        if (i % 2 === 1) ns.push(await one(newer, s.seconds));
       }
       const r: Result = {
         id: load.id,
