@@ -141,7 +141,7 @@ export async function openRepo(store: Store): Promise<Repo> {
         { name: "player_ref", fields: ["playerRef"] },
         { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
       ],
-      ["accountData"],
+      ["accountData", "storedBytes", "currentBytes", "envReserved"],
     ),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>(

@@ -4,8 +4,8 @@ import type { Collection, Doc, Index, Store } from "./port.ts";
 export interface CollectionSpec<T extends Doc> {
   name: string;
   indexes?: Index[];
-  /** Its large JSON texts (Store.collection). */
-  texts?: readonly string[];
+  /** Its large JSON texts and counters (Store.collection). */
+  apart?: readonly string[];
   /** Carries the document type only. */
   readonly doc?: T;
 }
@@ -13,8 +13,8 @@ export interface CollectionSpec<T extends Doc> {
 export const collection = <T extends Doc>(
   name: string,
   indexes?: Index[],
-  texts?: readonly (keyof T & string)[],
-): CollectionSpec<T> => ({ name, indexes, texts });
+  apart?: readonly (keyof T & string)[],
+): CollectionSpec<T> => ({ name, indexes, apart });
 
 /** A repo from its specs: each key is the opened collection (doc comments on the specs carry over). */
 export type CollectionsOf<S> = { [K in keyof S]: S[K] extends CollectionSpec<infer T> ? Collection<T> : never };
@@ -26,6 +26,6 @@ export async function openCollections<S extends Record<string, CollectionSpec<Do
 ): Promise<CollectionsOf<S>> {
   const repo: Record<string, Collection<Doc>> = {};
   for (const [key, spec] of Object.entries(specs))
-    repo[key] = await store.collection(spec.name, spec.indexes, spec.texts);
+    repo[key] = await store.collection(spec.name, spec.indexes, spec.apart);
   return repo as CollectionsOf<S>;
 }

@@ -22,11 +22,12 @@ const baseline: Migration = { version: 1, name: "baseline", up: async () => {} }
 const indexColumns: Migration = { version: 2, name: "SQLite indexes on columns", up: async () => {} };
 
 /**
- * Version 3: on SQLite, a slot's data, accountData, a save's state and metadata and every restore point's
- * payload kept in a column of its own (sqlite-texts.ts), moved there as each collection is opened. As for
- * version 2, the version is what makes an older server refuse the store: it would read documents without them.
+ * Version 3: on SQLite, a slot's data, accountData, an account's byte counts, a save's state and metadata
+ * and every restore point's payload kept in a column of its own (sqlite-own-columns.ts), moved there as each
+ * collection is opened. As for version 2, the version is what makes an older server refuse the store: it
+ * would read documents without them.
  */
-const textColumnsStep: Migration = { version: 3, name: "SQLite texts in columns", up: async () => {} };
+const ownColumnsStep: Migration = { version: 3, name: "SQLite fields in columns of their own", up: async () => {} };
 
 /**
  * Each service's migrations, oldest first, numbered 1, 2, 3... A new one goes at the end of its
@@ -34,11 +35,11 @@ const textColumnsStep: Migration = { version: 3, name: "SQLite texts in columns"
  */
 export const migrations: Record<string, readonly Migration[]> = {
   config: [baseline, indexColumns],
-  accounts: [baseline, indexColumns, textColumnsStep],
+  accounts: [baseline, indexColumns, ownColumnsStep],
   transfer: [baseline, indexColumns],
   "auth-bridge": [baseline, indexColumns],
   billing: [baseline, indexColumns],
-  saves: [baseline, indexColumns, textColumnsStep],
+  saves: [baseline, indexColumns, ownColumnsStep],
 };
 
 /** The migrations of `service` (a service without its own list has the baseline alone). */

@@ -124,10 +124,11 @@ export interface Collection<T extends Doc> {
 
 export interface Store {
   /**
-   * Opens a collection, creating it and its indexes when missing. `texts` name string fields that hold
-   * large JSON texts (a slot's data): an adapter may keep them apart from the rest of the document.
+   * Opens a collection, creating it and its indexes when missing. `apart` names fields an adapter may
+   * keep apart from the rest of the document: large JSON texts (a slot's data) and counters moved by
+   * `increment` (an account's stored bytes). Their values read and write as any other field's.
    */
-  collection<T extends Doc>(name: string, indexes?: Index[], texts?: readonly string[]): Promise<Collection<T>>;
+  collection<T extends Doc>(name: string, indexes?: Index[], apart?: readonly string[]): Promise<Collection<T>>;
   /** Throws StoreUnavailableError when the backing database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -10,7 +10,7 @@ import { checkField, type Index } from "./port.ts";
  */
 export type Columns = Set<string>;
 
-const jsonPath = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
+export const jsonPath = (field: string) => `json_extract(doc, '$.${checkField(field)}')`;
 export const column = (field: string) => `"ix_${checkField(field)}"`;
 /** Where a field's value is read from in SQL: its column when it has one. */
 export const path = (field: string, columns: Columns) => (columns.has(field) ? column(field) : jsonPath(field));
@@ -34,13 +34,14 @@ export function indexedColumns(db: Database) {
     },
 
     /**
-     * The index, on columns: a field without one gets it, filled from every stored document, and an index
-     * of that name made otherwise by an earlier version (on expressions, or with other keys) is made again.
+     * The index, on columns: a field without one gets it, filled from every stored document (`source`:
+     * where the table keeps the field's value), and an index of that name made otherwise by an earlier
+     * version (on expressions, or with other keys) is made again.
      * A last key `_id` is left out: it orders ties for MongoDB, and SQLite ends every index in the rowid,
      * its own order of ties (sqlite.ts, find). An index of days and ids was thus filled at random places
      * by each day's new documents; ended in the rowid, it is filled at its end (issue 30).
      */
-    indexOn(table: string, index: Index, columns: Columns): void {
+    indexOn(table: string, index: Index, columns: Columns, source: (field: string) => string = jsonPath): void {
       const name = `${table}_${checkField(index.name)}`;
       if (index.dropped) {
         db.exec(`DROP INDEX IF EXISTS "${name}"`);
@@ -49,7 +50,7 @@ export function indexedColumns(db: Database) {
       for (const field of index.fields) {
         if (field === "_id" || columns.has(field)) continue;
         db.exec(`ALTER TABLE "${table}" ADD COLUMN ${column(field)}`);
-        db.exec(`UPDATE "${table}" SET ${column(field)} = ${jsonPath(field)}`);
+        db.exec(`UPDATE "${table}" SET ${column(field)} = ${source(field)}`);
         columns.add(field);
       }
       const tie = index.fields.length > 1 && index.fields.at(-1) === "_id" && !index.unique;

@@ -14,9 +14,9 @@ import {
   type Store,
   type Write,
 } from "./port.ts";
-import { bind, type Columns, column, columnValue, indexedColumns, path } from "./sqlite-columns.ts";
+import { bind, type Columns, column, columnValue, indexedColumns, jsonPath, path } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
-import { type TextColumns, textColumn, textColumns, textOf } from "./sqlite-texts.ts";
+import { type OwnColumns, ownColumn, ownColumns, ownValue } from "./sqlite-own-columns.ts";
 
 function where(filter: Filter<Doc>, fieldSql: (field: string) => string): { sql: string; args: SQLQueryBindings[] } {
   const parts: string[] = [];
@@ -54,20 +54,21 @@ const withoutUndefined = <T extends object>(o: T): T => {
 };
 
 class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
-  /** The read by id with the table's text columns, made again only when the table gains one. */
+  /** The read by id with the table's own columns, made again only when the table gains one. */
   private reading?: { select: string; statement: Statement<{ doc: string }, [string]> };
   /** The insert with the table's columns, made again only when the table gains one. */
   private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
+  /** Where a field's value is read from in SQL: its index column, its own column, or the document. */
   private readonly fieldSql = (field: string) =>
-    this.texts.has(field) ? textColumn(field) : path(field, this.columns);
+    this.own.has(field) && !this.columns.has(field) ? ownColumn(field) : path(field, this.columns);
 
   constructor(
     private readonly db: Database,
     private readonly table: string,
     private readonly writer: GroupCommit,
     private readonly columns: Columns,
-    private readonly texts: TextColumns,
+    private readonly own: OwnColumns,
   ) {
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
   }
@@ -76,16 +77,16 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     return this.db
       .query<{ doc: string }, SQLQueryBindings[]>(sql)
       .all(...args)
-      .map((r) => this.texts.docOf(r) as T);
+      .map((r) => this.own.docOf(r) as T);
   }
 
   private byId(id: string): T | null {
-    if (this.reading?.select !== this.texts.select) {
-      const select = this.texts.select;
+    if (this.reading?.select !== this.own.select) {
+      const select = this.own.select;
       this.reading = { select, statement: this.db.prepare(`SELECT ${select} FROM "${this.table}" WHERE _id = ?`) };
     }
     const row = this.reading.statement.get(id);
-    return row ? (this.texts.docOf(row) as T) : null;
+    return row ? (this.own.docOf(row) as T) : null;
   }
 
   async get(id: string) {
@@ -111,7 +112,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     const order = sorted ? `ORDER BY ${sorted} ${direction}, rowid ${direction}` : "";
     // LIMIT -1 is SQLite's "no limit"; an OFFSET needs a LIMIT before it.
     const page = `LIMIT ${int(options.limit ?? -1)} OFFSET ${int(options.skip ?? 0)}`;
-    return this.rows(`SELECT ${this.texts.select} FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
+    return this.rows(`SELECT ${this.own.select} FROM "${this.table}" ${w.sql} ${order} ${page}`, w.args);
   }
 
   async count(filter: Filter<T>, upTo?: number) {
@@ -156,44 +157,44 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   // slip between a filter's match and its write.
 
   insertNow(doc: Doc): void {
-    const size = this.columns.size + this.texts.fields.length;
+    const size = this.columns.size + this.own.fields.length;
     if (this.inserting?.size !== size) {
       const fields = [...this.columns];
-      const names = [...fields.map(column), ...this.texts.fields.map(textColumn)].map((c) => `, ${c}`).join("");
+      const names = [...fields.map(column), ...this.own.fields.map(ownColumn)].map((c) => `, ${c}`).join("");
       const values = `?, ?${", ?".repeat(size)}`;
       const statement = this.db.prepare(`INSERT INTO "${this.table}" (_id, doc${names}) VALUES (${values})`);
       this.inserting = { size, fields, statement };
     }
     const { fields, statement } = this.inserting;
-    const row = this.texts.rowOf(doc);
-    statement.run(doc._id, row.json, ...fields.map((f) => columnValue(doc[f])), ...row.texts);
+    const row = this.own.rowOf(doc);
+    statement.run(doc._id, row.json, ...fields.map((f) => columnValue(doc[f])), ...row.values);
   }
 
   updateNow(filter: Filter<Doc>, changes: Partial<Doc>, many: boolean): T[] {
     const matched = many ? this.matching(filter) : this.firstMatching(filter);
     const set = withoutUndefined(changes);
     const touched = this.columns.size === 0 ? [] : Object.keys(set).filter((f) => this.columns.has(f));
-    // A text is written only by a write that changes it: a version's bump leaves a slot's data alone.
-    const texts = this.texts.fields.length === 0 ? [] : Object.keys(set).filter((f) => this.texts.has(f));
+    // An own column is written only by a write that changes it: a version's bump leaves a slot's data alone.
+    const own = this.own.fields.length === 0 ? [] : Object.keys(set).filter((f) => this.own.has(f));
     const write =
-      touched.length + texts.length === 0
+      touched.length + own.length === 0
         ? this.writeRow
         : this.db.query(
-            `UPDATE "${this.table}" SET doc = ?${[...touched.map(column), ...texts.map(textColumn)]
+            `UPDATE "${this.table}" SET doc = ?${[...touched.map(column), ...own.map(ownColumn)]
               .map((c) => `, ${c} = ?`)
               .join("")} WHERE _id = ?`,
           );
     for (let i = 0; i < matched.length; i++) {
       const next = Object.assign(matched[i]!, set);
-      const row = this.texts.rowOf(next);
-      write.run(row.json, ...touched.map((f) => columnValue(next[f])), ...texts.map((f) => textOf(next[f])), next._id);
+      const row = this.own.rowOf(next);
+      write.run(row.json, ...touched.map((f) => columnValue(next[f])), ...own.map((f) => ownValue(next[f])), next._id);
     }
     return matched;
   }
 
   private matching(filter: Filter<Doc>, limit = ""): T[] {
     const w = where(filter, this.fieldSql);
-    return this.rows(`SELECT ${this.texts.select} FROM "${this.table}" ${w.sql} ${limit}`, w.args);
+    return this.rows(`SELECT ${this.own.select} FROM "${this.table}" ${w.sql} ${limit}`, w.args);
   }
 
   /**
@@ -227,18 +228,28 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer = true): T | undefined {
     const fields = Object.keys(by);
-    const added = (f: string) => `coalesce(json_extract(doc, '$.${checkField(f)}'), 0) + ?`;
-    const sets = fields.map((f) => `'$.${checkField(f)}', ${added(f)}`);
+    // A counter in a column of its own is added there, and the document is not rewritten for it.
+    const inDoc = fields.filter((f) => !this.own.has(f));
+    const apart = fields.filter((f) => this.own.has(f));
     const touched = fields.filter((f) => this.columns.has(f));
-    const columnSets = touched.map((f) => `, ${column(f)} = ${added(f)}`).join("");
+    const old = (f: string) => (this.own.has(f) ? ownColumn(f) : `json_extract(doc, '$.${checkField(f)}')`);
+    const added = (f: string) => `coalesce(${old(f)}, 0) + ?`;
+    const sets = [
+      ...(inDoc.length === 0
+        ? []
+        : [`doc = json_set(doc, ${inDoc.map((f) => `'$.${checkField(f)}', ${added(f)}`).join(", ")})`]),
+      ...apart.map((f) => `${ownColumn(f)} = ${added(f)}`),
+      ...touched.map((f) => `${column(f)} = ${added(f)}`),
+    ];
     // The document is there nearly always (an account's count, an environment's): updated first, and
     // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
     // A follower without a budget needs no answer: no document read back and parsed.
-    const returning = answer ? ` RETURNING ${this.texts.select}` : "";
+    const returning = answer ? ` RETURNING ${this.own.select}` : "";
     const update = this.db.query<{ doc: string }, SQLQueryBindings[]>(
-      `UPDATE "${this.table}" SET doc = json_set(doc, ${sets.join(", ")})${columnSets} WHERE _id = ?${returning}`,
+      `UPDATE "${this.table}" SET ${sets.join(", ")} WHERE _id = ?${returning}`,
     );
-    const args = [...fields.map((f) => by[f]!), ...touched.map((f) => by[f]!), id];
+    const args: SQLQueryBindings[] = [...inDoc, ...apart, ...touched].map((f) => by[f]!);
+    args.push(id);
     const seeded = () => {
       const seed: Record<string, unknown> = { _id: id, ...init };
       for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
@@ -251,7 +262,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
       return undefined;
     }
     const row = update.get(...args);
-    return row ? (this.texts.docOf(row) as T) : seeded();
+    return row ? (this.own.docOf(row) as T) : seeded();
   }
 
   deleteNow(filter: Filter<Doc>): number {
@@ -289,21 +300,22 @@ export function createSqliteStore(file: string): Store {
   db.exec("PRAGMA temp_store = MEMORY");
   const writer = new GroupCommit(db);
   const { columnsOf, indexOn } = indexedColumns(db);
-  const { textsOf, textOn } = textColumns(db);
+  const { ownColumnsOf, moveApart } = ownColumns(db);
   const store: Store = {
-    async collection<T extends Doc>(name: string, indexes: Index[] = [], texts: readonly string[] = []) {
+    async collection<T extends Doc>(name: string, indexes: Index[] = [], apart: readonly string[] = []) {
       const table = checkField(name);
       writer.reads.close(); // what follows writes, outside any read
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       const columns = columnsOf(table);
-      const textColumns = textsOf(table);
+      const own = ownColumnsOf(table);
       // One step: a crash midway leaves neither a column nobody filled nor an index dropped and not made.
-      if (indexes.length + texts.length > 0)
+      if (indexes.length + apart.length > 0)
         db.transaction(() => {
-          for (const index of indexes) indexOn(table, index, columns);
-          for (const field of texts) textOn(table, field, textColumns);
+          const source = (field: string) => (own.has(field) ? ownColumn(field) : jsonPath(field));
+          for (const index of indexes) indexOn(table, index, columns, source);
+          for (const field of apart) moveApart(table, field, own);
         }).immediate();
-      return new SqliteCollection<T>(db, table, writer, columns, textColumns) as Collection<T>;
+      return new SqliteCollection<T>(db, table, writer, columns, own) as Collection<T>;
     },
     async ping() {
       db.query("SELECT 1").get();
