@@ -97,7 +97,7 @@ if (process.env.BENCH_BASELINE_DIR) {
     clients,
     seconds,
     warmup: Number(process.env.BENCH_WARMUP ?? (smoke ? 0.2 : 20)),
-    rounds,
+    rounds: Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5)),
     out: process.env.BENCH_OUT ?? join(import.meta.dir, "results"),
     onServerCore,
     only: process.env.BENCH_ROWS?.split(",").map((id) => id.trim()),

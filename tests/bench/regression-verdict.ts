@@ -1,10 +1,10 @@
 /**
- * How a row of a baseline comparison (BENCH_BASELINE) reads: the ratio of the two medians, the noise of
- * the run (each side's rounds, min..max and their spread relative to the median) and a verdict. A change
- * is beyond noise only when both hold: the ranges do not overlap (every interleaved round of one side was
- * worse than every round of the other: with 3 rounds a side, 1 chance in 20 when nothing changed), and
- * the ratio is further from 1 than the noise (a run whose rounds wander by 30% does not call 10% real).
- * One round a side gives no noise estimate, and the verdict says so instead of calling any difference real.
+ * How a row of a baseline comparison (BENCH_BASELINE) reads. Its rounds are taken in pairs, both servers
+ * loaded at once (regression.ts), so each round's new/old is the measure: the ratio is their median, the
+ * noise their spread relative to it, and a change is beyond noise only when every round's ratio is on
+ * the same side of 1 and the ratio is further from 1 than that spread. Each side's own rounds (median,
+ * min..max) are kept for the figures. One round gives no noise estimate, and the verdict says so instead
+ * of calling any difference real.
  */
 export type Better = "higher" | "lower";
 
@@ -19,7 +19,7 @@ export interface Spread {
 export function spread(xs: number[]): Spread {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length / 2;
-  // Of an even count, the mean of the middle two: with 2 rounds a side, not the better of them.
+  // Of an even count, the mean of the middle two: with 2 rounds, not the better of them.
   const median =
     sorted.length === 0
       ? Number.NaN
@@ -37,29 +37,34 @@ export interface Comparison {
   ratio: number;
   newer: Spread;
   older: Spread;
-  /** The larger of the two sides' relative spreads. */
+  /** The rounds' ratios' spread, relative to their median. */
   noise: number;
-  /** Whether both sides had rounds enough (2 or more) to say what noise is. */
+  /** Whether there were rounds enough (2 or more) to say what noise is. */
   estimated: boolean;
   verdict: Verdict;
 }
 
-export function compare(newer: number[], older: number[], better: Better): Comparison {
-  const n = spread(newer);
-  const o = spread(older);
-  const ratio = n.median / o.median;
-  const noise = Math.max(n.relative, o.relative);
-  const worseDirection = better === "higher" ? ratio < 1 : ratio > 1;
-  const estimated = newer.length >= 2 && older.length >= 2;
+/**
+ * Rounds taken in pairs, both sides at once on the same core: what the machine does to a round, it does
+ * to both sides of it. Every round's ratio on one side of 1 happens by chance 1 time in 16 with 5 rounds
+ * when nothing changed, and the ratio must also be further from 1 than the rounds' spread.
+ */
+export function comparePaired(newer: number[], older: number[], better: Better): Comparison {
+  const ratios = newer.map((n, i) => n / older[i]!);
+  const r = spread(ratios);
+  const estimated = ratios.length >= 2;
+  const worseRound = (x: number) => (better === "higher" ? x < 1 : x > 1);
+  const worseDirection = worseRound(r.median);
   let verdict: Verdict;
   if (!estimated) {
-    verdict = ratio === 1 ? "within noise" : worseDirection ? "worse, no noise estimate" : "better, no noise estimate";
+    verdict =
+      r.median === 1 ? "within noise" : worseDirection ? "worse, no noise estimate" : "better, no noise estimate";
   } else {
-    const apart = better === "higher" ? n.max < o.min || n.min > o.max : n.min > o.max || n.max < o.min;
-    const beyond = apart && Math.abs(ratio - 1) > noise;
+    const oneSide = ratios.every(worseRound) || ratios.every((x) => x !== 1 && !worseRound(x));
+    const beyond = oneSide && Math.abs(r.median - 1) > r.relative;
     verdict = !beyond ? "within noise" : worseDirection ? "worse" : "better";
   }
-  return { ratio, newer: n, older: o, noise, estimated, verdict };
+  return { ratio: r.median, newer: spread(newer), older: spread(older), noise: r.relative, estimated, verdict };
 }
 
 /** The words a row ends with; a regression is in capitals so it cannot be missed. */

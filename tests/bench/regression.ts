@@ -3,20 +3,21 @@ import { join } from "node:path";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
 import { startNats } from "../helpers/infra.ts";
 import { type Measured, measure } from "./load.ts";
-import { type Comparison, compare, formatComparison } from "./regression-verdict.ts";
+import { type Comparison, comparePaired, formatComparison } from "./regression-verdict.ts";
 import { type ServerOptions, startServer } from "./server-process.ts";
 import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workloads.ts";
 
 /**
  * BENCH_BASELINE=<git ref>: the current server against the one of a baseline commit, row by row. Both
- * servers run at once (on the server core, one idle while the other is loaded), each started as
- * `bun services/main.ts` from its own checkout with only environment variables, so an old commit starts
- * the same way; the load is this checkout's, the same requests to both. Each row is measured
- * BENCH_ROUNDS times a side, interleaved (new, old, old, new, ...), after BENCH_WARMUP seconds of
- * that row's load on each: 20 s unless set. At b64fd82 the JIT's threads spent 106 µs of a save's
- * 465 in the first 5 s of saves and 10 to 30 µs in the next 10 s (f3d500d's: 47, then 0 to 6), so a
- * 10 s warm-up counted that compiling in the newer server's first rounds.
- * CPU per request is the server process's own (from /proc/<pid>/stat), its JIT's threads included.
+ * servers run at once on the server core, each started as `bun services/main.ts` from its own checkout
+ * with only environment variables, so an old commit starts the same way; the load is this checkout's,
+ * the same requests to both. Each row is measured BENCH_ROUNDS times, both servers loaded at once in
+ * each round (their own clients each), so what the machine does to a round it does to both: on a busy
+ * machine whose rounds of one server alone wandered by 15 to 50%, the pairs' new/old wandered by 3 to 13%
+ * (issue 30). Before the rounds, BENCH_WARMUP seconds of the row's load, 20 unless set: at b64fd82 the
+ * JIT's threads spent 106 µs of a save's 465 in the first 5 s of saves and 10 to 30 µs in the next 10 s
+ * (f3d500d's: 47, then 0 to 6). CPU per request is each server process's own (from /proc/<pid>/stat),
+ * its JIT's threads included.
  */
 export interface RegressionSettings {
   root: string;
@@ -76,7 +77,7 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
   const results: Result[] = [];
   const skipped: Record<string, string> = {};
   console.log(
-    `bench against baseline ${s.baselineLabel}: ${s.clients} clients, ${s.seconds} s per measurement, ${s.rounds} interleaved rounds a side, ${s.warmup} s warm-up per row and server\n`,
+    `bench against baseline ${s.baselineLabel}: ${s.clients} clients, ${s.seconds} s per measurement, ${s.rounds} rounds with both servers loaded at once, ${s.warmup} s warm-up per row\n`,
   );
 
   const side = async (root: string, env: Record<string, string>) => {
@@ -89,28 +90,25 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
     for (const load of chosen(loads)) {
       const one = (x: typeof newer, seconds: number) =>
         measure(x.server.pids, s.clients, seconds, load.make(x.server.base, x.key));
-      if (s.warmup > 0) {
-        await one(newer, s.warmup);
-        await one(older, s.warmup);
-      }
+      // Both at once: what the machine does to one round, it does to both sides of it.
+      const pair = (seconds: number) => Promise.all([one(newer, seconds), one(older, seconds)]);
+      if (s.warmup > 0) await pair(s.warmup);
       const ns: Measured[] = [];
       const os: Measured[] = [];
-      // Each pair in the other order than the last (new, old, old, new, ...): a machine that drifts
-      // during a row favours neither side.
       for (let i = 0; i < s.rounds; i++) {
-        if (i % 2 === 0) ns.push(await one(newer, s.seconds));
-        os.push(await one(older, s.seconds));
-        if (i % 2 === 1) ns.push(await one(newer, s.seconds));
+        const [n, o] = await pair(s.seconds);
+        ns.push(n);
+        os.push(o);
       }
       const r: Result = {
         id: load.id,
         what: load.what,
-        throughput: compare(
+        throughput: comparePaired(
           ns.map((m) => m.rps),
           os.map((m) => m.rps),
           "higher",
         ),
-        cpu: compare(
+        cpu: comparePaired(
           ns.map((m) => m.cpuPerRequest),
           os.map((m) => m.cpuPerRequest),
           "lower",
