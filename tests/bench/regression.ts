@@ -88,10 +88,19 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
   const chosen = (loads: Load[]) => loads.filter((l) => !s.only || s.only.includes(l.id));
   const run = async (loads: Load[], newer: Awaited<ReturnType<typeof side>>, older: typeof newer) => {
     for (const load of chosen(loads)) {
-      const one = (x: typeof newer, seconds: number) =>
-        measure(x.server.pids, s.clients, seconds, load.make(x.server.base, x.key));
+      // Each round's players (new accounts) are made on both servers before either is measured.
+      const players = (x: typeof newer) => {
+        const make = load.make(x.server.base, x.key);
+        return Promise.all(Array.from({ length: s.clients }, () => make()));
+      };
       // Both at once: what the machine does to one round, it does to both sides of it.
-      const pair = (seconds: number) => Promise.all([one(newer, seconds), one(older, seconds)]);
+      const pair = async (seconds: number) => {
+        const [n, o] = await Promise.all([players(newer), players(older)]);
+        return Promise.all([
+          measure(newer.server.pids, s.clients, seconds, async (i) => n[i]!),
+          measure(older.server.pids, s.clients, seconds, async (i) => o[i]!),
+        ]);
+      };
       if (s.warmup > 0) await pair(s.warmup);
       const ns: Measured[] = [];
       const os: Measured[] = [];
