@@ -37,7 +37,7 @@ describe("JSON stored as text, served as it is", () => {
       text: new JsonText(stored),
       kinds: { n: 1.5, nan: Number.NaN, none: null, gone: undefined, fn: () => 1, sym: Symbol("s"), yes: true },
       s: 'quote " and \u2028 \u0000',
-      "odd \"key\"": 1,
+      'odd "key"': 1,
       at,
       list: [new JsonText("{}"), undefined, 2, { t: new JsonText("[1]") }],
       custom: { toJSON: () => ({ made: new JsonText("[9]") }) },
