@@ -13,7 +13,7 @@ import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workl
  * with only environment variables, so an old commit starts the same way; the load is this checkout's,
  * the same requests to both. Each row is measured BENCH_ROUNDS times, both servers loaded at once in
  * each round (their own clients each), so what the machine does to a round it does to both: on a busy
- * machine whose rounds of one server alone wandered by 15 to 50%, the pairs' new/old wandered by 3 to 13%
+ * machine whose rounds of one server alone wandered by 15 to 50%, the pairs' new/old wandered by 3 to 27%
  * (issue 30). Before the rounds, BENCH_WARMUP seconds of the row's load, 20 unless set: at b64fd82 the
  * JIT's threads spent 106 µs of a save's 465 in the first 5 s of saves and 10 to 30 µs in the next 10 s
  * (f3d500d's: 47, then 0 to 6). CPU per request is each server process's own (from /proc/<pid>/stat),
