@@ -7,45 +7,15 @@ import {
   type Doc,
   type Filter,
   type FindOptions,
-  type IdPrefix,
   type Index,
-  idRange,
   type Quota,
   type Store,
   type Write,
 } from "./port.ts";
-import { bind, type Columns, column, columnValue, indexedColumns, jsonPath, path } from "./sqlite-columns.ts";
+import { type Columns, column, columnValue, indexedColumns, jsonPath } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
 import { type OwnColumns, ownColumn, ownColumns, ownValue } from "./sqlite-own-columns.ts";
-
-function where(filter: Filter<Doc>, fieldSql: (field: string) => string): { sql: string; args: SQLQueryBindings[] } {
-  const parts: string[] = [];
-  const args: SQLQueryBindings[] = [];
-  for (const field in filter) {
-    const value = filter[field];
-    if (value === undefined) continue;
-    if (field === "_id" && typeof value === "object" && value !== null) {
-      const { start, end } = idRange(value as IdPrefix);
-      parts.push("_id >= ? AND _id < ?");
-      args.push(start, end);
-    } else if (field === "_id") {
-      parts.push("_id = ?");
-      args.push(value as string);
-    } else if (value === null) {
-      parts.push(`${fieldSql(field)} IS NULL`);
-    } else {
-      parts.push(`${fieldSql(field)} = ?`);
-      args.push(bind(value));
-    }
-  }
-  return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
-}
-
-/** Paging numbers are spliced into SQL: only whole numbers get there. */
-const int = (n: number) => {
-  if (!Number.isInteger(n)) throw new Error(`not an integer: ${n}`);
-  return n;
-};
+import { fieldSqlOf, int, where } from "./sqlite-where.ts";
 
 const withoutUndefined = <T extends object>(o: T): T => {
   const out: Record<string, unknown> = {};
@@ -59,9 +29,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   /** The insert with the table's columns, made again only when the table gains one. */
   private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
-  /** Where a field's value is read from in SQL: its index column, its own column, or the document. */
-  private readonly fieldSql = (field: string) =>
-    this.own.has(field) && !this.columns.has(field) ? ownColumn(field) : path(field, this.columns);
+  private readonly fieldSql: (field: string) => string;
 
   constructor(
     private readonly db: Database,
@@ -71,6 +39,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     private readonly own: OwnColumns,
   ) {
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
+    this.fieldSql = fieldSqlOf(columns, own);
   }
 
   private rows(sql: string, args: SQLQueryBindings[]): T[] {
