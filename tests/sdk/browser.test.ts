@@ -84,6 +84,9 @@ describe("sdk in headless Chromium", () => {
     await until(async () => (await server()).version === 1, "the first save on the server");
 
     await context.setOffline(true);
+    // The emulation reaches the page a moment later, with its `offline` event: in one CI run the save
+    // below came first, failed as any network error does, and was retried on timers.
+    await until(async () => (await page.evaluate("navigator.onLine")) === false, "the page to be offline");
     await sp("await sp.save('main', { log: [1, 2] }); await sp.sync({ force: true }); await sp.settled();");
     // Told the network is gone, the client waits for the online event: no retry timer flips it back to syncing.
     await sp("window.states = []; sp.on('status', (s) => window.states.push(s.state));");
