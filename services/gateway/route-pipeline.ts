@@ -151,7 +151,14 @@ export function createRoutePipeline(parts: PipelineParts) {
   ): Promise<Response> {
     const start = performance.now();
     const requestId = requestIdOf(request.headers);
-    const client = { ip: peerOf(request, server, proxies).ip };
+    // Asked of the socket only by what needs it (per-client limits, idempotency, admin checks): a sync never does.
+    let ip: string | undefined;
+    const client = {
+      get ip() {
+        ip ??= peerOf(request, server, proxies).ip;
+        return ip;
+      },
+    };
     let response: Response;
     try {
       const rawParams = (params ?? {}) as Record<string, string>;
