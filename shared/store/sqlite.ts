@@ -29,6 +29,8 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   /** The insert with the table's columns, made again only when the table gains one. */
   private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
+  /** Each increment's statement by the fields it adds: built and looked up once, not on every count. */
+  private readonly increments = new Map<string, { statement: Statement<{ doc: string }>; order: string[] }>();
   private readonly fieldSql: (field: string) => string;
 
   constructor(
@@ -197,6 +199,33 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer = true): T | undefined {
     const fields = Object.keys(by);
+    // The table's shape is in the key: a column added later makes the statement again.
+    const key = `${answer ? "a" : "n"}${this.own.fields.length}.${this.columns.size}:${fields.join(",")}`;
+    let made = this.increments.get(key);
+    if (!made) {
+      made = this.incrementOf(fields, answer);
+      if (this.increments.size >= 64) this.increments.clear();
+      this.increments.set(key, made);
+    }
+    const update = made.statement;
+    const args: SQLQueryBindings[] = made.order.map((f) => by[f]!);
+    args.push(id);
+    const seeded = () => {
+      const seed: Record<string, unknown> = { _id: id, ...init };
+      for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
+      const doc = withoutUndefined(seed) as Doc;
+      this.insertNow(doc);
+      return doc as T;
+    };
+    if (!answer) {
+      if (update.run(...args).changes === 0) seeded();
+      return undefined;
+    }
+    const row = update.get(...args);
+    return row ? (this.own.docOf(row) as T) : seeded();
+  }
+
+  private incrementOf(fields: string[], answer: boolean) {
     // A counter in a column of its own is added there, and the document is not rewritten for it.
     const inDoc = fields.filter((f) => !this.own.has(f));
     const apart = fields.filter((f) => this.own.has(f));
@@ -214,24 +243,10 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
     // A follower without a budget needs no answer: no document read back and parsed.
     const returning = answer ? ` RETURNING ${this.own.select}` : "";
-    const update = this.db.query<{ doc: string }, SQLQueryBindings[]>(
+    const statement = this.db.prepare<{ doc: string }, SQLQueryBindings[]>(
       `UPDATE "${this.table}" SET ${sets.join(", ")} WHERE _id = ?${returning}`,
     );
-    const args: SQLQueryBindings[] = [...inDoc, ...apart, ...touched].map((f) => by[f]!);
-    args.push(id);
-    const seeded = () => {
-      const seed: Record<string, unknown> = { _id: id, ...init };
-      for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
-      const doc = withoutUndefined(seed) as Doc;
-      this.insertNow(doc);
-      return doc as T;
-    };
-    if (!answer) {
-      if (update.run(...args).changes === 0) seeded();
-      return undefined;
-    }
-    const row = update.get(...args);
-    return row ? (this.own.docOf(row) as T) : seeded();
+    return { statement, order: [...inDoc, ...apart, ...touched] };
   }
 
   deleteNow(filter: Filter<Doc>): number {
