@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { startFerretOnPostgres } from "../helpers/cluster.ts";
 import { startNats } from "../helpers/infra.ts";
 import { type Measured, measure } from "./load.ts";
-import { type Comparison, comparePaired, formatComparison } from "./regression-verdict.ts";
+import { type Comparison, comparePaired, formatComparison, type Spread, spread } from "./regression-verdict.ts";
 import { type ServerOptions, startServer } from "./server-process.ts";
 import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workloads.ts";
 
@@ -14,7 +14,9 @@ import { conflicts, reads, registers, syncs, tenant, type Worker } from "./workl
  * the same requests to both. Each row is measured BENCH_ROUNDS times, both servers loaded at once in
  * each round (their own clients each), so what the machine does to a round it does to both: on a busy
  * machine whose rounds of one server alone wandered by 15 to 50%, the pairs' new/old wandered by 3 to 27%
- * (issue 30). Before the rounds, BENCH_WARMUP seconds of the row's load, 20 unless set: at b64fd82 the
+ * (issue 30). The rows take turns, one round each, so a machine that slows down for minutes (seen: 60%
+ * within half an hour) slows every row alike, and a conflict's CPU is also read against the same round's
+ * save's. Before the rounds, each row's BENCH_WARMUP seconds of its load, 20 unless set: at b64fd82 the
  * JIT's threads spent 106 µs of a save's 465 in the first 5 s of saves and 10 to 30 µs in the next 10 s
  * (f3d500d's: 47, then 0 to 6). CPU per request is each server process's own (from /proc/<pid>/stat),
  * its JIT's threads included.
@@ -87,28 +89,30 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
 
   const chosen = (loads: Load[]) => loads.filter((l) => !s.only || s.only.includes(l.id));
   const run = async (loads: Load[], newer: Awaited<ReturnType<typeof side>>, older: typeof newer) => {
-    for (const load of chosen(loads)) {
-      // Each round's players (new accounts) are made on both servers before either is measured.
-      const players = (x: typeof newer) => {
-        const make = load.make(x.server.base, x.key);
-        return Promise.all(Array.from({ length: s.clients }, () => make()));
-      };
-      // Both at once: what the machine does to one round, it does to both sides of it.
-      const pair = async (seconds: number) => {
-        const [n, o] = await Promise.all([players(newer), players(older)]);
-        return Promise.all([
-          measure(newer.server.pids, s.clients, seconds, async (i) => n[i]!),
-          measure(older.server.pids, s.clients, seconds, async (i) => o[i]!),
-        ]);
-      };
-      if (s.warmup > 0) await pair(s.warmup);
-      const ns: Measured[] = [];
-      const os: Measured[] = [];
-      for (let i = 0; i < s.rounds; i++) {
-        const [n, o] = await pair(s.seconds);
-        ns.push(n);
-        os.push(o);
+    // Each round's players (new accounts) are made on both servers before either is measured.
+    const players = (load: Load, x: typeof newer) => {
+      const make = load.make(x.server.base, x.key);
+      return Promise.all(Array.from({ length: s.clients }, () => make()));
+    };
+    // Both at once: what the machine does to one round, it does to both sides of it.
+    const pair = async (load: Load, seconds: number) => {
+      const [n, o] = await Promise.all([players(load, newer), players(load, older)]);
+      return Promise.all([
+        measure(newer.server.pids, s.clients, seconds, async (i) => n[i]!),
+        measure(older.server.pids, s.clients, seconds, async (i) => o[i]!),
+      ]);
+    };
+    // The rows take turns, a round each: a machine that slows down for minutes slows every row's rounds
+    // alike, so rows compare with each other too (a conflict against a save: conflictShare).
+    const rows = chosen(loads).map((load) => ({ load, ns: [] as Measured[], os: [] as Measured[] }));
+    if (s.warmup > 0) for (const { load } of rows) await pair(load, s.warmup);
+    for (let i = 0; i < s.rounds; i++)
+      for (const row of rows) {
+        const [n, o] = await pair(row.load, s.seconds);
+        row.ns.push(n);
+        row.os.push(o);
       }
+    for (const { load, ns, os } of rows) {
       const r: Result = {
         id: load.id,
         what: load.what,
@@ -181,6 +185,12 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
     for (const stop of stops.reverse()) await stop();
   }
 
+  // What a stale client costs against a real write (issue 30: at most half), round by round on each server.
+  const share = conflictShare(results);
+  if (share)
+    console.log(
+      `\na conflict's CPU / an accepted 1 KiB save's, round by round: new ${share.newer.median.toFixed(2)} (${share.newer.min.toFixed(2)}..${share.newer.max.toFixed(2)}), old ${share.older.median.toFixed(2)}`,
+    );
   const slower = results.filter((r) => r.throughput.verdict === "worse" || r.cpu.verdict === "worse");
   console.log(
     slower.length === 0
@@ -198,6 +208,7 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
         checkout: s.baselineDir,
         settings: { clients: s.clients, seconds: s.seconds, warmup: s.warmup, rounds: s.rounds },
         rows: Object.fromEntries(results.map(({ id, ...rest }) => [id, rest])),
+        conflictShare: share,
         skipped,
       },
       null,
@@ -205,4 +216,14 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
     ),
   );
   console.log(`written to ${file}`);
+}
+
+/** Each round's conflict-1k CPU per request over the same round's save-1k (the rows take turns), per server. */
+function conflictShare(results: Result[]): { newer: Spread; older: Spread } | undefined {
+  const save = results.find((r) => r.id === "save-1k");
+  const stale = results.find((r) => r.id === "conflict-1k");
+  if (!save || !stale) return undefined;
+  const per = (side: "newer" | "older") =>
+    spread(stale[side].map((m, i) => m.cpuPerRequest / save[side][i]!.cpuPerRequest));
+  return { newer: per("newer"), older: per("older") };
 }

@@ -116,8 +116,13 @@ test(
     const result = (await Bun.file(join(out, "vs-baseline.json")).json()) as {
       checkout: string;
       rows: Record<string, { throughput: { ratio: number }; cpu: { ratio: number } }>;
+      conflictShare: { newer: { median: number }; older: { median: number } };
     };
     expect(Object.keys(result.rows).sort()).toEqual([...baselineIds].sort());
+    // A conflict's CPU read against the same round's save, on each server.
+    expect(stdout, output).toMatch(/^a conflict's CPU \/ an accepted 1 KiB save's, round by round: new \d+\.\d\d/m);
+    expect(Number.isFinite(result.conflictShare.newer.median), output).toBe(true);
+    expect(Number.isFinite(result.conflictShare.older.median), output).toBe(true);
     for (const id of baselineIds) expect(Number.isFinite(result.rows[id]!.throughput.ratio)).toBe(true);
     // Its checkout is gone, from the disk and from git's list of worktrees.
     expect(result.checkout).toContain("savepoint-bench-baseline-");
