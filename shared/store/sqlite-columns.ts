@@ -19,6 +19,14 @@ export const bind = (v: unknown): SQLQueryBindings => (typeof v === "boolean" ? 
 export const columnValue = (v: unknown): SQLQueryBindings =>
   v === undefined || v === null ? null : typeof v === "object" ? JSON.stringify(v) : bind(v);
 
+/** The fields a table has columns for under `prefix` (`ix_`: index columns, `own_`: own columns), in order. */
+export const prefixedColumns = (db: Database, table: string, prefix: string): string[] =>
+  db
+    .query<{ name: string }, []>(`PRAGMA table_info("${table}")`)
+    .all()
+    .filter((c) => c.name.startsWith(prefix))
+    .map((c) => c.name.slice(prefix.length));
+
 /** A store's tables' columns, read from each table once, and its indexes made on them. */
 export function indexedColumns(db: Database) {
   const tableColumns = new Map<string, Columns>();
@@ -26,8 +34,7 @@ export function indexedColumns(db: Database) {
     columnsOf(table: string): Columns {
       let columns = tableColumns.get(table);
       if (!columns) {
-        const names = db.query<{ name: string }, []>(`PRAGMA table_info("${table}")`).all();
-        columns = new Set(names.filter((c) => c.name.startsWith("ix_")).map((c) => c.name.slice(3)));
+        columns = new Set(prefixedColumns(db, table, "ix_"));
         tableColumns.set(table, columns);
       }
       return columns;

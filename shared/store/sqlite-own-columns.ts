@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { checkField, type Doc } from "./port.ts";
+import { prefixedColumns } from "./sqlite-columns.ts";
 
 const key = (field: string) => `own_${checkField(field)}`;
 export const ownColumn = (field: string) => `"${key(field)}"`;
@@ -62,8 +63,7 @@ export function ownColumns(db: Database) {
       let own = tables.get(table);
       if (!own) {
         own = new OwnColumns();
-        const names = db.query<{ name: string }, []>(`PRAGMA table_info("${table}")`).all();
-        for (const { name } of names) if (name.startsWith("own_")) own.add(name.slice(4));
+        for (const field of prefixedColumns(db, table, "own_")) own.add(field);
         tables.set(table, own);
       }
       return own;
