@@ -151,7 +151,7 @@ export function createRoutePipeline(parts: PipelineParts) {
   ): Promise<Response> {
     const start = performance.now();
     const requestId = requestIdOf(request.headers);
-    // Asked of the socket only by what needs it (per-client limits, idempotency, admin checks): a sync never does.
+    // Asked of the socket only by what needs it (per-client limits, idempotency claims, admin checks): a load never does.
     let ip: string | undefined;
     const client = {
       get ip() {
