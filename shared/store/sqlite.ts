@@ -14,6 +14,7 @@ import {
 } from "./port.ts";
 import { type Columns, column, columnValue, indexedColumns, jsonPath } from "./sqlite-columns.ts";
 import { GroupCommit, type NowCollection } from "./sqlite-group-commit.ts";
+import { IncrementStatements } from "./sqlite-increment.ts";
 import { type OwnColumns, ownColumn, ownColumns, ownValue } from "./sqlite-own-columns.ts";
 import { fieldSqlOf, int, where } from "./sqlite-where.ts";
 
@@ -29,8 +30,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   /** The insert with the table's columns, made again only when the table gains one. */
   private inserting?: { size: number; fields: string[]; statement: Statement };
   private readonly writeRow: Statement;
-  /** Each increment's statement by the fields it adds: built and looked up once, not on every count. */
-  private readonly increments = new Map<string, { statement: Statement<{ doc: string }>; order: string[] }>();
+  private readonly increments: IncrementStatements;
   private readonly fieldSql: (field: string) => string;
 
   constructor(
@@ -42,6 +42,7 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   ) {
     this.writeRow = db.prepare(`UPDATE "${table}" SET doc = ? WHERE _id = ?`);
     this.fieldSql = fieldSqlOf(columns, own);
+    this.increments = new IncrementStatements(db, table, columns, own);
   }
 
   private rows(sql: string, args: SQLQueryBindings[]): T[] {
@@ -199,17 +200,11 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer: false): void;
   incrementAllNow(id: string, by: Record<string, number>, init: object, answer = true): T | undefined {
     const fields = Object.keys(by);
-    // The table's shape is in the key: a column added later makes the statement again.
-    const key = `${answer ? "a" : "n"}${this.own.fields.length}.${this.columns.size}:${fields.join(",")}`;
-    let made = this.increments.get(key);
-    if (!made) {
-      made = this.incrementOf(fields, answer);
-      if (this.increments.size >= 64) this.increments.clear();
-      this.increments.set(key, made);
-    }
-    const update = made.statement;
-    const args: SQLQueryBindings[] = made.order.map((f) => by[f]!);
+    const { statement: update, order } = this.increments.of(fields, answer);
+    const args: SQLQueryBindings[] = order.map((f) => by[f]!);
     args.push(id);
+    // The document is there nearly always (an account's count, an environment's): updated first, and
+    // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
     const seeded = () => {
       const seed: Record<string, unknown> = { _id: id, ...init };
       for (const [i, f] of fields.entries()) seed[f] = i === 0 ? by[f] : Number(seed[f] ?? 0) + by[f]!;
@@ -223,30 +218,6 @@ class SqliteCollection<T extends Doc> implements Collection<T>, NowCollection {
     }
     const row = update.get(...args);
     return row ? (this.own.docOf(row) as T) : seeded();
-  }
-
-  private incrementOf(fields: string[], answer: boolean) {
-    // A counter in a column of its own is added there, and the document is not rewritten for it.
-    const inDoc = fields.filter((f) => !this.own.has(f));
-    const apart = fields.filter((f) => this.own.has(f));
-    const touched = fields.filter((f) => this.columns.has(f));
-    const old = (f: string) => (this.own.has(f) ? ownColumn(f) : `json_extract(doc, '$.${checkField(f)}')`);
-    const added = (f: string) => `coalesce(${old(f)}, 0) + ?`;
-    const sets = [
-      ...(inDoc.length === 0
-        ? []
-        : [`doc = json_set(doc, ${inDoc.map((f) => `'$.${checkField(f)}', ${added(f)}`).join(", ")})`]),
-      ...apart.map((f) => `${ownColumn(f)} = ${added(f)}`),
-      ...touched.map((f) => `${column(f)} = ${added(f)}`),
-    ];
-    // The document is there nearly always (an account's count, an environment's): updated first, and
-    // seeded only when missing, within the one writer's transaction, so nothing can insert it in between.
-    // A follower without a budget needs no answer: no document read back and parsed.
-    const returning = answer ? ` RETURNING ${this.own.select}` : "";
-    const statement = this.db.prepare<{ doc: string }, SQLQueryBindings[]>(
-      `UPDATE "${this.table}" SET ${sets.join(", ")} WHERE _id = ?${returning}`,
-    );
-    return { statement, order: [...inDoc, ...apart, ...touched] };
   }
 
   deleteNow(filter: Filter<Doc>): number {
