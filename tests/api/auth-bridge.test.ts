@@ -346,20 +346,26 @@ forEachDeployment(
       }
     });
 
-    test("20 concurrent first sign-ins of each of 5 new identities open exactly one account per identity", async () => {
+    test("20 concurrent first sign-ins of one new identity open exactly one account, for each of 5 identities", async () => {
       const u = await configuredTenant(s.d);
       const envId = envIdOf(u.projectId, "stage");
       const before = await s.accountsIn(envId);
       const identities = Array.from({ length: 5 }, () => newSubject("firebase"));
       const tokens = await Promise.all(identities.map((sub) => mint("firebase", u.signers.firebase, sub)));
-      const answers = await Promise.all(
-        tokens.flatMap((token) =>
-          Array.from({ length: 20 }, (_, i) => exchange("firebase", token, { key: u.key, via: i % 2 ? s.other : s.d })),
-        ),
-      );
+      // The race is between sign-ins of one identity (one link id). The identities take turns: 100
+      // sign-ins at once on FerretDB, beside the other shard, outlasted the bus's 5 s in one CI run.
+      const answers = [];
+      for (const token of tokens)
+        answers.push(
+          ...(await Promise.all(
+            Array.from({ length: 20 }, (_, i) =>
+              exchange("firebase", token, { key: u.key, via: i % 2 ? s.other : s.d }),
+            ),
+          )),
+        );
       const opened = (await s.accountsIn(envId)) - before;
       console.log(
-        `accounts opened by ${answers.length} concurrent first sign-ins of ${identities.length} identities: ${opened}`,
+        `accounts opened by ${answers.length} first sign-ins of ${identities.length} identities, 20 at once: ${opened}`,
       );
       expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
       for (let i = 0; i < identities.length; i++) {

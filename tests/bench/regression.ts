@@ -102,8 +102,7 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
         measure(older.server.pids, s.clients, seconds, async (i) => o[i]!),
       ]);
     };
-    // The rows take turns, a round each: a machine that slows down for minutes slows every row's rounds
-    // alike, so rows compare with each other too (a conflict against a save: conflictShare).
+    // The rows take turns, a round each (see above).
     const rows = chosen(loads).map((load) => ({ load, ns: [] as Measured[], os: [] as Measured[] }));
     if (s.warmup > 0) for (const { load } of rows) await pair(load, s.warmup);
     for (let i = 0; i < s.rounds; i++)
