@@ -54,6 +54,9 @@ test("a support operator signs in with its own token, is refused a key revoke, r
   await page.locator("#token").fill(adminToken);
   await page.keyboard.press("Enter");
   await page.getByRole("link", { name: "Operators" }).click();
+  // The page it leaves (Workspaces) has a "Name" field too: filled there before the swap, the operator's
+  // stays empty and the required field stops the post (one CI run).
+  await page.getByRole("heading", { name: "Operators", exact: true }).waitFor();
   await page.getByLabel("Name", { exact: true }).fill("Sam Support");
   await page.getByLabel("Role").selectOption("support");
   await page.getByRole("button", { name: "Add operator" }).click();
