@@ -253,6 +253,8 @@ describe("operator console", () => {
     expect(exported.account.accountId).toBe(ids.accountId);
     expect(exported.slots.map((s: { slotId: string }) => s.slotId)).toContain("main");
     await page.getByRole("link", { name: "Delete account…" }).click();
+    // visit()'s network-idle wait does not see htmx's swap: without this, the account page could be the one checked.
+    await page.getByRole("heading", { name: `Delete account ${ids.accountId}?`, exact: true }).waitFor();
     await visit("delete-confirm");
     await submit("Delete account permanently", "Account deleted");
     expect((await admin("GET", `/admin/v1/accounts/${ids.accountId}`)).body.account.status).toBe("deleted");

@@ -72,7 +72,8 @@ describe("the player desk in the console", () => {
     await page.getByLabel("Data (JSON)").fill(JSON.stringify({ gold: 500, hp: 100 }));
     await page.getByLabel("Reason").fill("Ticket 4711: gold lost to the shop bug");
     await page.getByRole("button", { name: "Write as version 3" }).click();
-    await page.getByText("Written as version 3").waitFor();
+    // The edit page says "is written as version 3" too: the slot page's own notice.
+    await page.getByText("Written as version 3, with your reason").waitFor();
     expect(await page.locator('ol.timeline li[aria-current="true"]').innerText()).toContain("Version 3");
     await page.goto(`${base}/console/accounts/${acc.accountId}/slots/main?a=2&b=3`);
     await visit("slot-timeline");
