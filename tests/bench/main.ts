@@ -27,10 +27,10 @@ import { bare, conflicts, countAccepted, reads, registers, syncs, tenant, type W
 const smoke = process.env.BENCH_SMOKE === "1";
 // A baseline run (regression.ts) compares a few rows, each within the noise of its paired rounds: it
 // warms each server longer and takes more rounds than the table does.
-const baselineRun = Boolean(process.env.BENCH_BASELINE_DIR);
+const baselineDir = process.env.BENCH_BASELINE_DIR;
 const seconds = Number(process.env.BENCH_SECONDS ?? (smoke ? 0.5 : 5));
-const warmup = Number(process.env.BENCH_WARMUP ?? (smoke ? 0.2 : baselineRun ? 20 : 10));
-const rounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : baselineRun ? 5 : 3));
+const warmup = Number(process.env.BENCH_WARMUP ?? (smoke ? 0.2 : baselineDir ? 20 : 10));
+const rounds = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : baselineDir ? 5 : 3));
 const clients = Number(process.env.BENCH_WORKERS ?? 16);
 const m1Requests = Number(process.env.BENCH_M1_REQUESTS ?? (smoke ? 300 : 100_000));
 const root = join(import.meta.dir, "..", "..");
@@ -91,10 +91,10 @@ async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
 const kib = (n: number) => n * 1024;
 
 // BENCH_BASELINE: the rows of a game's requests, new against old, instead of the table.
-if (baselineRun) {
+if (baselineDir) {
   await compareWithBaseline({
     root,
-    baselineDir: process.env.BENCH_BASELINE_DIR as string,
+    baselineDir,
     baselineLabel: process.env.BENCH_BASELINE_LABEL ?? "baseline",
     server: { pin: cores("server"), startTimeoutMs, busTimeoutMs },
     clients,

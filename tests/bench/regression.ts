@@ -102,7 +102,6 @@ export async function compareWithBaseline(s: RegressionSettings): Promise<void> 
         measure(older.server.pids, s.clients, seconds, async (i) => o[i]!),
       ]);
     };
-    // The rows take turns, a round each (see above).
     const rows = chosen(loads).map((load) => ({ load, ns: [] as Measured[], os: [] as Measured[] }));
     if (s.warmup > 0) for (const { load } of rows) await pair(load, s.warmup);
     for (let i = 0; i < s.rounds; i++)
