@@ -141,7 +141,7 @@ export async function openRepo(store: Store): Promise<Repo> {
         { name: "player_ref", fields: ["playerRef"] },
         { name: "external_ref", fields: ["externalProvider", "externalSubject"] },
       ],
-      ["accountData", "storedBytes", "currentBytes", "envReserved"],
+      { apart: ["accountData", "storedBytes", "currentBytes", "envReserved"] },
     ),
     slots: await giveLegacySlotsSeats(await store.collection<SlotDoc>("slots")).then(() =>
       store.collection<SlotDoc>(
@@ -152,7 +152,7 @@ export async function openRepo(store: Store): Promise<Repo> {
           { name: "account_slot", fields: ["accountId", "slotId"] },
           { name: "account_status", fields: ["accountId", "status"] },
         ],
-        ["data"],
+        { apart: ["data"] },
       ),
     ),
     sessions: await store.collection<SessionDoc>("sessions", [
@@ -176,7 +176,8 @@ export async function openRepo(store: Store): Promise<Repo> {
         // `_id` too, so MongoDB serves the pruner's "oldest day first" sort from the index.
         { name: "expires_day", fields: ["expiresDay", "_id"] },
       ],
-      ["payload"],
+      // Restore points: the pruner's expiry mark is their one update (prune-snapshots.ts).
+      { apart: ["payload"], writeOnce: true },
     ),
   };
 }

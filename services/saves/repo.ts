@@ -37,13 +37,12 @@ export type SaveUsageDoc = { _id: string; bytes: number };
 export type SaveTombstoneDoc = { _id: string; deletedAt: string };
 
 const collections = {
-  saves: collection<SaveDoc>("saves", [], ["metadata", "state"]),
+  saves: collection<SaveDoc>("saves", [], { apart: ["metadata", "state"] }),
   /** A save's points are found by their ids' prefix (shared/synced/restore-points.ts, pointsOf): no owner index. */
-  snapshots: collection<SaveSnapshotDoc>(
-    "saveSnapshots",
-    [{ name: "owner", fields: ["ownerId"], dropped: true }],
-    ["payload"],
-  ),
+  snapshots: collection<SaveSnapshotDoc>("saveSnapshots", [{ name: "owner", fields: ["ownerId"], dropped: true }], {
+    apart: ["payload"],
+    writeOnce: true,
+  }),
   tombstones: collection<SaveTombstoneDoc>("saveTombstones"),
   /** An environment's saves' stored bytes (docs/plans-and-limits.md#storage-budgets). */
   usage: collection<SaveUsageDoc>("saveUsage"),

@@ -1,11 +1,10 @@
-import type { Collection, Doc, Index, Store } from "./port.ts";
+import type { Collection, CollectionOptions, Doc, Index, Store } from "./port.ts";
 
 /** One collection of a service's repo: its name in the store and its indexes, typed by its documents. */
 export interface CollectionSpec<T extends Doc> {
   name: string;
   indexes?: Index[];
-  /** Its large JSON texts and counters (Store.collection). */
-  apart?: readonly string[];
+  options?: CollectionOptions;
   /** Carries the document type only. */
   readonly doc?: T;
 }
@@ -13,8 +12,8 @@ export interface CollectionSpec<T extends Doc> {
 export const collection = <T extends Doc>(
   name: string,
   indexes?: Index[],
-  apart?: readonly (keyof T & string)[],
-): CollectionSpec<T> => ({ name, indexes, apart });
+  options?: CollectionOptions & { apart?: readonly (keyof T & string)[] },
+): CollectionSpec<T> => ({ name, indexes, options });
 
 /** A repo from its specs: each key is the opened collection (doc comments on the specs carry over). */
 export type CollectionsOf<S> = { [K in keyof S]: S[K] extends CollectionSpec<infer T> ? Collection<T> : never };
@@ -26,6 +25,6 @@ export async function openCollections<S extends Record<string, CollectionSpec<Do
 ): Promise<CollectionsOf<S>> {
   const repo: Record<string, Collection<Doc>> = {};
   for (const [key, spec] of Object.entries(specs))
-    repo[key] = await store.collection(spec.name, spec.indexes, spec.apart);
+    repo[key] = await store.collection(spec.name, spec.indexes, spec.options);
   return repo as CollectionsOf<S>;
 }

@@ -6,6 +6,7 @@ import { replicaSetMismatch } from "./mongo-replica-set.ts";
 import {
   afterDelete,
   type Collection,
+  type CollectionOptions,
   checkField,
   type Doc,
   DuplicateKeyError,
@@ -87,6 +88,7 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     private readonly c: MongoCollection<Doc>,
     /** Set on servers that need a lease to make a conditional update atomic. */
     private readonly leases?: MongoCollection<Lease>,
+    private readonly writeOnce = false,
   ) {}
 
   get(id: string) {
@@ -220,9 +222,10 @@ class MongoDocs<T extends Doc> implements Collection<T> {
     const remove = async () => (await this.c.deleteMany(q)).deletedCount;
     const leases = this.leases;
     const id = namedId(filter);
-    if (!leases || id === undefined) return guard(remove);
     // A conditional update there reads, then writes by `_id`, under the document's lease: a delete of
     // that document between the two would remove the version the update is writing, not the one it named.
+    // A write-once document's update may be lost to its delete (FerretDB's write by `_id` then finds no row).
+    if (!leases || id === undefined || this.writeOnce) return guard(remove);
     return guard(async () => (await withLease(leases, `${this.c.collectionName}:${id}`, remove))!);
   }
 }
@@ -250,7 +253,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
   const watchdog = recycleWhenStuck(client);
   const leases = "ferretdbVersion" in buildInfo ? db.collection<Lease>("_leases") : undefined;
   return {
-    async collection<T extends Doc>(name: string, indexes: Index[] = []) {
+    async collection<T extends Doc>(name: string, indexes: Index[] = [], options: CollectionOptions = {}) {
       const c = db.collection<Doc>(checkField(name));
       const dropped = indexes.filter((i) => i.dropped).map((i) => i.name);
       if (dropped.length > 0) {
@@ -264,7 +267,7 @@ export async function createMongoStore(url: string, dbName: string): Promise<Sto
         const keys = Object.fromEntries(index.fields.map((f) => [checkField(f), 1 as const]));
         await guard(() => c.createIndex(keys, { name: index.name, unique: index.unique ?? false }));
       }
-      return new MongoDocs<T>(c, leases);
+      return new MongoDocs<T>(c, leases, options.writeOnce);
     },
     async ping() {
       await guard(() => db.command({ ping: 1 }));

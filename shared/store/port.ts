@@ -122,13 +122,23 @@ export interface Collection<T extends Doc> {
   delete(filter: Filter<T>): Promise<number>;
 }
 
-export interface Store {
+/** What an adapter may make use of about a collection's documents; each reads and writes the same either way. */
+export interface CollectionOptions {
   /**
-   * Opens a collection, creating it and its indexes when missing. `apart` names fields an adapter may
-   * keep apart from the rest of the document: large JSON texts (a slot's data) and counters moved by
-   * `increment` (an account's stored bytes). Their values read and write as any other field's.
+   * Fields an adapter may keep apart from the rest of the document: large JSON texts (a slot's data)
+   * and counters moved by `increment` (an account's stored bytes).
    */
-  collection<T extends Doc>(name: string, indexes?: Index[], apart?: readonly string[]): Promise<Collection<T>>;
+  apart?: readonly string[];
+  /**
+   * Documents written once, then only deleted or given a mark that need not outlive a delete of the
+   * same document (restore points: the pruner's expiry). A delete by id need not wait for an update.
+   */
+  writeOnce?: boolean;
+}
+
+export interface Store {
+  /** Opens a collection, creating it and its indexes when missing. */
+  collection<T extends Doc>(name: string, indexes?: Index[], options?: CollectionOptions): Promise<Collection<T>>;
   /** Throws StoreUnavailableError when the backing database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

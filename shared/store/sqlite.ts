@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { makePrivateDir, makePrivateFile } from "../util/private-files.ts";
 import {
   type Collection,
+  type CollectionOptions,
   checkField,
   type Doc,
   type Filter,
@@ -261,7 +262,7 @@ export function createSqliteStore(file: string): Store {
   const { columnsOf, indexOn } = indexedColumns(db);
   const { ownColumnsOf, moveApart } = ownColumns(db);
   const store: Store = {
-    async collection<T extends Doc>(name: string, indexes: Index[] = [], apart: readonly string[] = []) {
+    async collection<T extends Doc>(name: string, indexes: Index[] = [], { apart = [] }: CollectionOptions = {}) {
       const table = checkField(name);
       writer.reads.close(); // what follows writes, outside any read
       db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);

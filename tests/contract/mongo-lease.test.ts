@@ -52,3 +52,44 @@ test("an increment waits through a queue of lease holders longer than a conditio
     await store.close();
   }
 }, 60_000);
+
+/**
+ * A restore point's trim (a delete by id) follows every save: on FerretDB its lease was two of a
+ * save's eleven store commands. A write-once collection's delete takes none; any other's still waits
+ * for an update of the same document in progress.
+ */
+test("a write-once collection's delete by id does not wait for the document's lease; another collection's does", async () => {
+  const { url } = await mongo();
+  const db = uniqueDb("lease");
+  const store = await createMongoStore(url, db);
+  const client = new MongoClient(url);
+  try {
+    const points = await store.collection<Usage>("points", [], { writeOnce: true });
+    const usage = await store.collection<Usage>("usage");
+    await points.insert({ _id: "p:1", bytes: 1 });
+    await usage.insert({ _id: "env", bytes: 1 });
+    // Both documents' leases held, as by an update in progress, for longer than the test runs.
+    const leases = client.db(db).collection<{ _id: string; owner: string; expiresAt: number }>("_leases");
+    for (const key of ["points:p:1", "usage:env"])
+      await leases.insertOne({ _id: key, owner: "updater", expiresAt: Date.now() + 60_000 });
+
+    expect(await points.delete({ _id: "p:1" })).toBe(1);
+    expect(await points.get("p:1")).toBeNull();
+
+    const leased = "ferretdbVersion" in (await client.db(db).admin().command({ buildInfo: 1 }));
+    const deleting = usage.delete({ _id: "env" });
+    await Bun.sleep(500);
+    // FerretDB's delete waits for the updater; MongoDB's takes no lease at all.
+    expect({ leased, kept: (await usage.get("env")) !== null }).toEqual({ leased, kept: leased });
+    await leases.deleteMany({ owner: "updater" });
+    expect(await deleting).toBe(1);
+    expect(await usage.get("env")).toBeNull();
+  } finally {
+    await client
+      .db(db)
+      .dropDatabase()
+      .catch(() => {});
+    await client.close();
+    await store.close();
+  }
+}, 60_000);

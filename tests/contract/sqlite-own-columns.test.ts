@@ -48,7 +48,7 @@ test("fields kept inside documents move to their own columns at open, and every 
   try {
     const plain = await store.collection<Item>("items"); // opened before its fields are declared, as slots are
     // An index on a field moved apart is filled from its column.
-    const items = await store.collection<Item>("items", [{ name: "owner_n", fields: ["owner", "n"] }], apart);
+    const items = await store.collection<Item>("items", [{ name: "owner_n", fields: ["owner", "n"] }], { apart });
     expect(await items.get("a")).toEqual({ _id: "a", owner: "o1", data: data(1), n: 1 });
     expect(await items.get("b")).toEqual({ _id: "b", owner: "o1", n: 2 });
     expect(rows(file).map((r) => [r.doc.data, r.doc.n, r.data, r.n])).toEqual([
@@ -87,7 +87,7 @@ test("fields kept inside documents move to their own columns at open, and every 
   ]);
   // An index made later on a field kept apart is filled from its column.
   const again = createSqliteStore(file);
-  const items = await again.collection<Item>("items", [{ name: "by_data", fields: ["data"] }], apart);
+  const items = await again.collection<Item>("items", [{ name: "by_data", fields: ["data"] }], { apart });
   expect(await items.get("c")).toEqual({ _id: "c", owner: "o2", data: data(3), n: 5 });
   expect((await items.find({ data: data(9) })).map((x) => x._id)).toEqual(["a", "b"]);
   await again.close();

@@ -58,3 +58,19 @@ test("an accepted 1 KiB slot sync costs at most 5 store commands, 8 when its siz
   expect(resized.perCall).toBeLessThanOrEqual(8);
   expect(gets.perCall).toBe(1);
 }, 120_000);
+
+test("a sync that stores a restore point and trims the plan's oldest costs at most 8 store commands", async () => {
+  // Self-hosted keeps 100 points a slot, one every sync: from the 100th, each sync trims one.
+  const tenant = await newTenant(d, "self_hosted");
+  const data = (i: number) => ({ ...sized(1024), n: i % 10 });
+  const acc = await newAccount(d, tenant.key, { slot: { slotId: "s", data: data(0) } });
+  const sync = (version: number) =>
+    acc.call("POST", "/api/v1/accounts/{acc}/slots/s/sync", { body: { baseVersion: version, data: data(version) } });
+  for (let v = 1; v <= 101; v++) expect((await sync(v)).status).toBe(200);
+  const trimming = await commandsPer(5, (i) => sync(102 + i));
+  console.log(`store commands per trimming sync: ${trimming.perCall} ${JSON.stringify(trimming.byName)}`);
+  expect(trimming.byName).toHaveProperty("delete snapshots");
+  // The slot's read and leased update (3 on FerretDB), the account's read, the trimmed point's read,
+  // the new point's insert and the trim's delete, with no lease of its own: a point is written once.
+  expect(trimming.perCall).toBeLessThanOrEqual(8);
+}, 120_000);
